@@ -1,0 +1,1 @@
+"""didax.api: what users import, behind the thin public modules."""

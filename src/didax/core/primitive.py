@@ -1,0 +1,97 @@
+"""Primitives and rule tables.
+
+Design rules:
+- A ``Primitive`` is only a name and an arity kind; what it *means* lives in
+  rule tables, one per interpreter, owned by that interpreter's module
+  (Autodidax's one dict per interpreter). Core owns the abstract-eval table,
+  because typing is part of what a primitive is.
+- Registration refuses duplicates, so two modules can never silently fight
+  over a rule; a lookup of a missing rule raises ``NotImplementedError``
+  naming the primitive and the interpreter.
+- Every primitive registers itself in ``ALL_PRIMITIVES`` so that coverage
+  tests can walk primitive x table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, Final, Generic, TypeVar, final
+
+from didax.core import trace as _trace
+
+R = TypeVar("R")
+
+
+class Primitive:
+    """An operation the interpreters know by its rules.
+
+    >>> p = Primitive("my_op")
+    >>> p
+    my_op
+    """
+
+    name: str
+    multiple_results: bool
+
+    def __init__(self, name: str, *, multiple_results: bool = False) -> None:
+        self.name = name
+        self.multiple_results = multiple_results
+        ALL_PRIMITIVES.append(self)
+
+    def bind(self, *args: Any, **params: Any) -> Any:
+        """Applies the primitive under the current trace (a value, or a list when multiple_results)."""
+        return _trace.current_trace().process_primitive(self, args, params)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+ALL_PRIMITIVES: Final[list[Primitive]] = []
+
+
+@final
+class RuleTable(Generic[R]):
+    """A mapping from primitive to rule, for one interpreter.
+
+    >>> table: RuleTable[int] = RuleTable("example")
+    >>> p = Primitive("p_example")
+    >>> table.register(p, 1)
+    >>> table[p]
+    1
+    """
+
+    def __init__(self, interpreter: str) -> None:
+        self.interpreter = interpreter
+        self._rules: dict[Primitive, R] = {}
+
+    def register(self, prim: Primitive, rule: R) -> None:
+        if prim in self._rules:
+            raise ValueError(f"{self.interpreter} rule for {prim.name} is already registered")
+        self._rules[prim] = rule
+
+    def defines(self, *prims: Primitive) -> Callable[[R], R]:
+        """Decorator form of ``register`` for one or more primitives."""
+
+        def deco(rule: R) -> R:
+            for p in prims:
+                self.register(p, rule)
+            return rule
+
+        return deco
+
+    def __getitem__(self, prim: Primitive) -> R:
+        try:
+            return self._rules[prim]
+        except KeyError:
+            raise NotImplementedError(
+                f"primitive '{prim.name}' has no {self.interpreter} rule"
+            ) from None
+
+    def get(self, prim: Primitive) -> R | None:
+        return self._rules.get(prim)
+
+    def __contains__(self, prim: object) -> bool:
+        return prim in self._rules
+
+    def __iter__(self) -> Iterator[Primitive]:
+        return iter(self._rules)

@@ -1,0 +1,231 @@
+"""The stackless interpreter context: traces, tracers and the current trace.
+
+Design rules (JAX's 2024 "stackless" core, autodidax2):
+- The *current trace* lives in thread-local state. ``Primitive.bind`` hands
+  the primitive to it; there is no interpreter stack and no levels.
+- Every trace has a parent (the trace that was current when it started) and
+  processes a primitive with its own rule, binding what the rule computes
+  under its parent. The root is the ``EvalTrace`` of
+  ``interpreters.evaluation``, installed here through ``set_root_trace``.
+- A value that is not one of a trace's own tracers is a constant to it.
+  Identity of the trace object is the tag that decides "own", so two
+  instances of the same transformation can never confuse their tracers
+  (no perturbation confusion).
+- A trace is invalidated when its transformation ends. A tracer of an
+  invalidated trace that reaches a ``bind`` raises ``UnexpectedTracerError``.
+- Concreteness is asked of tracers (``to_concrete_value``): a tracer whose
+  value bottoms out in a concrete array answers ``bool()``/``int()``, one
+  under staging raises ``ConcretizationTypeError``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+
+from didax.core import dtypes
+from didax.core.abstract import ShapedArray, is_python_scalar
+from didax.core.errors import ConcretizationTypeError, UnexpectedTracerError
+
+if TYPE_CHECKING:
+    from didax.core.primitive import Primitive
+
+_tags: Final = itertools.count(1)
+
+
+class Trace:
+    """An interpreter: processes primitives whose operands may be its tracers."""
+
+    # A short word for messages: "jvp", "vmap", "make_jaxpr", "jit", ...
+    name: str = "trace"
+
+    def __init__(self, parent: Trace | None) -> None:
+        self.parent = parent
+        self.tag = next(_tags)
+        self.is_valid = True
+
+    def process_primitive(
+        self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
+    ) -> Any:
+        raise NotImplementedError
+
+    def invalidate(self) -> None:
+        self.is_valid = False
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(tag={self.tag})"
+
+
+class Tracer:
+    """A value being traced by a ``Trace``.
+
+    Subclasses store what their interpreter needs (a primal and a tangent, a
+    batched value and its axis, a jaxpr variable) and say what they know
+    concretely. Array operators are installed by ``didax.numpy`` (as JAX's
+    ``_set_tracer_aval_forwarding``), since NumPy's broadcasting belongs to
+    that layer.
+    """
+
+    __slots__ = ("_trace",)
+    # NumPy must defer to our reflected operators instead of converting.
+    __array_priority__ = 1000
+    __array_ufunc__ = None
+
+    def __init__(self, trace: Trace) -> None:
+        self._trace = trace
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    def to_concrete_value(self) -> np.ndarray[Any, Any] | None:
+        """The concrete value under this tracer, or None when it is abstract."""
+        return None
+
+    def concretization_reason(self) -> str:
+        """Why this tracer has no concrete value (when ``to_concrete_value`` is None)."""
+        return f"it is traced by {self._trace.name}"
+
+    # --- concreteness -----------------------------------------------------
+    def _concrete(self, what: str) -> np.ndarray[Any, Any]:
+        value = self.to_concrete_value()
+        if value is None:
+            from didax.core.source_info import user_frame_summary
+
+            raise ConcretizationTypeError(
+                f"{what} of an abstract tracer with type {self.aval.str_short()} "
+                f"at {user_frame_summary()}: a concrete value is needed, but "
+                f"{self.concretization_reason()}. For control flow that depends on "
+                "a traced value use lax.cond, lax.switch or lax.while_loop; for a "
+                "value that should be fixed at trace time mark the argument with "
+                "static_argnums."
+            )
+        return value
+
+    def __bool__(self) -> bool:
+        return bool(self._concrete("bool()"))
+
+    def __int__(self) -> int:
+        return int(self._concrete("int()"))
+
+    def __float__(self) -> float:
+        return float(self._concrete("float()"))
+
+    def __index__(self) -> int:
+        value = self._concrete("index conversion")
+        if value.dtype.kind not in "iu":
+            raise TypeError(f"only integer tracers can be used as an index, got {self.aval}")
+        return int(value)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
+        value = self._concrete("conversion to a NumPy array")
+        return value if dtype is None else value.astype(dtype)
+
+    # --- array attributes -------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.aval.ndim
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tracer")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+
+    def __hash__(self) -> int:
+        raise TypeError("tracers are not hashable")
+
+
+def get_aval(x: Any) -> ShapedArray:
+    """The abstract value of any didax value: a tracer, an array, or a (weak) Python scalar."""
+    if isinstance(x, Tracer):
+        return x.aval
+    if is_python_scalar(x):
+        return ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ShapedArray(x.shape, x.dtype)
+    if hasattr(x, "__array__"):
+        arr = np.asarray(x)
+        return ShapedArray(arr.shape, arr.dtype)
+    raise TypeError(f"{type(x).__name__} {x!r} is not a valid didax value")
+
+
+# --- the thread-local context ------------------------------------------------
+
+
+class _Context(threading.local):
+    trace: Trace
+
+
+_context: Final = _Context()
+_root: list[Trace] = []
+
+
+def set_root_trace(trace: Trace) -> None:
+    """Installs the root (eager evaluation) trace; called once by interpreters.evaluation."""
+    if _root:
+        raise RuntimeError("the root trace is already installed")
+    _root.append(trace)
+
+
+def current_trace() -> Trace:
+    try:
+        return _context.trace
+    except AttributeError:
+        if not _root:
+            raise RuntimeError("didax.interpreters.evaluation was not imported") from None
+        _context.trace = _root[0]
+        return _context.trace
+
+
+@contextmanager
+def set_current_trace(trace: Trace) -> Iterator[None]:
+    """Makes ``trace`` current for the body, restoring the previous one after."""
+    prev = current_trace()
+    _context.trace = trace
+    try:
+        yield
+    finally:
+        _context.trace = prev
+
+
+@contextmanager
+def new_trace(trace: Trace) -> Iterator[Trace]:
+    """Runs the body with ``trace`` current and invalidates it when the body ends."""
+    with set_current_trace(trace):
+        try:
+            yield trace
+        finally:
+            trace.invalidate()
+
+
+def check_valid(x: object) -> None:
+    """Raises ``UnexpectedTracerError`` if ``x`` is a tracer whose trace ended."""
+    if isinstance(x, Tracer) and not x._trace.is_valid:
+        from didax.core.source_info import user_frame_summary
+
+        raise UnexpectedTracerError(
+            f"a tracer with type {x.aval.str_short()} created by {x._trace.name} "
+            f"was used at {user_frame_summary()} after that transformation ended. "
+            "A tracer escaped, e.g. through a global or a closure kept past the "
+            "transformed call; return values from the transformed function instead."
+        )

@@ -1,0 +1,71 @@
+"""Abstract evaluation: the typing rule of every primitive, and how it fails.
+
+Design rules:
+- ``ABSTRACT_EVAL`` is core's rule table: from operand types (and params) to
+  result types, never touching data. Every interpreter that needs result
+  types (staging; vmap to check operands in the user's terms; eager
+  evaluation, so that eager code fails exactly as traced code does) calls
+  ``abstract_eval``.
+- A rule signals an ill-typed application by raising ``TypingFailure`` with a
+  reason; ``abstract_eval`` turns it into ``ShapeError``/``DTypeError`` naming
+  the primitive, every operand type and the user's file:line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final, Protocol
+
+from didax.core.abstract import ShapedArray
+from didax.core.errors import DTypeError, ShapeError
+from didax.core.primitive import Primitive, RuleTable
+
+
+class AbstractEvalRule(Protocol):
+    def __call__(self, *avals: ShapedArray, **params: Any) -> ShapedArray | list[ShapedArray]: ...
+
+
+ABSTRACT_EVAL: Final[RuleTable[AbstractEvalRule]] = RuleTable("abstract evaluation")
+
+
+class TypingFailure(Exception):
+    """Raised by typing rules; ``kind`` is ``'shape'`` or ``'dtype'``."""
+
+    def __init__(self, kind: str, reason: str) -> None:
+        super().__init__(reason)
+        self.kind = kind
+        self.reason = reason
+
+
+def shape_failure(reason: str) -> TypingFailure:
+    return TypingFailure("shape", reason)
+
+
+def dtype_failure(reason: str) -> TypingFailure:
+    return TypingFailure("dtype", reason)
+
+
+def abstract_eval(
+    prim: Primitive, avals: Sequence[ShapedArray], params: dict[str, Any]
+) -> list[ShapedArray]:
+    """Result types of ``prim`` applied to ``avals``, as a list (one entry unless multiple_results)."""
+    try:
+        out = ABSTRACT_EVAL[prim](*avals, **params)
+    except TypingFailure as failure:
+        raise typing_error(prim, avals, params, failure) from None
+    return out if isinstance(out, list) else [out]
+
+
+def typing_error(
+    prim: Primitive, avals: Sequence[ShapedArray], params: dict[str, Any], failure: TypingFailure
+) -> TypeError:
+    from didax.core.source_info import user_frame_summary
+
+    operands = ", ".join(a.str_short() for a in avals)
+    shown = {k: v for k, v in params.items() if k not in ("jaxpr",)}
+    param_text = f" with {', '.join(f'{k}={v}' for k, v in shown.items())}" if shown else ""
+    cls = ShapeError if failure.kind == "shape" else DTypeError
+    return cls(
+        f"{prim.name} applied to operands of types ({operands}){param_text}: "
+        f"{failure.reason} (at {user_frame_summary()})"
+    )

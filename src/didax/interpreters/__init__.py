@@ -1,0 +1,9 @@
+"""didax.interpreters: one module per interpreter, each owning its rule table.
+
+Importing this package installs the eager-evaluation root trace and every
+interpreter's rules for the standard primitives.
+"""
+
+from didax.interpreters import batching, evaluation, jvp, staging
+
+__all__ = ["batching", "evaluation", "jvp", "staging"]

@@ -1,0 +1,370 @@
+"""Vectorisation: the batching trace (vmap) and its rules.
+
+Design rules:
+- A ``BatchTracer`` holds a value and the axis of it that is batched, or
+  ``None`` (``not_mapped``) when the value is the same for every batch
+  element. Unbatched values are never broadcast until a rule needs them
+  to be.
+- Operands are type-checked in the user's terms (without the batch axis)
+  before the rule runs, so a vmapped ill-typed call fails with the same
+  message as the unbatched one.
+- Rules run under the parent trace and receive
+  ``(axis_size, values, dims, **params)``; they return the result and its
+  batch axis. Most rules move batch axes to the front (``bdim_at_front``),
+  which keeps each rule a few lines; a transpose that would be the identity
+  is never emitted.
+- Batched start indices of dynamic slices become one-hot selections
+  (``take_along``), so the batched program has a constant number of
+  equations whatever the batch size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final, Protocol
+
+import numpy as np
+
+from didax.core import dtypes, lax
+from didax.core.abstract import ShapedArray
+from didax.core.primitive import Primitive, RuleTable
+from didax.core.trace import (
+    Trace,
+    Tracer,
+    check_valid,
+    current_trace,
+    get_aval,
+    new_trace,
+    set_current_trace,
+)
+from didax.core.typerules import abstract_eval
+
+Dim = int | None
+not_mapped: Final = None
+
+
+class BatchRule(Protocol):
+    def __call__(
+        self, axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any
+    ) -> tuple[Any, Any]: ...
+
+
+BATCH_RULES: Final[RuleTable[BatchRule]] = RuleTable("batching (vmap)")
+
+
+class BatchTracer(Tracer):
+    __slots__ = ("val", "batch_dim")
+
+    def __init__(self, trace: BatchTrace, val: Any, batch_dim: int) -> None:
+        super().__init__(trace)
+        self.val = val
+        self.batch_dim = batch_dim
+
+    @property
+    def aval(self) -> ShapedArray:
+        aval = get_aval(self.val)
+        shape = aval.shape[: self.batch_dim] + aval.shape[self.batch_dim + 1 :]
+        return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+    def concretization_reason(self) -> str:
+        return "it differs across the batch of vmap (use lax.select or lax.cond instead of if)"
+
+
+class BatchTrace(Trace):
+    name = "vmap"
+
+    def __init__(self, parent: Trace, axis_size: int) -> None:
+        super().__init__(parent)
+        self.axis_size = axis_size
+
+    def lift(self, x: Any) -> tuple[Any, Dim]:
+        if isinstance(x, BatchTracer) and x._trace is self:
+            return x.val, x.batch_dim
+        check_valid(x)
+        return x, not_mapped
+
+    def process_primitive(
+        self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
+    ) -> Any:
+        vals, dims = zip(*(self.lift(x) for x in args)) if args else ((), ())
+        parent = self.parent
+        assert parent is not None
+        if all(d is None for d in dims):
+            with set_current_trace(parent):
+                return prim.bind(*vals, **params)
+        abstract_eval(prim, [_unbatched_aval(v, d) for v, d in zip(vals, dims, strict=True)], params)
+        with set_current_trace(parent):
+            out, out_dim = BATCH_RULES[prim](self.axis_size, vals, dims, **params)
+        if prim.multiple_results:
+            return [self.box(o, d) for o, d in zip(out, out_dim, strict=True)]
+        return self.box(out, out_dim)
+
+    def box(self, val: Any, dim: Dim) -> Any:
+        return val if dim is None else BatchTracer(self, val, dim)
+
+
+def _unbatched_aval(x: Any, d: Dim) -> ShapedArray:
+    aval = get_aval(x)
+    if d is None:
+        return aval
+    return ShapedArray(aval.shape[:d] + aval.shape[d + 1 :], aval.dtype, aval.weak_type)
+
+
+def vmap_flat(
+    fun: Callable[..., Sequence[Any]],
+    axis_size: int,
+    args: Sequence[Any],
+    in_dims: Sequence[Dim],
+) -> list[tuple[Any, Dim]]:
+    """Maps ``fun`` over axis ``in_dims[i]`` of each argument.
+
+    Returns each result with its batch axis (None where it is unbatched);
+    the caller moves axes where it wants them, under the outer trace.
+    """
+    with new_trace(BatchTrace(current_trace(), axis_size)) as trace:
+        assert isinstance(trace, BatchTrace)
+        ins = [trace.box(x, d) for x, d in zip(args, in_dims, strict=True)]
+        outs = fun(*ins)
+        return [trace.lift(o) for o in outs]
+
+
+# --- helpers -------------------------------------------------------------------
+
+
+def move_axis(x: Any, src: Dim, dst: int, axis_size: int) -> Any:
+    """Moves batch axis ``src`` of ``x`` to ``dst``, broadcasting ``x`` if it is unbatched."""
+    aval = get_aval(x)
+    if src is None:
+        shape = aval.shape[:dst] + (axis_size,) + aval.shape[dst:]
+        dims = tuple(i if i < dst else i + 1 for i in range(aval.ndim))
+        return lax.broadcast_in_dim(x, shape, dims)
+    if src == dst:
+        return x
+    perm = [i for i in range(aval.ndim) if i != src]
+    perm.insert(dst, src)
+    return lax.transpose(x, perm)
+
+
+def bdim_at_front(x: Any, d: Dim, axis_size: int) -> Any:
+    return move_axis(x, d, 0, axis_size)
+
+
+def _shift(axes: Sequence[int]) -> tuple[int, ...]:
+    return tuple(a + 1 for a in axes)
+
+
+def _broadcast_batcher(prim: Primitive) -> None:
+    """Element-wise primitives: align every operand's batch axis, broadcasting unbatched ones."""
+
+    def rule(axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any) -> tuple[Any, Any]:
+        first = dims[0] if all(d == dims[0] for d in dims) else None
+        if first is not None:
+            return prim.bind(*args, **params), first
+        args = [bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)]
+        return prim.bind(*args, **params), 0
+
+    BATCH_RULES.register(prim, rule)
+
+
+for _p in lax.ELEMENTWISE:
+    _broadcast_batcher(_p)
+
+
+def _front_batcher(prim: Primitive, adjust: Callable[..., dict[str, Any]]) -> None:
+    """Unary primitives with axis params: batch at the front, params shifted by ``adjust``."""
+
+    def rule(axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any) -> tuple[Any, Any]:
+        (x,), (d,) = args, dims
+        x = bdim_at_front(x, d, axis_size)
+        return prim.bind(x, **adjust(axis_size, **params)), 0
+
+    BATCH_RULES.register(prim, rule)
+
+
+_front_batcher(
+    lax.broadcast_in_dim_p,
+    lambda n, *, shape, broadcast_dimensions: dict(
+        shape=(n, *shape), broadcast_dimensions=(0, *_shift(broadcast_dimensions))
+    ),
+)
+_front_batcher(lax.reshape_p, lambda n, *, new_sizes: dict(new_sizes=(n, *new_sizes)))
+_front_batcher(
+    lax.transpose_p, lambda n, *, permutation: dict(permutation=(0, *_shift(permutation)))
+)
+for _p in (lax.squeeze_p, lax.expand_dims_p, lax.rev_p):
+    _front_batcher(_p, lambda n, *, dimensions: dict(dimensions=_shift(dimensions)))
+for _p in lax.REDUCTIONS:
+    _front_batcher(_p, lambda n, *, axes: dict(axes=_shift(axes)))
+for _p in (lax.argmax_p, lax.argmin_p):
+    _front_batcher(
+        _p, lambda n, *, axis, index_dtype: dict(axis=axis + 1, index_dtype=index_dtype)
+    )
+_front_batcher(lax.cumsum_p, lambda n, *, axis, reverse: dict(axis=axis + 1, reverse=reverse))
+_front_batcher(
+    lax.slice_p,
+    lambda n, *, start_indices, limit_indices, strides: dict(
+        start_indices=(0, *start_indices),
+        limit_indices=(n, *limit_indices),
+        strides=(1, *strides),
+    ),
+)
+
+
+@BATCH_RULES.defines(lax.concatenate_p)
+def _concatenate_batch(
+    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], *, dimension: int
+) -> tuple[Any, Any]:
+    args = [bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)]
+    return lax.concatenate_p.bind(*args, dimension=dimension + 1), 0
+
+
+@BATCH_RULES.defines(lax.pad_p)
+def _pad_batch(
+    axis_size: int,
+    args: Sequence[Any],
+    dims: Sequence[Dim],
+    *,
+    padding_config: tuple[tuple[int, int, int], ...],
+) -> tuple[Any, Any]:
+    (x, padval), (dx, dp) = args, dims
+    x = bdim_at_front(x, dx, axis_size)
+    config = ((0, 0, 0), *padding_config)
+    if dp is None:
+        return lax.pad_p.bind(x, padval, padding_config=config), 0
+    # A padding value per batch element: pad with zeros, then select the
+    # padded positions (found by padding a mask) from the broadcast values.
+    aval = get_aval(x)
+    padded = lax.pad_p.bind(x, np.zeros((), aval.dtype), padding_config=config)
+    mask = lax.pad_p.bind(
+        np.ones(aval.shape, dtypes.bool_), np.zeros((), dtypes.bool_), padding_config=config
+    )
+    out_shape = get_aval(padded).shape
+    values = lax.broadcast_in_dim(padval, out_shape, (0,))
+    return lax.select(mask, padded, values), 0
+
+
+@BATCH_RULES.defines(lax.dot_general_p)
+def _dot_general_batch(
+    axis_size: int,
+    args: Sequence[Any],
+    dims: Sequence[Dim],
+    *,
+    dimension_numbers: lax.DotDimensionNumbers,
+) -> tuple[Any, Any]:
+    (lhs, rhs), (dl, dr) = args, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    if dl is not None and dr is not None:
+        lhs, rhs = bdim_at_front(lhs, dl, axis_size), bdim_at_front(rhs, dr, axis_size)
+        new = ((_shift(lc), _shift(rc)), ((0, *_shift(lb)), (0, *_shift(rb))))
+        return lax.dot_general_p.bind(lhs, rhs, dimension_numbers=new), 0
+    if dl is not None:
+        # The batch axis is lhs's first free axis: it lands right after the batch axes.
+        lhs = bdim_at_front(lhs, dl, axis_size)
+        new = ((_shift(lc), rc), (_shift(lb), rb))
+        return lax.dot_general_p.bind(lhs, rhs, dimension_numbers=new), len(lb)
+    rhs = bdim_at_front(rhs, dr, axis_size)
+    new = ((lc, _shift(rc)), (lb, _shift(rb)))
+    lhs_free = get_aval(lhs).ndim - len(lc) - len(lb)
+    return lax.dot_general_p.bind(lhs, rhs, dimension_numbers=new), len(lb) + lhs_free
+
+
+# --- dynamic slices with batched start indices --------------------------------
+
+
+def take_along(x: Any, idx: Any, axis: int) -> Any:
+    """``y[b, ..., j, ...] = x[b, ..., idx[b, j], ...]`` along ``axis`` of ``x``, by one-hot selection.
+
+    ``x`` is batched at axis 0 and ``idx`` has shape ``(B, k)`` with indices in range.
+    """
+    aval = get_aval(x)
+    b, n, k = aval.shape[0], aval.shape[axis], get_aval(idx).shape[1]
+    # Work with the sliced axis last: xt is (B, rest..., n).
+    perm = [i for i in range(aval.ndim) if i != axis] + [axis]
+    xt = lax.transpose(x, perm) if perm != list(range(aval.ndim)) else x
+    rest = get_aval(xt).shape[1:-1]
+    r = len(rest)
+    full = (b, *rest, k, n)
+    x_b = lax.broadcast_in_dim(xt, full, (0, *range(1, r + 1), r + 2))
+    idx_b = lax.broadcast_in_dim(idx, full, (0, r + 1))
+    positions = lax.broadcast_in_dim(lax.iota(get_aval(idx).dtype, n), full, (r + 2,))
+    hit = lax.eq(idx_b, positions)
+    if aval.dtype == dtypes.bool_:
+        y = lax.reduce_max(lax.and_(hit, x_b), (r + 2,))
+    else:
+        y = lax.reduce_sum(lax.select(hit, x_b, lax.full_like(x_b, 0)), (r + 2,))
+    # y is (B, rest..., k): put axis ``axis`` back.
+    inverse = list(range(r + 1))
+    inverse.insert(axis, r + 1)
+    return lax.transpose(y, inverse) if inverse != list(range(r + 2)) else y
+
+
+def _batched_starts(
+    starts: Sequence[Any], dims: Sequence[Dim], axis_size: int, shape: tuple[int, ...],
+    sizes: tuple[int, ...],
+) -> list[Any]:
+    """Start indices as int64 vectors of length B, clamped in bounds as XLA does."""
+    out = []
+    for s, d, n, k in zip(starts, dims, shape, sizes, strict=True):
+        s = lax.convert_element_type(s, dtypes.int64)
+        s = bdim_at_front(s, d, axis_size)
+        s = lax.max(lax.min(s, lax.full_like(s, n - k)), lax.full_like(s, 0))
+        out.append(s)
+    return out
+
+
+def _offsets(start: Any, count: int, axis_size: int) -> Any:
+    """``start[:, None] + arange(count)[None, :]``, shape (B, count)."""
+    full = (axis_size, count)
+    return lax.add(
+        lax.broadcast_in_dim(start, full, (0,)),
+        lax.broadcast_in_dim(lax.iota(dtypes.int64, count), full, (1,)),
+    )
+
+
+@BATCH_RULES.defines(lax.dynamic_slice_p)
+def _dynamic_slice_batch(
+    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], *, slice_sizes: tuple[int, ...]
+) -> tuple[Any, Any]:
+    x, *starts = args
+    dx, *dstarts = dims
+    x = bdim_at_front(x, dx, axis_size)
+    if all(d is None for d in dstarts):
+        zero = np.zeros((), get_aval(starts[0]).dtype) if starts else np.zeros((), dtypes.int64)
+        return lax.dynamic_slice_p.bind(x, zero, *starts, slice_sizes=(axis_size, *slice_sizes)), 0
+    shape = get_aval(x).shape[1:]
+    for axis, start in enumerate(_batched_starts(starts, dstarts, axis_size, shape, slice_sizes)):
+        x = take_along(x, _offsets(start, slice_sizes[axis], axis_size), axis + 1)
+    return x, 0
+
+
+@BATCH_RULES.defines(lax.dynamic_update_slice_p)
+def _dynamic_update_slice_batch(
+    axis_size: int, args: Sequence[Any], dims: Sequence[Dim]
+) -> tuple[Any, Any]:
+    x, update, *starts = args
+    dx, du, *dstarts = dims
+    x, update = bdim_at_front(x, dx, axis_size), bdim_at_front(update, du, axis_size)
+    if all(d is None for d in dstarts):
+        zero = np.zeros((), get_aval(starts[0]).dtype) if starts else np.zeros((), dtypes.int64)
+        return lax.dynamic_update_slice_p.bind(x, update, zero, *starts), 0
+    # Spread the update over the operand's shape one axis at a time (position
+    # i of the axis takes update element i - start), then select it where the
+    # update lands.
+    shape = get_aval(x).shape[1:]
+    sizes = get_aval(update).shape[1:]
+    mask: Any = None
+    spread = update
+    for axis, start in enumerate(_batched_starts(starts, dstarts, axis_size, shape, sizes)):
+        n, k = shape[axis], sizes[axis]
+        rel = lax.sub(_offsets(lax.full_like(start, 0), n, axis_size),
+                      lax.broadcast_in_dim(start, (axis_size, n), (0,)))
+        inside = lax.and_(lax.ge(rel, lax.full_like(rel, 0)), lax.lt(rel, lax.full_like(rel, k)))
+        clipped = lax.max(lax.min(rel, lax.full_like(rel, max(k - 1, 0))), lax.full_like(rel, 0))
+        if k > 0:
+            spread = take_along(spread, clipped, axis + 1)
+        inside_b = lax.broadcast_in_dim(inside, get_aval(x).shape, (0, axis + 1))
+        mask = inside_b if mask is None else lax.and_(mask, inside_b)
+    if any(k == 0 for k in sizes):
+        return x, 0
+    assert mask is not None
+    return lax.select(mask, spread, x), 0

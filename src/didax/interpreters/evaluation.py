@@ -1,0 +1,319 @@
+"""Eager evaluation: the root trace, NumPy impl rules, and ``eval_jaxpr``.
+
+Design rules:
+- ``EvalTrace`` is the root of every chain of traces: it applies a
+  primitive to concrete NumPy arrays with the primitive's impl rule.
+- Eager code is typed exactly as traced code: the primitive's typing rule
+  runs first, so an ill-typed eager call fails with the same message a
+  traced one does, and the impl's result is checked against nothing (the
+  rules are tested against the typing rules instead).
+- Impl rules return NumPy arrays of exactly the dtype the typing rule
+  says: NumPy's own promotion is never relied upon.
+- A tracer reaching this trace has escaped its transformation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final, Protocol
+
+import numpy as np
+
+from didax.core import lax
+from didax.core.abstract import ShapedArray, as_array
+from didax.core.errors import UnexpectedTracerError
+from didax.core.primitive import Primitive, RuleTable
+from didax.core.trace import Trace, Tracer, check_valid, set_root_trace
+from didax.core.typerules import abstract_eval
+from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var
+
+Array = np.ndarray[Any, Any]
+
+
+class ImplRule(Protocol):
+    def __call__(self, *args: Array, **params: Any) -> Array | list[Array]: ...
+
+
+IMPL_RULES: Final[RuleTable[ImplRule]] = RuleTable("impl (eager evaluation)")
+
+
+class EvalTrace(Trace):
+    """The root trace: evaluates primitives on concrete arrays."""
+
+    name = "eager evaluation"
+
+    def process_primitive(
+        self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
+    ) -> Any:
+        arrays = []
+        for x in args:
+            if isinstance(x, Tracer):
+                check_valid(x)
+                raise UnexpectedTracerError(
+                    f"a tracer of {x._trace.name} reached eager evaluation of {prim.name}: "
+                    "it escaped its transformation"
+                )
+            arrays.append(as_array(x))
+        out_avals = abstract_eval(prim, [ShapedArray(a.shape, a.dtype) for a in arrays], params)
+        outs = IMPL_RULES[prim](*arrays, **params)
+        if prim.multiple_results:
+            assert isinstance(outs, list)
+            return [np.asarray(o, a.dtype) for o, a in zip(outs, out_avals, strict=True)]
+        return np.asarray(outs, out_avals[0].dtype)
+
+
+EVAL_TRACE: Final = EvalTrace(parent=None)
+set_root_trace(EVAL_TRACE)
+
+
+def eval_jaxpr(jaxpr: Jaxpr, args: Sequence[Any]) -> list[Any]:
+    """Interprets ``jaxpr`` by binding each equation under the current trace."""
+    env: dict[Var, Any] = {}
+
+    def read(x: Atom) -> Any:
+        return x.val if isinstance(x, Literal) else env[x]
+
+    for v, a in zip(jaxpr.in_binders, args, strict=True):
+        env[v] = a
+    for eqn in jaxpr.eqns:
+        outs = eqn.primitive.bind(*(read(x) for x in eqn.inputs), **eqn.params)
+        if not eqn.primitive.multiple_results:
+            outs = [outs]
+        for v, o in zip(eqn.out_binders, outs, strict=True):
+            env[v] = o
+    return [read(x) for x in jaxpr.outs]
+
+
+def eval_closed_jaxpr(closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
+    return eval_jaxpr(closed.jaxpr, [*closed.consts, *args])
+
+
+# --- impl rules ------------------------------------------------------------
+
+
+def _register_numpy(prim: Primitive, fn: Any) -> None:
+    IMPL_RULES.register(prim, lambda *args, **_: fn(*args))
+
+
+def _int_div(x: Array, y: Array) -> Array:
+    if x.dtype.kind in "iu":
+        # C semantics (truncation toward zero), as XLA; NumPy floors instead.
+        q = np.where(y == 0, 0, np.abs(x) // np.where(y == 0, 1, np.abs(y)))
+        return np.where((x < 0) != (y < 0), -q, q).astype(x.dtype)  # type: ignore[no-any-return]
+    return np.divide(x, y)
+
+
+def _rem(x: Array, y: Array) -> Array:
+    if x.dtype.kind in "iu":
+        safe = np.where(y == 0, 1, y)
+        return np.where(y == 0, 0, np.fmod(x, safe)).astype(x.dtype)  # type: ignore[no-any-return]
+    return np.fmod(x, y)
+
+
+def _logistic(x: Array) -> Array:
+    with np.errstate(over="ignore"):
+        return 1 / (1 + np.exp(-x))  # type: ignore[no-any-return]
+
+
+def _round(x: Array, *, rounding_method: int) -> Array:
+    if rounding_method == lax.ROUND_TO_NEAREST_EVEN:
+        return np.round(x)
+    return np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5)).astype(x.dtype)  # type: ignore[no-any-return]
+
+
+def _integer_pow(x: Array, *, y: int) -> Array:
+    if x.dtype.kind in "iu":
+        return np.power(x, y)
+    return np.power(x, x.dtype.type(y))
+
+
+def _sign(x: Array) -> Array:
+    return np.sign(x) if x.dtype.kind != "u" else (x > 0).astype(x.dtype)
+
+
+def _logical(bool_fn: Any, int_fn: Any) -> ImplRule:
+    def impl(*args: Array, **_: Any) -> Array:
+        fn = bool_fn if args[0].dtype.kind == "b" else int_fn
+        return fn(*args)  # type: ignore[no-any-return]
+
+    return impl
+
+
+_NUMPY_ELEMENTWISE: Final = {
+    lax.add_p: np.add, lax.sub_p: np.subtract, lax.mul_p: np.multiply, lax.div_p: _int_div,
+    lax.rem_p: _rem, lax.pow_p: np.power, lax.max_p: np.maximum, lax.min_p: np.minimum,
+    lax.neg_p: np.negative, lax.sign_p: _sign, lax.abs_p: np.abs, lax.exp_p: np.exp,
+    lax.log_p: np.log, lax.log1p_p: np.log1p, lax.expm1_p: np.expm1, lax.sin_p: np.sin,
+    lax.cos_p: np.cos, lax.tan_p: np.tan, lax.tanh_p: np.tanh, lax.logistic_p: _logistic,
+    lax.sqrt_p: np.sqrt, lax.rsqrt_p: lambda x: 1 / np.sqrt(x), lax.floor_p: np.floor,
+    lax.ceil_p: np.ceil, lax.eq_p: np.equal, lax.ne_p: np.not_equal, lax.lt_p: np.less,
+    lax.le_p: np.less_equal, lax.gt_p: np.greater, lax.ge_p: np.greater_equal,
+    lax.select_p: np.where, lax.stop_gradient_p: lambda x: x,
+}
+for _prim, _fn in _NUMPY_ELEMENTWISE.items():
+    _register_numpy(_prim, _fn)
+IMPL_RULES.register(lax.and_p, _logical(np.logical_and, np.bitwise_and))
+IMPL_RULES.register(lax.or_p, _logical(np.logical_or, np.bitwise_or))
+IMPL_RULES.register(lax.not_p, _logical(np.logical_not, np.invert))
+IMPL_RULES.register(lax.round_p, _round)
+IMPL_RULES.register(lax.integer_pow_p, _integer_pow)
+
+
+@IMPL_RULES.defines(lax.convert_element_type_p)
+def _convert_element_type_impl(x: Array, *, new_dtype: np.dtype[Any], weak_type: bool) -> Array:
+    if new_dtype.kind in "iu" and x.dtype.kind == "f":
+        x = np.trunc(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return x.astype(new_dtype)
+
+
+@IMPL_RULES.defines(lax.broadcast_in_dim_p)
+def _broadcast_in_dim_impl(
+    x: Array, *, shape: tuple[int, ...], broadcast_dimensions: tuple[int, ...]
+) -> Array:
+    expanded_shape = [1] * len(shape)
+    for d, size in zip(broadcast_dimensions, x.shape, strict=True):
+        expanded_shape[d] = size
+    return np.broadcast_to(x.reshape(expanded_shape), shape).copy()
+
+
+@IMPL_RULES.defines(lax.reshape_p)
+def _reshape_impl(x: Array, *, new_sizes: tuple[int, ...]) -> Array:
+    return x.reshape(new_sizes)
+
+
+@IMPL_RULES.defines(lax.transpose_p)
+def _transpose_impl(x: Array, *, permutation: tuple[int, ...]) -> Array:
+    return np.transpose(x, permutation)
+
+
+@IMPL_RULES.defines(lax.squeeze_p)
+def _squeeze_impl(x: Array, *, dimensions: tuple[int, ...]) -> Array:
+    return np.squeeze(x, dimensions)
+
+
+@IMPL_RULES.defines(lax.expand_dims_p)
+def _expand_dims_impl(x: Array, *, dimensions: tuple[int, ...]) -> Array:
+    return np.expand_dims(x, dimensions)
+
+
+@IMPL_RULES.defines(lax.slice_p)
+def _slice_impl(
+    x: Array,
+    *,
+    start_indices: tuple[int, ...],
+    limit_indices: tuple[int, ...],
+    strides: tuple[int, ...],
+) -> Array:
+    idx = tuple(
+        slice(lo, hi, st) for lo, hi, st in zip(start_indices, limit_indices, strides, strict=True)
+    )
+    return x[idx]
+
+
+def clamp_start_indices(
+    starts: Sequence[Array], shape: tuple[int, ...], sizes: tuple[int, ...]
+) -> list[int]:
+    """XLA's rule: start indices are clamped so that the slice lies inside the operand."""
+    return [
+        int(np.clip(int(s), 0, n - k)) for s, n, k in zip(starts, shape, sizes, strict=True)
+    ]
+
+
+@IMPL_RULES.defines(lax.dynamic_slice_p)
+def _dynamic_slice_impl(x: Array, *starts: Array, slice_sizes: tuple[int, ...]) -> Array:
+    begin = clamp_start_indices(starts, x.shape, slice_sizes)
+    return x[tuple(slice(b, b + k) for b, k in zip(begin, slice_sizes, strict=True))]
+
+
+@IMPL_RULES.defines(lax.dynamic_update_slice_p)
+def _dynamic_update_slice_impl(x: Array, update: Array, *starts: Array) -> Array:
+    begin = clamp_start_indices(starts, x.shape, update.shape)
+    out = x.copy()
+    out[tuple(slice(b, b + k) for b, k in zip(begin, update.shape, strict=True))] = update
+    return out
+
+
+@IMPL_RULES.defines(lax.concatenate_p)
+def _concatenate_impl(*xs: Array, dimension: int) -> Array:
+    return np.concatenate(xs, axis=dimension)
+
+
+@IMPL_RULES.defines(lax.pad_p)
+def _pad_impl(
+    x: Array, padding_value: Array, *, padding_config: tuple[tuple[int, int, int], ...]
+) -> Array:
+    # Interior padding first, then non-negative edges, then crop negative edges.
+    shape = [n + max(0, n - 1) * i for n, (_, _, i) in zip(x.shape, padding_config, strict=True)]
+    interior = np.full(shape, padding_value, x.dtype)
+    interior[tuple(slice(None, None, i + 1) for _, _, i in padding_config)] = x
+    widths = [(max(lo, 0), max(hi, 0)) for lo, hi, _ in padding_config]
+    padded = np.pad(interior, widths, constant_values=padding_value)
+    crop = tuple(
+        slice(-min(lo, 0), padded.shape[d] + min(hi, 0))
+        for d, (lo, hi, _) in enumerate(padding_config)
+    )
+    return padded[crop]
+
+
+@IMPL_RULES.defines(lax.rev_p)
+def _rev_impl(x: Array, *, dimensions: tuple[int, ...]) -> Array:
+    return np.flip(x, dimensions) if dimensions else x
+
+
+@IMPL_RULES.defines(lax.iota_p)
+def _iota_impl(*, dtype: np.dtype[Any], size: int) -> Array:
+    return np.arange(size, dtype=dtype)
+
+
+def _reduction(fn: Any) -> ImplRule:
+    def impl(x: Array, *, axes: tuple[int, ...], **_: Any) -> Array:
+        return fn(x, axis=axes)  # type: ignore[no-any-return]
+
+    return impl
+
+
+IMPL_RULES.register(lax.reduce_sum_p, _reduction(np.sum))
+IMPL_RULES.register(lax.reduce_prod_p, _reduction(np.prod))
+IMPL_RULES.register(lax.reduce_max_p, _reduction(np.max))
+IMPL_RULES.register(lax.reduce_min_p, _reduction(np.min))
+
+
+@IMPL_RULES.defines(lax.argmax_p)
+def _argmax_impl(x: Array, *, axis: int, index_dtype: np.dtype[Any]) -> Array:
+    return np.argmax(x, axis=axis).astype(index_dtype)
+
+
+@IMPL_RULES.defines(lax.argmin_p)
+def _argmin_impl(x: Array, *, axis: int, index_dtype: np.dtype[Any]) -> Array:
+    return np.argmin(x, axis=axis).astype(index_dtype)
+
+
+@IMPL_RULES.defines(lax.cumsum_p)
+def _cumsum_impl(x: Array, *, axis: int, reverse: bool) -> Array:
+    if reverse:
+        return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
+    return np.cumsum(x, axis=axis, dtype=x.dtype)
+
+
+@IMPL_RULES.defines(lax.dot_general_p)
+def _dot_general_impl(
+    lhs: Array, rhs: Array, *, dimension_numbers: lax.DotDimensionNumbers
+) -> Array:
+    (lc, rc), (lb, rb) = dimension_numbers
+    lf = [i for i in range(lhs.ndim) if i not in lc + lb]
+    rf = [i for i in range(rhs.ndim) if i not in rc + rb]
+    # Batch, free, contracting order on both sides, then one einsum.
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    lsub = [""] * lhs.ndim
+    rsub = [""] * rhs.ndim
+    for a, b in zip(lb + lc, rb + rc, strict=True):
+        lsub[a] = rsub[b] = next(letters)
+    for i in lf:
+        lsub[i] = next(letters)
+    for i in rf:
+        rsub[i] = next(letters)
+    out = "".join(lsub[i] for i in lb) + "".join(lsub[i] for i in lf) + "".join(
+        rsub[i] for i in rf
+    )
+    return np.einsum(f"{''.join(lsub)},{''.join(rsub)}->{out}", lhs, rhs)

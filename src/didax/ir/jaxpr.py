@@ -1,0 +1,138 @@
+"""Jaxprs: didax's typed intermediate representation.
+
+Design rules:
+- Binders (``Var``) are equal only to themselves; values (``Literal``,
+  ``JaxprType``) compare by value. Nodes (``JaxprEqn``, ``Jaxpr``,
+  ``ClosedJaxpr``) compare by identity: structural equality is the job of
+  ``ir.fingerprint``, which is explicit about what "the same program" means.
+- Containers hold tuples, never lists, so a jaxpr cannot change after it is
+  built.
+- A ``ClosedJaxpr`` binds its constants to the *leading* ``in_binders`` of
+  its jaxpr (Autodidax's convention): the constants are just inputs whose
+  values are known, which keeps every interpreter over jaxprs uniform.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Union, final
+
+import attrs
+import numpy as np
+
+from didax.core.abstract import ShapedArray
+from didax.core.primitive import Primitive
+
+
+@final
+@attrs.frozen(eq=False, repr=False)
+class Var:
+    """A variable of a jaxpr, bound exactly once."""
+
+    aval: ShapedArray
+
+    def __repr__(self) -> str:
+        return f"Var({self.aval.str_short()})"
+
+
+@final
+@attrs.frozen(repr=False)
+class Literal:
+    """A scalar constant written inline in a jaxpr, e.g. the ``2.0`` of ``mul 2.0 a``."""
+
+    val: np.generic
+    aval: ShapedArray
+
+    @staticmethod
+    def of(value: np.ndarray[Any, Any] | np.generic, weak_type: bool = False) -> Literal:
+        scalar = np.asarray(value)[()]
+        return Literal(scalar, ShapedArray((), scalar.dtype, weak_type))
+
+    def __str__(self) -> str:
+        return str(self.val)
+
+    def __repr__(self) -> str:
+        return f"Literal({self.val}:{self.aval.str_short()})"
+
+
+Atom = Union[Var, Literal]
+
+
+@final
+@attrs.frozen(eq=False)
+class JaxprEqn:
+    """``out_binders = primitive[params] inputs``."""
+
+    primitive: Primitive
+    inputs: tuple[Atom, ...]
+    params: Mapping[str, Any]
+    out_binders: tuple[Var, ...]
+
+
+@final
+@attrs.frozen(eq=False, repr=False)
+class Jaxpr:
+    """A closed-form function: ``{ lambda in_binders . let eqns in ( outs ) }``."""
+
+    in_binders: tuple[Var, ...]
+    eqns: tuple[JaxprEqn, ...]
+    outs: tuple[Atom, ...]
+
+    def __str__(self) -> str:
+        from didax.ir.pprint import pp_jaxpr
+
+        return pp_jaxpr(self)
+
+    __repr__ = __str__
+
+
+@final
+@attrs.frozen(repr=False)
+class JaxprType:
+    """The type of a jaxpr: ``(in_types) -> (out_types)``."""
+
+    in_types: tuple[ShapedArray, ...]
+    out_types: tuple[ShapedArray, ...]
+
+    def __str__(self) -> str:
+        ins = ", ".join(t.str_short() for t in self.in_types)
+        outs = ", ".join(t.str_short() for t in self.out_types)
+        return f"({ins}) -> ({outs})"
+
+    __repr__ = __str__
+
+
+@final
+@attrs.frozen(eq=False, repr=False)
+class ClosedJaxpr:
+    """A jaxpr with values for its leading ``len(consts)`` binders."""
+
+    jaxpr: Jaxpr
+    consts: tuple[Any, ...] = ()
+
+    def __attrs_post_init__(self) -> None:
+        if len(self.consts) > len(self.jaxpr.in_binders):
+            raise ValueError("a ClosedJaxpr has more constants than binders")
+
+    @property
+    def in_avals(self) -> tuple[ShapedArray, ...]:
+        return tuple(v.aval for v in self.jaxpr.in_binders[len(self.consts) :])
+
+    @property
+    def out_avals(self) -> tuple[ShapedArray, ...]:
+        return tuple(x.aval for x in self.jaxpr.outs)
+
+    @property
+    def type(self) -> JaxprType:
+        return JaxprType(self.in_avals, self.out_avals)
+
+    @property
+    def eqns(self) -> tuple[JaxprEqn, ...]:
+        return self.jaxpr.eqns
+
+    def __str__(self) -> str:
+        from didax.ir.pprint import pp_jaxpr
+
+        return pp_jaxpr(self.jaxpr, num_consts=len(self.consts))
+
+    __repr__ = __str__

@@ -1,0 +1,90 @@
+"""The pretty-printer, in Autodidax's text form with JAX's short type names.
+
+    { lambda a:f64[] .
+      let b:f64[] = mul 2.0 a
+      in ( b ) }
+
+Design rules:
+- Names are given in order of first appearance (a, b, ..., z, ab, ac, ...,
+  as Autodidax), so printing is deterministic and golden files are stable.
+- A closed jaxpr's constant binders come first, separated by ``;``.
+- Params print sorted by name on the equation's line; a param holding a
+  jaxpr prints it nested, indented under the equation.
+"""
+
+from __future__ import annotations
+
+import itertools
+import string
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+
+
+class _Names:
+    def __init__(self) -> None:
+        self._gen: Iterator[str] = (
+            "".join(s)
+            for r in itertools.count(1)
+            for s in itertools.permutations(string.ascii_lowercase, r)
+        )
+        self._names: dict[Var, str] = {}
+
+    def __getitem__(self, v: Var) -> str:
+        name = self._names.get(v)
+        if name is None:
+            name = self._names[v] = next(self._gen)
+        return name
+
+    def atom(self, x: Atom) -> str:
+        return str(x) if isinstance(x, Literal) else self[x]
+
+    def binder(self, v: Var) -> str:
+        return f"{self[v]}:{v.aval.str_short()}"
+
+
+def pp_jaxpr(jaxpr: Jaxpr, num_consts: int = 0) -> str:
+    """Prints ``jaxpr`` in Autodidax's form; the first ``num_consts`` binders are constants."""
+    return "\n".join(_pp_jaxpr(jaxpr, num_consts, _Names()))
+
+
+def _pp_jaxpr(jaxpr: Jaxpr, num_consts: int, names: _Names) -> list[str]:
+    consts = " ".join(names.binder(v) for v in jaxpr.in_binders[:num_consts])
+    ins = " ".join(names.binder(v) for v in jaxpr.in_binders[num_consts:])
+    head = f"{{ lambda {consts} ; {ins} ." if num_consts else f"{{ lambda {ins} ."
+    lines = [head]
+    eqn_lines = [line for eqn in jaxpr.eqns for line in _pp_eqn(eqn, names)]
+    if not eqn_lines:
+        lines.append("  let")
+    for i, line in enumerate(eqn_lines):
+        lines.append(("  let " if i == 0 else "      ") + line)
+    outs = ", ".join(names.atom(x) for x in jaxpr.outs)
+    lines.append(f"  in ( {outs} ) }}")
+    return lines
+
+
+def _pp_eqn(eqn: JaxprEqn, names: _Names) -> list[str]:
+    ins = " ".join(names.atom(x) for x in eqn.inputs)
+    simple: list[str] = []
+    nested: list[str] = []
+    for k, v in sorted(eqn.params.items()):
+        if isinstance(v, (Jaxpr, ClosedJaxpr)):
+            inner = v.jaxpr if isinstance(v, ClosedJaxpr) else v
+            n = len(v.consts) if isinstance(v, ClosedJaxpr) else 0
+            body = _pp_jaxpr(inner, n, _Names())
+            nested.append(f"  {k}=" + body[0])
+            nested.extend("  " + " " * (len(k) + 1) + line for line in body[1:])
+        else:
+            simple.append(f"{k}={_pp_param(v)}")
+    params = f"[{' '.join(simple)}]" if simple else ""
+    lhs = " ".join(names.binder(v) for v in eqn.out_binders)
+    return [f"{lhs} = {eqn.primitive.name}{params} {ins}".rstrip(), *nested]
+
+
+def _pp_param(v: Any) -> str:
+    if isinstance(v, np.dtype):
+        return str(v)
+    return repr(v) if isinstance(v, str) else str(v)
