@@ -1,0 +1,29 @@
+"""didax: JAX's core, rebuilt as a typed, strictly layered library.
+
+    >>> import didax as dx
+    >>> dx.jvp(lambda x: x * x, (3.0,), (1.0,))
+    (array(9.), array(6.))
+
+The public names live here and in ``didax.numpy``, ``didax.lax``,
+``didax.tree_util`` and ``didax.errors``; everything else is internal.
+"""
+
+from didax import errors as errors
+from didax import lax as lax
+from didax import numpy as numpy
+from didax import tree_util as tree_util
+from didax.api.transformations import jacfwd as jacfwd
+from didax.api.transformations import jvp as jvp
+from didax.api.transformations import make_jaxpr as make_jaxpr
+from didax.api.transformations import vmap as vmap
+
+__all__ = [
+    "errors",
+    "lax",
+    "numpy",
+    "tree_util",
+    "jacfwd",
+    "jvp",
+    "make_jaxpr",
+    "vmap",
+]
