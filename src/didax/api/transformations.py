@@ -84,7 +84,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
         raise TypeError("jvp: primals and tangents must be tuples or lists of arguments")
     primals_flat, in_tree = tree_util.tree_flatten(tuple(primals))
     tangents_flat, t_tree = tree_util.tree_flatten(tuple(tangents))
-    if in_tree != t_tree:
+    if str(in_tree) != str(t_tree):
         raise TypeError(
             f"jvp: primals and tangents must have the same tree structure, got {in_tree} and {t_tree}"
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from types import FrameType
 from typing import Final
 
 # src/didax/core/source_info.py -> src/didax/
@@ -24,10 +25,10 @@ _LIBRARY_DIRS: Final = tuple(
 
 def user_frame_summary() -> str:
     """``file:line (function)`` of the innermost frame outside didax, or ``'<unknown>'``."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         filename = os.path.abspath(frame.f_code.co_filename)
         if not filename.startswith(_DIDAX_DIR) and not filename.startswith(_LIBRARY_DIRS):
             return f"{frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_name})"
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     return "<unknown>"

@@ -13,16 +13,17 @@ Design rules:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Final, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, Final
 
 from didax.core.abstract import ShapedArray
 from didax.core.errors import DTypeError, ShapeError
 from didax.core.primitive import Primitive, RuleTable
 
 
-class AbstractEvalRule(Protocol):
-    def __call__(self, *avals: ShapedArray, **params: Any) -> ShapedArray | list[ShapedArray]: ...
+# ``(*avals, **params) -> aval`` (a list when the primitive has multiple results).
+# Typed as ``Callable[..., ...]`` because each rule names its own params.
+AbstractEvalRule = Callable[..., ShapedArray | list[ShapedArray]]
 
 
 ABSTRACT_EVAL: Final[RuleTable[AbstractEvalRule]] = RuleTable("abstract evaluation")

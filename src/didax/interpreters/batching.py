@@ -21,7 +21,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 import numpy as np
 
@@ -43,10 +43,10 @@ Dim = int | None
 not_mapped: Final = None
 
 
-class BatchRule(Protocol):
-    def __call__(
-        self, axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any
-    ) -> tuple[Any, Any]: ...
+# ``(axis_size, values, dims, **params) -> (result, result_dim)``; results and
+# dims are lists when the primitive has multiple results. Typed as
+# ``Callable[..., ...]`` because each rule names its own params.
+BatchRule = Callable[..., tuple[Any, Any]]
 
 
 BATCH_RULES: Final[RuleTable[BatchRule]] = RuleTable("batching (vmap)")

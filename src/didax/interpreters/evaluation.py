@@ -14,8 +14,8 @@ Design rules:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Final, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, Final
 
 import numpy as np
 
@@ -30,8 +30,9 @@ from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var
 Array = np.ndarray[Any, Any]
 
 
-class ImplRule(Protocol):
-    def __call__(self, *args: Array, **params: Any) -> Array | list[Array]: ...
+# ``(*arrays, **params) -> array`` (a list when the primitive has multiple results).
+# Typed as ``Callable[..., ...]`` because each rule names its own params.
+ImplRule = Callable[..., Array | list[Array]]
 
 
 IMPL_RULES: Final[RuleTable[ImplRule]] = RuleTable("impl (eager evaluation)")
@@ -99,32 +100,32 @@ def _int_div(x: Array, y: Array) -> Array:
     if x.dtype.kind in "iu":
         # C semantics (truncation toward zero), as XLA; NumPy floors instead.
         q = np.where(y == 0, 0, np.abs(x) // np.where(y == 0, 1, np.abs(y)))
-        return np.where((x < 0) != (y < 0), -q, q).astype(x.dtype)  # type: ignore[no-any-return]
+        return np.where((x < 0) != (y < 0), -q, q).astype(x.dtype)
     return np.divide(x, y)
 
 
 def _rem(x: Array, y: Array) -> Array:
     if x.dtype.kind in "iu":
         safe = np.where(y == 0, 1, y)
-        return np.where(y == 0, 0, np.fmod(x, safe)).astype(x.dtype)  # type: ignore[no-any-return]
+        return np.where(y == 0, 0, np.fmod(x, safe)).astype(x.dtype)
     return np.fmod(x, y)
 
 
 def _logistic(x: Array) -> Array:
     with np.errstate(over="ignore"):
-        return 1 / (1 + np.exp(-x))  # type: ignore[no-any-return]
+        return 1 / (1 + np.exp(-x))
 
 
 def _round(x: Array, *, rounding_method: int) -> Array:
     if rounding_method == lax.ROUND_TO_NEAREST_EVEN:
         return np.round(x)
-    return np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5)).astype(x.dtype)  # type: ignore[no-any-return]
+    return np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5)).astype(x.dtype)
 
 
 def _integer_pow(x: Array, *, y: int) -> Array:
     if x.dtype.kind in "iu":
-        return np.power(x, y)
-    return np.power(x, x.dtype.type(y))
+        return np.asarray(np.power(x, y))
+    return np.asarray(np.power(x, x.dtype.type(y)))
 
 
 def _sign(x: Array) -> Array:
@@ -134,7 +135,7 @@ def _sign(x: Array) -> Array:
 def _logical(bool_fn: Any, int_fn: Any) -> ImplRule:
     def impl(*args: Array, **_: Any) -> Array:
         fn = bool_fn if args[0].dtype.kind == "b" else int_fn
-        return fn(*args)  # type: ignore[no-any-return]
+        return np.asarray(fn(*args))
 
     return impl
 
@@ -268,7 +269,7 @@ def _iota_impl(*, dtype: np.dtype[Any], size: int) -> Array:
 
 def _reduction(fn: Any) -> ImplRule:
     def impl(x: Array, *, axes: tuple[int, ...], **_: Any) -> Array:
-        return fn(x, axis=axes)  # type: ignore[no-any-return]
+        return np.asarray(fn(x, axis=axes))
 
     return impl
 
@@ -281,12 +282,12 @@ IMPL_RULES.register(lax.reduce_min_p, _reduction(np.min))
 
 @IMPL_RULES.defines(lax.argmax_p)
 def _argmax_impl(x: Array, *, axis: int, index_dtype: np.dtype[Any]) -> Array:
-    return np.argmax(x, axis=axis).astype(index_dtype)
+    return np.asarray(np.argmax(x, axis=axis)).astype(index_dtype)
 
 
 @IMPL_RULES.defines(lax.argmin_p)
 def _argmin_impl(x: Array, *, axis: int, index_dtype: np.dtype[Any]) -> Array:
-    return np.argmin(x, axis=axis).astype(index_dtype)
+    return np.asarray(np.argmin(x, axis=axis)).astype(index_dtype)
 
 
 @IMPL_RULES.defines(lax.cumsum_p)
@@ -316,4 +317,4 @@ def _dot_general_impl(
     out = "".join(lsub[i] for i in lb) + "".join(lsub[i] for i in lf) + "".join(
         rsub[i] for i in rf
     )
-    return np.einsum(f"{''.join(lsub)},{''.join(rsub)}->{out}", lhs, rhs)
+    return np.asarray(np.einsum(f"{''.join(lsub)},{''.join(rsub)}->{out}", lhs, rhs))

@@ -15,7 +15,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final, Protocol, final
+from typing import Any, Final, final
 
 import attrs
 import numpy as np
@@ -58,10 +58,9 @@ def instantiate(t: Any) -> Any:
     return lax.broadcast_in_dim(np.zeros((), t.aval.dtype), t.aval.shape, ())
 
 
-class JVPRule(Protocol):
-    def __call__(
-        self, primals: Sequence[Any], tangents: Sequence[Any], **params: Any
-    ) -> tuple[Any, Any]: ...
+# ``(primals, tangents, **params) -> (primal_out, tangent_out)``; a tangent may
+# be ``Zero``. Typed as ``Callable[..., ...]`` because each rule names its own params.
+JVPRule = Callable[..., tuple[Any, Any]]
 
 
 JVP_RULES: Final[RuleTable[JVPRule]] = RuleTable("jvp")

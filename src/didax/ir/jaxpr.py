@@ -45,7 +45,8 @@ class Literal:
 
     @staticmethod
     def of(value: np.ndarray[Any, Any] | np.generic, weak_type: bool = False) -> Literal:
-        scalar = np.asarray(value)[()]
+        arr = np.asarray(value)
+        scalar: np.generic = arr.dtype.type(arr)
         return Literal(scalar, ShapedArray((), scalar.dtype, weak_type))
 
     def __str__(self) -> str:
