@@ -12,12 +12,20 @@ from didax import errors as errors
 from didax import lax as lax
 from didax import numpy as numpy
 from didax import tree_util as tree_util
+from didax.api.jit import Array as Array
+from didax.api.jit import compile_cache_info as compile_cache_info
+from didax.api.jit import device_put as device_put
+from didax.api.jit import jit as jit
 from didax.api.transformations import jacfwd as jacfwd
 from didax.api.transformations import jvp as jvp
 from didax.api.transformations import make_jaxpr as make_jaxpr
 from didax.api.transformations import vmap as vmap
 
 __all__ = [
+    "Array",
+    "compile_cache_info",
+    "device_put",
+    "jit",
     "errors",
     "lax",
     "numpy",

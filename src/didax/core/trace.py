@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from didax.core import dtypes
-from didax.core.abstract import ShapedArray, is_python_scalar
+from didax.core.abstract import DeviceArray, ShapedArray, is_python_scalar
 from didax.core.errors import ConcretizationTypeError, UnexpectedTracerError
 
 if TYPE_CHECKING:
@@ -161,6 +161,8 @@ def get_aval(x: Any) -> ShapedArray:
         return x.aval
     if is_python_scalar(x):
         return ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
+    if isinstance(x, DeviceArray):
+        return x.aval
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(x.shape, x.dtype)
     if hasattr(x, "__array__"):

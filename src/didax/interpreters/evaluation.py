@@ -37,6 +37,11 @@ ImplRule = Callable[..., Array | list[Array]]
 
 IMPL_RULES: Final[RuleTable[ImplRule]] = RuleTable("impl (eager evaluation)")
 
+# Primitives whose impl takes didax values as they are (device arrays stay on
+# the device) and types its own results: the jit call, whose impl compiles
+# and executes. Every other impl gets NumPy arrays.
+VALUE_IMPLS: Final[set[Primitive]] = set()
+
 
 class EvalTrace(Trace):
     """The root trace: evaluates primitives on concrete arrays."""
@@ -46,7 +51,6 @@ class EvalTrace(Trace):
     def process_primitive(
         self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
     ) -> Any:
-        arrays = []
         for x in args:
             if isinstance(x, Tracer):
                 check_valid(x)
@@ -54,7 +58,9 @@ class EvalTrace(Trace):
                     f"a tracer of {x._trace.name} reached eager evaluation of {prim.name}: "
                     "it escaped its transformation"
                 )
-            arrays.append(as_array(x))
+        if prim in VALUE_IMPLS:
+            return IMPL_RULES[prim](*args, **params)
+        arrays = [as_array(x) for x in args]
         out_avals = abstract_eval(prim, [ShapedArray(a.shape, a.dtype) for a in arrays], params)
         outs = IMPL_RULES[prim](*arrays, **params)
         if prim.multiple_results:
@@ -274,8 +280,13 @@ def _reduction(fn: Any) -> ImplRule:
     return impl
 
 
-IMPL_RULES.register(lax.reduce_sum_p, _reduction(np.sum))
-IMPL_RULES.register(lax.reduce_prod_p, _reduction(np.prod))
+# NumPy sums and multiplies small integers in the platform integer: keep the dtype.
+IMPL_RULES.register(
+    lax.reduce_sum_p, _reduction(lambda x, axis: np.sum(x, axis=axis, dtype=x.dtype))
+)
+IMPL_RULES.register(
+    lax.reduce_prod_p, _reduction(lambda x, axis: np.prod(x, axis=axis, dtype=x.dtype))
+)
 IMPL_RULES.register(lax.reduce_max_p, _reduction(np.max))
 IMPL_RULES.register(lax.reduce_min_p, _reduction(np.min))
 

@@ -1,5 +1,9 @@
 """didax.lowering: jaxpr -> StableHLO, compilation through PJRT, device arrays.
 
-Not built yet (the jit issue builds it); the layer exists so that the
-layering contract covers it from the start.
+Importing this package registers the lowering rules of every standard
+primitive and the jit primitive's impl (compile and execute).
 """
+
+from didax.lowering import array, dispatch, mlir, rules, xla
+
+__all__ = ["array", "dispatch", "mlir", "rules", "xla"]

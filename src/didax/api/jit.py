@@ -1,0 +1,247 @@
+"""``jit``: trace once per signature, compile once per program, then just call XLA.
+
+Design rules:
+- Calling a jitted function first flattens its arguments and computes a
+  *signature*: the pytree structure, each leaf's type, and the static
+  arguments. The per-function trace cache maps a signature to the traced,
+  closure-converted jaxpr, its constants (already on the device) and its
+  compiled executable. A hit does one lookup and one XLA call: no tracing,
+  no lowering, no fingerprinting.
+- The trace cache is used only when the call is not under a transformation
+  (the current trace is eager evaluation): under one, the function may
+  close over that transformation's tracers, so it is traced again and bound
+  as the ``jit`` primitive, whose rules transform its jaxpr.
+- Compiled executables live in the process-wide compile cache, keyed by
+  fingerprint, so a re-created ``jit(f)`` compiles nothing new.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, Final, final
+
+import numpy as np
+from jax import tree_util
+
+from didax.core.abstract import DeviceArray, is_python_scalar
+from didax.core.cache import CacheInfo, LRUCache
+from didax.core.trace import Tracer, current_trace, get_aval
+from didax.interpreters.evaluation import EVAL_TRACE
+from didax.interpreters.jit import close_over_nothing, jit_p
+from didax.interpreters.staging import trace_to_jaxpr
+from didax.ir.jaxpr import ClosedJaxpr
+from didax.lowering.array import Array, device_put
+from didax.lowering.dispatch import Compiled, compile_cache_info, compile_jaxpr
+from didax.lowering.mlir import lower_to_text
+
+TRACE_CACHE_SIZE: Final = 256
+
+
+@final
+class _Entry:
+    """A traced signature: its jaxpr, device constants, output tree and executable."""
+
+    __slots__ = ("compiled", "consts", "jaxpr", "out_tree")
+
+    def __init__(
+        self, jaxpr: ClosedJaxpr, consts: tuple[Any, ...], out_tree: Any
+    ) -> None:
+        self.jaxpr = jaxpr
+        self.consts = consts
+        self.out_tree = out_tree
+        self.compiled: Compiled | None = None
+
+
+def _leaf_signature(x: Any) -> Hashable:
+    """What tracing depends on about a leaf: its type (shape, dtype, weakness)."""
+    t = type(x)
+    if t is np.ndarray:
+        return (x.shape, x.dtype)
+    if isinstance(x, DeviceArray):
+        return x.aval
+    if is_python_scalar(x):
+        return t
+    return get_aval(x)
+
+
+class Jitted:
+    """A jitted function: call it, ``lower`` it, inspect and clear its trace cache."""
+
+    def __init__(
+        self,
+        fun: Callable[..., Any],
+        static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = (),
+    ) -> None:
+        functools.update_wrapper(self, fun)
+        self._fun = fun
+        self._name = getattr(fun, "__name__", "fun")
+        nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+        names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+        # Like JAX: a static parameter may be passed by position or by name.
+        try:
+            params = list(inspect.signature(fun).parameters.values())
+        except (TypeError, ValueError):
+            params = []
+        positional = [
+            p.name for p in params
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+        self._static_nums = frozenset(
+            nums + tuple(positional.index(n) for n in names if n in positional)
+        )
+        self._static_names = frozenset(
+            names + tuple(positional[i] for i in nums if 0 <= i < len(positional))
+        )
+        self._cache: LRUCache[_Entry] = LRUCache(maxsize=TRACE_CACHE_SIZE)
+        self._lock = threading.Lock()
+
+    # --- calling ---------------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        dyn, static_key, rebuild = self._split(args, kwargs)
+        leaves, in_tree = tree_util.tree_flatten(dyn)
+        if current_trace() is EVAL_TRACE:
+            key = (in_tree, tuple(map(_leaf_signature, leaves)), static_key)
+            entry = self._cache.get_or_create(key, lambda: self._trace(leaves, in_tree, rebuild))
+            compiled = entry.compiled
+            if compiled is None:
+                compiled = entry.compiled = compile_jaxpr(entry.jaxpr, self._name)
+            outs: list[Any] = compiled([*entry.consts, *leaves])
+        else:
+            entry = self._trace(leaves, in_tree, rebuild)
+            outs = jit_p.bind(*entry.consts, *leaves, jaxpr=entry.jaxpr, name=self._name)
+        return tree_util.tree_unflatten(entry.out_tree, outs)
+
+    def _split(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Any, dict[str, Any]], Hashable, Callable[[Any], Any]]:
+        """(dynamic arguments, hashable static key, function of the dynamic arguments)."""
+        if not self._static_nums and not self._static_names:
+            fun = self._fun
+            return (args, kwargs), (), lambda d: fun(*d[0], **d[1])
+        static_pos = {i: a for i, a in enumerate(args) if i in self._static_nums}
+        static_kw = {k: v for k, v in kwargs.items() if k in self._static_names}
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in self._static_nums)
+        dyn_kw = {k: v for k, v in kwargs.items() if k not in self._static_names}
+        key = (tuple(sorted(static_pos.items())), tuple(sorted(static_kw.items())))
+        try:
+            hash(key)
+        except TypeError:
+            raise TypeError(
+                f"jit: static arguments of {self._name} must be hashable, got {key}"
+            ) from None
+        n = len(args)
+        fun = self._fun
+
+        def rebuild(d: tuple[tuple[Any, ...], dict[str, Any]]) -> Any:
+            it = iter(d[0])
+            full = [static_pos[i] if i in static_pos else next(it) for i in range(n)]
+            return fun(*full, **d[1], **static_kw)
+
+        return (dyn_args, dyn_kw), key, rebuild
+
+    def _trace(self, leaves: Sequence[Any], in_tree: Any, rebuild: Callable[[Any], Any]) -> _Entry:
+        out_tree: list[Any] = []
+
+        def flat_fun(*xs: Any) -> list[Any]:
+            out = rebuild(tree_util.tree_unflatten(in_tree, xs))
+            flat, tree = tree_util.tree_flatten(out)
+            out_tree.append(tree)
+            return flat
+
+        avals = [get_aval(x) for x in leaves]
+        closed = trace_to_jaxpr(flat_fun, avals, f"jit({self._name})")
+        jaxpr, consts = close_over_nothing(closed)
+        if current_trace() is EVAL_TRACE:
+            # Constants go to the device once, not at every call.
+            consts = tuple(c if isinstance(c, Tracer) else device_put(c) for c in consts)
+        return _Entry(jaxpr, consts, out_tree[0])
+
+    # --- ahead of time ---------------------------------------------------------
+
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        """Traces and lowers for these arguments' types; see ``Lowered``."""
+        dyn, _, rebuild = self._split(args, kwargs)
+        leaves, in_tree = tree_util.tree_flatten(dyn)
+        entry = self._trace(leaves, in_tree, rebuild)
+        return Lowered(entry, self._name)
+
+    # --- the trace cache -------------------------------------------------------
+
+    def cache_info(self) -> CacheInfo:
+        """Hits, misses and size of this function's trace cache."""
+        return self._cache.info()
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    def __repr__(self) -> str:
+        return f"<jitted function {self._name}>"
+
+
+@final
+class Lowered:
+    """A jitted function lowered for one signature."""
+
+    def __init__(self, entry: _Entry, name: str) -> None:
+        self._entry = entry
+        self._name = name
+
+    def as_text(self) -> str:
+        """The StableHLO module, as text."""
+        return lower_to_text(self._entry.jaxpr, self._name)
+
+    def compile(self) -> CompiledFunction:
+        return CompiledFunction(self._entry, compile_jaxpr(self._entry.jaxpr, self._name))
+
+
+@final
+class CompiledFunction:
+    """A compiled executable for one signature; call it with arguments of that signature."""
+
+    def __init__(self, entry: _Entry, compiled: Compiled) -> None:
+        self._entry = entry
+        self._compiled = compiled
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        leaves = tree_util.tree_leaves((args, kwargs))
+        expected = self._entry.jaxpr.in_avals[len(self._entry.consts):]
+        got = tuple(get_aval(x) for x in leaves)
+        if len(got) != len(expected) or any(
+            g.strip_weak() != e.strip_weak() for g, e in zip(got, expected, strict=True)
+        ):
+            raise TypeError(
+                "compiled function called with arguments of types "
+                f"({', '.join(a.str_short() for a in got)}), compiled for "
+                f"({', '.join(a.str_short() for a in expected)})"
+            )
+        outs = self._compiled([*self._entry.consts, *leaves])
+        return tree_util.tree_unflatten(self._entry.out_tree, outs)
+
+    def as_text(self) -> str:
+        return self._compiled.text
+
+
+def jit(
+    fun: Callable[..., Any] | None = None,
+    *,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+) -> Any:
+    """Compiles ``fun`` with XLA; usable as ``jit(f)``, ``@jit`` or ``@jit(static_argnums=...)``.
+
+    >>> import didax as dx
+    >>> f = dx.jit(lambda x: x * 2.0 + 1.0)
+    >>> f(3.0)
+    Array(7., dtype=float64)
+    """
+    if fun is None:
+        return lambda f: Jitted(f, static_argnums, static_argnames)
+    return Jitted(fun, static_argnums, static_argnames)
+
+
+__all__ = ["Array", "Jitted", "Lowered", "compile_cache_info", "device_put", "jit"]

@@ -1,0 +1,85 @@
+"""Bounded, inspectable, clearable caches.
+
+Design rule: the only global state didax keeps besides the thread-local
+current trace is caches, and every one of them is an ``LRUCache``: bounded,
+thread-safe, with ``info()`` (hits, misses, currsize) and ``clear()``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Generic, NamedTuple, TypeVar, final
+
+V = TypeVar("V")
+
+
+class CacheInfo(NamedTuple):
+    hits: int
+    misses: int
+    currsize: int
+    maxsize: int
+
+
+@final
+class LRUCache(Generic[V]):
+    """A least-recently-used cache from hashable keys to values.
+
+    ``get_or_create`` builds a missing value at most once per key even when
+    several threads ask for it at the same time (the others wait for it).
+
+    >>> cache: LRUCache[int] = LRUCache(maxsize=2)
+    >>> cache.get_or_create("a", lambda: 1)
+    1
+    >>> cache.get_or_create("a", lambda: 2)
+    1
+    >>> cache.info()
+    CacheInfo(hits=1, misses=1, currsize=1, maxsize=2)
+    """
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._data: OrderedDict[Hashable, V] = OrderedDict()
+        self._lock = threading.Lock()
+        self._building: dict[Hashable, threading.Lock] = {}
+        self._hits = 0
+        self._misses = 0
+
+    def get(self, key: Hashable) -> V | None:
+        with self._lock:
+            value = self._data.get(key)
+            if value is not None:
+                self._data.move_to_end(key)
+                self._hits += 1
+            return value
+
+    def get_or_create(self, key: Hashable, create: Callable[[], V]) -> V:
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                self._hits += 1
+                return self._data[key]
+            build_lock = self._building.setdefault(key, threading.Lock())
+        with build_lock:
+            with self._lock:
+                if key in self._data:  # another thread built it while we waited
+                    self._hits += 1
+                    return self._data[key]
+            value = create()
+            with self._lock:
+                self._misses += 1
+                self._data[key] = value
+                while len(self._data) > self.maxsize:
+                    self._data.popitem(last=False)
+                self._building.pop(key, None)
+            return value
+
+    def info(self) -> CacheInfo:
+        with self._lock:
+            return CacheInfo(self._hits, self._misses, len(self._data), self.maxsize)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self._hits = self._misses = 0

@@ -1,0 +1,207 @@
+"""Lowering jaxprs to StableHLO modules with ``jaxlib.mlir``.
+
+Design rules:
+- ``LOWERING_RULES`` maps each primitive to a rule
+  ``(ctx, *operands: ir.Value, **params) -> list[ir.Value]``; ``ctx``
+  (``LoweringRuleContext``) carries the operands' and results' abstract
+  values and the module being built. Rules for the standard primitives
+  live in ``lowering.rules``.
+- A module has one public ``main``. A nested jit call lowers to a
+  ``func.call`` of a private function, and an identical nested jaxpr (equal
+  fingerprint) is emitted once per module.
+- Literals become ``stablehlo.constant``; everything else arrives as a
+  function argument (constants were hoisted to arguments by staging).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final, final
+
+import attrs
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from didax.core import dtypes
+from didax.core.abstract import ShapedArray
+from didax.core.primitive import RuleTable
+from didax.ir.fingerprint import Fingerprint, fingerprint
+from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var
+from didax.lowering import xla
+
+# ``(ctx, *operands, **params) -> results``. Typed as ``Callable[..., ...]``
+# because each rule names its own params.
+LoweringRule = Callable[..., Sequence[ir.Value]]
+
+LOWERING_RULES: Final[RuleTable[LoweringRule]] = RuleTable("lowering (StableHLO)")
+
+
+# --- types and constants ---------------------------------------------------------
+
+
+def dtype_to_ir_type(dtype: np.dtype[Any]) -> ir.Type:
+    if dtype == dtypes.bool_:
+        return ir.IntegerType.get_signless(1)
+    if dtype.kind == "i":
+        return ir.IntegerType.get_signless(8 * dtype.itemsize)
+    if dtype.kind == "u":
+        return ir.IntegerType.get_unsigned(8 * dtype.itemsize)
+    if dtype == dtypes.float16:
+        return ir.F16Type.get()
+    if dtype == dtypes.float32:
+        return ir.F32Type.get()
+    if dtype == dtypes.float64:
+        return ir.F64Type.get()
+    raise TypeError(f"no StableHLO type for dtype {dtype}")
+
+
+def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get(aval.shape, dtype_to_ir_type(aval.dtype))
+
+
+def constant(value: np.ndarray[Any, Any] | np.generic) -> ir.Value:
+    """A ``stablehlo.constant`` holding ``value`` (any shape)."""
+    shape = np.shape(value)
+    # ascontiguousarray makes 0-d arrays 1-d: the shape is taken before.
+    arr = np.ascontiguousarray(value)
+    if arr.dtype == dtypes.bool_:
+        # MLIR's dense i1 attributes take one bit per element, packed.
+        attr = ir.DenseElementsAttr.get(
+            np.packbits(arr, bitorder="little"), type=ir.IntegerType.get_signless(1), shape=shape
+        )
+    else:
+        attr = ir.DenseElementsAttr.get(arr, type=dtype_to_ir_type(arr.dtype), shape=shape)
+    return hlo.constant(attr)
+
+
+def full(aval: ShapedArray, value: bool | int | float) -> ir.Value:
+    """An array of ``aval``'s type filled with ``value`` (a scalar constant, broadcast)."""
+    scalar = constant(np.asarray(value, aval.dtype))
+    if aval.shape == ():
+        return scalar
+    return hlo.broadcast_in_dim(aval_to_ir_type(aval), scalar, dense_i64(()))
+
+
+def dense_i64(values: Sequence[int]) -> Any:
+    """The ``array<i64: ...>`` attribute StableHLO ops take for dimension lists."""
+    return ir.DenseI64ArrayAttr.get([int(v) for v in values])
+
+
+# --- the lowering context ------------------------------------------------------------
+
+
+@final
+class ModuleContext:
+    """The module being built: where private functions for nested jaxprs go."""
+
+    def __init__(self, module: ir.Module) -> None:
+        self.module = module
+        self.functions: dict[Fingerprint, func.FuncOp] = {}
+
+    def function_for(self, closed: ClosedJaxpr, name: str) -> func.FuncOp:
+        """The private function computing ``closed``, emitted once per equal jaxpr."""
+        key = fingerprint(closed)
+        fn = self.functions.get(key)
+        if fn is None:
+            fn = _lower_function(self, closed, f"{_sanitize(name)}_{len(self.functions)}",
+                                 public=False)
+            self.functions[key] = fn
+        return fn
+
+
+@final
+@attrs.frozen
+class LoweringRuleContext:
+    """What a lowering rule knows beyond its operands."""
+
+    module_context: ModuleContext
+    avals_in: tuple[ShapedArray, ...]
+    avals_out: tuple[ShapedArray, ...]
+
+
+def _sanitize(name: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "fn"
+
+
+def _lower_function(
+    mctx: ModuleContext, closed: ClosedJaxpr, name: str, public: bool
+) -> func.FuncOp:
+    if closed.consts:
+        raise ValueError("only jaxprs without constants are lowered; hoist them to arguments")
+    jaxpr = closed.jaxpr
+    in_types = [aval_to_ir_type(v.aval) for v in jaxpr.in_binders]
+    out_types = [aval_to_ir_type(x.aval) for x in jaxpr.outs]
+    with ir.InsertionPoint(mctx.module.body):
+        fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
+    fn.attributes["sym_visibility"] = ir.StringAttr.get("public" if public else "private")
+    entry = fn.add_entry_block()
+    with ir.InsertionPoint(entry):
+        outs = lower_jaxpr_body(mctx, jaxpr, list(entry.arguments))
+        func.ReturnOp(outs)
+    return fn
+
+
+def lower_jaxpr_body(mctx: ModuleContext, jaxpr: Jaxpr, args: Sequence[ir.Value]) -> list[ir.Value]:
+    """Emits the equations of ``jaxpr`` at the current insertion point; returns its outputs."""
+    env: dict[Var, ir.Value] = dict(zip(jaxpr.in_binders, args, strict=True))
+
+    def read(x: Atom) -> ir.Value:
+        if isinstance(x, Literal):
+            return constant(x.val)
+        return env[x]
+
+    for eqn in jaxpr.eqns:
+        ctx = LoweringRuleContext(
+            mctx,
+            tuple(x.aval for x in eqn.inputs),
+            tuple(v.aval for v in eqn.out_binders),
+        )
+        outs = LOWERING_RULES[eqn.primitive](ctx, *(read(x) for x in eqn.inputs), **eqn.params)
+        outs = list(outs)
+        if len(outs) != len(eqn.out_binders):
+            raise RuntimeError(
+                f"the lowering of {eqn.primitive.name} returned {len(outs)} values, "
+                f"expected {len(eqn.out_binders)}"
+            )
+        env.update(zip(eqn.out_binders, outs, strict=True))
+    return [read(x) for x in jaxpr.outs]
+
+
+def lower_to_module(closed: ClosedJaxpr, name: str = "main") -> ir.Module:
+    """A StableHLO module whose public ``main`` computes ``closed``."""
+    with xla.make_ir_context(), ir.Location.unknown():
+        module = ir.Module.create()
+        module.operation.attributes["sym_name"] = ir.StringAttr.get(_sanitize(name))
+        _lower_function(ModuleContext(module), closed, "main", public=True)
+        if not module.operation.verify():
+            raise RuntimeError(f"didax produced an invalid StableHLO module:\n{module}")
+    return module
+
+
+def lower_to_text(closed: ClosedJaxpr, name: str = "main") -> str:
+    """The StableHLO text of ``lower_to_module``."""
+    module = lower_to_module(closed, name)
+    with module.context:
+        return str(module)
+
+
+# --- the jit primitive: a call of a private function --------------------------------
+
+
+def _jit_lowering(
+    ctx: LoweringRuleContext, *args: ir.Value, jaxpr: ClosedJaxpr, name: str
+) -> list[ir.Value]:
+    fn = ctx.module_context.function_for(jaxpr, name)
+    call = func.CallOp(fn, list(args))
+    return list(call.results)
+
+
+def _register_jit_lowering() -> None:
+    from didax.interpreters.jit import jit_p
+
+    LOWERING_RULES.register(jit_p, _jit_lowering)
+
+
+_register_jit_lowering()

@@ -1,0 +1,107 @@
+"""The adapter over jax/jaxlib: every call into their MLIR context, compiler and transfers.
+
+Design rules:
+- This is the only module of didax that touches jaxlib's compile and
+  transfer functions (import-linter enforces that only ``didax.lowering``
+  imports jaxlib). JAX's own Autodidax broke on these APIs five times
+  between 2023 and 2026; when they change again, this file changes and
+  nothing else.
+- It is pinned to the jax/jaxlib range it was tested with
+  (``TESTED_JAX_RANGE``); ``check_version`` says clearly when the installed
+  version is outside it. ``tests/lowering/test_xla_adapter.py`` is the smoke
+  test.
+- float64 and int64 round-trip exactly without touching the user's global
+  JAX configuration: transfers run inside ``jax.enable_x64(True)``, which is
+  scoped to the call (and to the thread).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any, Final
+
+import jax
+import numpy as np
+from jax.extend import backend as jax_backend
+
+# The MLIR context needs JAX's dialects registered (func, stablehlo, chlo...);
+# only JAX's private helper does exactly that.
+from jax._src.interpreters import mlir as _jax_mlir
+from jaxlib.mlir import ir
+
+TESTED_JAX_RANGE: Final = ((0, 10, 2), (0, 11, 0))  # [low, high)
+
+Buffer = Any  # a single-device jax Array (jaxlib's ArrayImpl)
+Executable = Any  # jaxlib's LoadedExecutable
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split(".")[:3] if p.isdigit())
+
+
+def check_version() -> None:
+    """Raises ``RuntimeError`` if the installed jax/jaxlib is outside the tested range."""
+    low, high = TESTED_JAX_RANGE
+    import jaxlib
+
+    for name, version in (("jax", jax.__version__), ("jaxlib", jaxlib.__version__)):
+        if not low <= _version_tuple(version) < high:
+            raise RuntimeError(
+                f"didax's lowering adapter is tested with {name} in "
+                f"[{'.'.join(map(str, low))}, {'.'.join(map(str, high))}), "
+                f"found {version}; install a version in that range"
+            )
+
+
+check_version()
+
+
+def make_ir_context() -> ir.Context:
+    """A fresh MLIR context with the dialects StableHLO programs use."""
+    return _jax_mlir.make_ir_context()
+
+
+@functools.cache
+def _backend() -> Any:
+    return jax_backend.get_backend()
+
+
+@functools.cache
+def device() -> Any:
+    """The device didax computes on: the default backend's first device."""
+    return _backend().devices()[0]
+
+
+def platform() -> str:
+    return str(_backend().platform)
+
+
+def compile(module_text: str) -> Executable:  # noqa: A001 - the adapter's verb
+    """Compiles a StableHLO module (as text) for ``device()``."""
+    return _backend().compile_and_load(module_text, [device()])
+
+
+def execute(executable: Executable, buffers: Sequence[Buffer]) -> list[Buffer]:
+    """Runs ``executable`` on device buffers; returns its result buffers."""
+    results = executable.execute_sharded(list(buffers))
+    return [shards[0] for shards in results.disassemble_into_single_device_arrays()]
+
+
+def to_device(x: np.ndarray[Any, Any]) -> Buffer:
+    """Copies a NumPy array to ``device()``, keeping 64-bit dtypes."""
+    with jax.enable_x64(True):
+        return jax.device_put(x, device())
+
+
+def to_host(buffer: Buffer) -> np.ndarray[Any, Any]:
+    """The buffer's contents as a NumPy array (no copy where the platform allows)."""
+    return np.asarray(buffer)
+
+
+def is_buffer(x: object) -> bool:
+    return isinstance(x, jax.Array)
+
+
+def block_until_ready(buffer: Buffer) -> None:
+    buffer.block_until_ready()
