@@ -21,7 +21,7 @@ from didax.core.dtypes import DType
 
 
 @final
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, cache_hash=True)
 class ShapedArray:
     """The type of an array: shape, dtype and whether the dtype is weak.
 

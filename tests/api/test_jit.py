@@ -1,0 +1,261 @@
+"""jit: tracing once, compiling once, composing with jvp/vmap/jit, Arrays, threads."""
+
+from __future__ import annotations
+
+import pathlib
+import threading
+from typing import Any
+
+import jax
+import numpy as np
+import pytest
+
+import didax as dx
+from didax import lax
+from didax.ir.typecheck import typecheck_jaxpr
+
+GOLDEN = pathlib.Path(__file__).parent.parent / "golden"
+RNG = np.random.default_rng(1)
+
+
+def _close(a: Any, b: Any, tol: float = 1e-12) -> None:
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=tol, atol=tol)
+
+
+def _mlp_layer(w: Any, b: Any, x: Any) -> Any:
+    return lax.tanh(lax.add(lax.dot(x, w), lax.broadcast_in_dim(b, (x.shape[0], b.shape[0]), (1,))))
+
+
+def test_jit_equals_eager_and_returns_arrays() -> None:
+    w, b, x = RNG.normal(size=(4, 3)), RNG.normal(size=3), RNG.normal(size=(2, 4))
+    out = dx.jit(_mlp_layer)(w, b, x)
+    assert isinstance(out, dx.Array)
+    assert out.shape == (2, 3) and out.dtype == np.float64 and out.ndim == 2 and out.size == 6
+    _close(out, _mlp_layer(w, b, x))
+
+
+def test_tracing_happens_once_per_signature() -> None:
+    calls: list[tuple[int, ...]] = []
+
+    @dx.jit
+    def f(x: Any) -> Any:
+        calls.append(x.shape)
+        return lax.mul(x, 2.0)
+
+    f(np.ones(3))
+    f(np.ones(3) * 5)
+    f(dx.device_put(np.ones(3)))
+    assert len(calls) == 1
+    f(np.ones(4))  # new shape
+    assert len(calls) == 2
+    f(np.ones(4, np.float32))  # new dtype
+    assert len(calls) == 3
+    info = f.cache_info()
+    assert (info.hits, info.misses, info.currsize) == (2, 3, 3)
+    f.clear_cache()
+    f(np.ones(3))
+    assert len(calls) == 4
+
+
+def test_static_argnums_and_argnames_retrace_on_new_values() -> None:
+    calls: list[int] = []
+
+    def f(x: Any, n: int) -> Any:
+        calls.append(n)
+        for _ in range(n):
+            x = lax.sin(x)
+        return x
+
+    g = dx.jit(f, static_argnums=1)
+    _close(g(0.5, 2), np.sin(np.sin(0.5)))
+    _close(g(0.7, 2), np.sin(np.sin(0.7)))
+    _close(g(0.5, 3), np.sin(np.sin(np.sin(0.5))))
+    _close(g(0.5, n=3), np.sin(np.sin(np.sin(0.5))))
+    h = dx.jit(f, static_argnames="n")
+    _close(h(0.5, n=1), np.sin(0.5))
+    _close(h(0.5, 1), np.sin(0.5))
+    assert calls == [2, 3, 3, 1, 1]
+    with pytest.raises(TypeError, match="hashable"):
+        dx.jit(lambda x, s: x, static_argnums=1)(1.0, [1])
+
+
+def test_decorator_forms() -> None:
+    @dx.jit(static_argnums=(1,))
+    def f(x: Any, k: float) -> Any:
+        return lax.mul(x, k)
+
+    _close(f(2.0, 3.0), 6.0)
+
+
+def test_recreated_jit_compiles_nothing_new() -> None:
+    def f(x: Any) -> Any:
+        return lax.sin(lax.mul(x, 3.0))
+
+    dx.jit(f)(np.ones(5))
+    before = dx.compile_cache_info()
+    for _ in range(10):
+        dx.jit(f)(np.ones(5))
+    after = dx.compile_cache_info()
+    assert after.misses == before.misses
+    assert after.hits == before.hits + 10
+
+
+def test_jvp_of_jit_again_compiles_nothing_new() -> None:
+    f = dx.jit(lambda x: lax.mul(lax.sin(x), x))
+    dx.jvp(f, (np.ones(3),), (np.ones(3),))
+    before = dx.compile_cache_info()
+    out = dx.jvp(f, (np.ones(3),), (np.ones(3),))
+    assert dx.compile_cache_info().misses == before.misses
+    _close(out[1], np.cos(1.0) + np.sin(1.0))
+
+
+def test_jvp_vmap_of_jit_and_jit_of_jvp_vmap() -> None:
+    def f(x: Any) -> Any:
+        return lax.mul(lax.sin(x), lax.cos(x))
+
+    def jf(x: Any) -> Any:
+        return jax.numpy.sin(x) * jax.numpy.cos(x)
+
+    x, t = RNG.normal(size=(3, 4)), RNG.normal(size=(3, 4))
+    ref = jax.jvp(jf, (x,), (t,))
+    for ours in (
+        dx.jvp(dx.jit(f), (x,), (t,)),
+        dx.jit(lambda a, b: dx.jvp(f, (a,), (b,)))(x, t),
+        dx.jit(lambda a, b: dx.jvp(dx.jit(f), (a,), (b,)))(x, t),
+    ):
+        _close(ours[0], ref[0])
+        _close(ours[1], ref[1])
+    row_sums = lambda v: lax.reduce_sum(lax.mul(v, v), 0)  # noqa: E731
+    _close(dx.vmap(dx.jit(row_sums))(x), np.sum(x * x, axis=1))
+    _close(dx.jit(dx.vmap(row_sums))(x), np.sum(x * x, axis=1))
+    _close(dx.vmap(dx.jit(row_sums), in_axes=1)(x), np.sum(x * x, axis=0))
+
+
+def test_vmap_of_jit_with_unbatched_operand() -> None:
+    g = dx.jit(lambda a, b: lax.mul(a, b))
+    x, y = RNG.normal(size=(5, 3)), RNG.normal(size=3)
+    _close(dx.vmap(g, in_axes=(0, None))(x, y), x * y)
+
+
+def test_jit_of_jit_and_closure_over_outer_tracer() -> None:
+    inner = dx.jit(lambda x: lax.exp(x))
+    outer = dx.jit(lambda x: lax.add(inner(x), inner(lax.neg(x))))
+    _close(outer(0.3), np.exp(0.3) + np.exp(-0.3))
+
+    def f(x: Any) -> Any:
+        # the jitted function closes over the jvp tracer x
+        return dx.jit(lambda y: lax.mul(x, y))(2.0)
+
+    _close(dx.jvp(f, (3.0,), (1.0,))[1], 2.0)
+    closed = dx.make_jaxpr(outer)(1.0)
+    typecheck_jaxpr(closed)
+    assert closed.eqns[0].primitive.name == "jit"
+
+
+def test_jvp_of_jit_keeps_symbolic_zeros() -> None:
+    f = dx.jit(lambda x, y: (lax.mul(x, 2.0), lax.sin(y)))
+    closed = dx.make_jaxpr(lambda x, y, t: dx.jvp(f, (x, y), (t, 0.0)))(1.0, 2.0, 1.0)
+    typecheck_jaxpr(closed)
+    inner = closed.eqns[-1].params["jaxpr"]
+    # only x's tangent enters the jvp jaxpr: 2 primals + 1 tangent
+    assert len(inner.in_avals) == 3
+
+
+def test_pytrees_in_and_out() -> None:
+    @dx.jit
+    def f(p: dict[str, Any], xs: tuple[Any, Any]) -> Any:
+        return {"sum": lax.add(p["a"], xs[0]), "pair": [xs[1], p["b"]]}
+
+    out = f({"a": 1.0, "b": np.ones(2)}, (2.0, np.zeros(3)))
+    _close(out["sum"], 3.0)
+    _close(out["pair"][0], np.zeros(3))
+    _close(out["pair"][1], np.ones(2))
+
+
+def test_arrays_feed_back_without_host_round_trip() -> None:
+    f = dx.jit(lambda x: lax.add(x, 1.0))
+    a = f(np.zeros(3))
+    b = f(a)
+    assert isinstance(b, dx.Array)
+    assert b._host is None  # never copied to the host
+    _close(b, np.full(3, 2.0))
+    assert b.block_until_ready() is b
+
+
+def test_array_protocols() -> None:
+    a = dx.device_put(np.arange(6.0).reshape(2, 3))
+    np.testing.assert_array_equal(np.asarray(a), np.arange(6.0).reshape(2, 3))
+    assert "Array(" in repr(a) and "float64" in repr(a)
+    assert len(a) == 2
+    assert float(dx.device_put(2.5)) == 2.5
+    np.testing.assert_array_equal(np.from_dlpack(a), np.asarray(a))
+    _close(lax.add(a, a), 2 * np.asarray(a))  # eager ops on Arrays
+
+
+def test_float64_and_int64_round_trip_without_touching_jax_config() -> None:
+    flag = jax.config.jax_enable_x64
+    try:
+        jax.config.update("jax_enable_x64", False)
+        x = np.array([1 + 2.0**-40, 1e300])
+        i = np.array([2**62 + 1, -(2**62) - 3], np.int64)
+        out = dx.jit(lambda a, b: (lax.mul(a, 1.0), lax.add(b, np.int64(0))))(x, i)
+        assert out[0].dtype == np.float64 and out[1].dtype == np.int64
+        np.testing.assert_array_equal(np.asarray(out[0]), x)
+        np.testing.assert_array_equal(np.asarray(out[1]), i)
+        assert jax.config.jax_enable_x64 is False
+    finally:
+        jax.config.update("jax_enable_x64", flag)
+
+
+def test_threads_get_correct_results_and_compile_once() -> None:
+    traces: list[int] = []
+
+    def f(x: Any) -> Any:
+        traces.append(1)
+        return lax.mul(lax.sin(x), 7.0)
+
+    g = dx.jit(f)
+    xs = [RNG.normal(size=(64,)) + k for k in range(8)]
+    results: list[Any] = [None] * 8
+    barrier = threading.Barrier(8)
+    before = dx.compile_cache_info().misses
+
+    def work(k: int) -> None:
+        barrier.wait()
+        for _ in range(20):
+            results[k] = np.asarray(g(xs[k]))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(8):
+        _close(results[k], np.sin(xs[k]) * 7.0)
+    assert len(traces) == 1
+    assert dx.compile_cache_info().misses == before + 1
+
+
+def test_lower_as_text_and_compile() -> None:
+    f = dx.jit(lambda x, y: lax.sin(lax.mul(x, y)))
+    lowered = f.lower(np.ones(3), np.ones(3))
+    text = lowered.as_text()
+    assert text == (GOLDEN / "stablehlo_mul_sin.txt").read_text()
+    compiled = lowered.compile()
+    _close(compiled(np.ones(3), np.full(3, 2.0)), np.sin(2.0) * np.ones(3))
+    with pytest.raises(TypeError, match="compiled for"):
+        compiled(np.ones(4), np.ones(4))
+
+
+def test_nested_identical_jaxprs_are_emitted_once() -> None:
+    inner = dx.jit(lambda x: lax.exp(lax.neg(x)))
+    outer = dx.jit(lambda x: lax.add(inner(x), inner(lax.mul(x, 2.0))))
+    text = outer.lower(np.ones(2)).as_text()
+    assert text == (GOLDEN / "stablehlo_nested_call.txt").read_text()
+    assert text.count("func.func private") == 1
+    assert text.count("call @") == 2
+
+
+def test_bool_of_tracer_under_jit() -> None:
+    with pytest.raises(dx.errors.ConcretizationTypeError, match="jit"):
+        dx.jit(lambda x: x if bool(x) else x)(1.0)
