@@ -46,9 +46,7 @@ class _Entry:
 
     __slots__ = ("compiled", "consts", "jaxpr", "out_tree")
 
-    def __init__(
-        self, jaxpr: ClosedJaxpr, consts: tuple[Any, ...], out_tree: Any
-    ) -> None:
+    def __init__(self, jaxpr: ClosedJaxpr, consts: tuple[Any, ...], out_tree: Any) -> None:
         self.jaxpr = jaxpr
         self.consts = consts
         self.out_tree = out_tree
@@ -57,14 +55,17 @@ class _Entry:
 
 def _leaf_signature(x: Any) -> Hashable:
     """What tracing depends on about a leaf: its type (shape, dtype, weakness)."""
+    # NumPy arrays and device Arrays of one type share a signature.
     t = type(x)
     if t is np.ndarray:
-        return (x.shape, x.dtype)
+        return (x.shape, x.dtype, False)
     if isinstance(x, DeviceArray):
-        return x.aval
+        aval = x.aval
+        return (aval.shape, aval.dtype, aval.weak_type)
     if is_python_scalar(x):
         return t
-    return get_aval(x)
+    aval = get_aval(x)
+    return (aval.shape, aval.dtype, aval.weak_type)
 
 
 class Jitted:
@@ -87,8 +88,7 @@ class Jitted:
         except (TypeError, ValueError):
             params = []
         positional = [
-            p.name for p in params
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         ]
         self._static_nums = frozenset(
             nums + tuple(positional.index(n) for n in names if n in positional)
@@ -209,7 +209,7 @@ class CompiledFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         leaves = tree_util.tree_leaves((args, kwargs))
-        expected = self._entry.jaxpr.in_avals[len(self._entry.consts):]
+        expected = self._entry.jaxpr.in_avals[len(self._entry.consts) :]
         got = tuple(get_aval(x) for x in leaves)
         if len(got) != len(expected) or any(
             g.strip_weak() != e.strip_weak() for g, e in zip(got, expected, strict=True)

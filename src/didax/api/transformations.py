@@ -72,7 +72,9 @@ def _input_value(x: Any, what: str) -> Any:
 # --- jvp -------------------------------------------------------------------
 
 
-def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+def jvp(
+    fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
+) -> tuple[Any, Any]:
     """Forward-mode derivative: ``(fun(*primals), J(primals) @ tangents)``.
 
     >>> import didax as dx
@@ -86,7 +88,8 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     tangents_flat, t_tree = tree_util.tree_flatten(tuple(tangents))
     if str(in_tree) != str(t_tree):
         raise TypeError(
-            f"jvp: primals and tangents must have the same tree structure, got {in_tree} and {t_tree}"
+            "jvp: primals and tangents must have the same tree structure, "
+            f"got {in_tree} and {t_tree}"
         )
     primals_flat = [_input_value(x, "jvp primal") for x in primals_flat]
     tangent_ins = [_tangent_input(p, t) for p, t in zip(primals_flat, tangents_flat, strict=True)]
@@ -160,7 +163,7 @@ def vmap(
     out_axes: Any = 0,
     axis_size: int | None = None,
 ) -> Callable[..., Any]:
-    """Vectorising map: ``fun`` applied to slices along ``in_axes``, results stacked at ``out_axes``.
+    """Vectorising map: ``fun`` on slices along ``in_axes``, results stacked at ``out_axes``.
 
     >>> import didax as dx
     >>> import numpy as np
@@ -173,8 +176,9 @@ def vmap(
         _check_axis_spec(in_axes, "in_axes", len(args))
         leaves, in_tree = tree_util.tree_flatten(args)
         leaves = [_input_value(x, "vmap argument") for x in leaves]
-        axes = _broadcast_prefix(in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args),
-                                 args, "in_axes")
+        axes = _broadcast_prefix(
+            in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args), args, "in_axes"
+        )
         dims: list[int | None] = []
         sizes = set()
         for x, ax in zip(leaves, axes, strict=True):
@@ -285,7 +289,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
                     lax.slice(
                         out_jac,
                         (0,) * len(out_shape) + (int(offsets[i]),),
-                        out_shape + (int(offsets[i + 1]),),
+                        (*out_shape, int(offsets[i + 1])),
                     ),
                     out_shape + a.shape,
                 )

@@ -104,8 +104,8 @@ def tangent_dtype(dtype: DType) -> DType:
 def promote_types(a: DType, b: DType) -> DType:
     """The result dtype of combining two strongly typed values (NumPy's rule).
 
-    >>> promote_types(int32, float32)
-    dtype('float32')
+    >>> promote_types(int32, float32)  # NumPy's table; JAX's lattice says float32
+    dtype('float64')
     """
     if a == b:
         return a

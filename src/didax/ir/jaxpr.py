@@ -15,7 +15,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Union, final
+from typing import Any, final
 
 import attrs
 import numpy as np
@@ -56,7 +56,7 @@ class Literal:
         return f"Literal({self.val}:{self.aval.str_short()})"
 
 
-Atom = Union[Var, Literal]
+Atom = Var | Literal
 
 
 @final

@@ -105,8 +105,9 @@ class ModuleContext:
         key = fingerprint(closed)
         fn = self.functions.get(key)
         if fn is None:
-            fn = _lower_function(self, closed, f"{_sanitize(name)}_{len(self.functions)}",
-                                 public=False)
+            fn = _lower_function(
+                self, closed, f"{_sanitize(name)}_{len(self.functions)}", public=False
+            )
             self.functions[key] = fn
         return fn
 

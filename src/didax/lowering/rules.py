@@ -1,26 +1,578 @@
-"""StableHLO lowering rules for the standard primitives (being written)."""
+"""StableHLO lowering rules for every standard primitive (``didax.core.lax``).
+
+Design rules:
+- The NumPy impl rules (``interpreters.evaluation``) define what a primitive
+  means; a lowering computes exactly that. Where a StableHLO op's
+  semantics differ from the impl's, the rule adds the ops that close the
+  gap and says why (``sign`` and ``abs`` of unsigned integers, conversions
+  to bool, boolean iota and max/min, arg-extrema ties and NaNs, unsigned
+  dynamic-slice starts). Results differ from the impl only in the last bits
+  of floating-point functions that XLA approximates its own way (``exp``,
+  ``tanh``, ...) and in the association order of sums and products.
+- A primitive that is exactly one element-wise StableHLO op (``add``,
+  ``sin``, ...) is lowered through the ``_ONE_OP`` table; every other
+  primitive has its own ``_<prim>_lowering``.
+- Result types come from ``ctx.avals_out``, never from op type inference,
+  so a lowered program has exactly the types its jaxpr says.
+- Rules only build ops at the current insertion point; constants go
+  through ``mlir.constant``/``mlir.full`` so that bool and unsigned
+  constants are spelled one way.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Final, TypeAlias, cast
 
+import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from didax.core import lax
-from didax.lowering.mlir import LOWERING_RULES, LoweringRuleContext
+from didax.core import dtypes, lax
+from didax.core.abstract import ShapedArray
+from didax.core.dtypes import DType
+from didax.core.primitive import Primitive
+from didax.lowering.mlir import (
+    LOWERING_RULES,
+    LoweringRuleContext,
+    aval_to_ir_type,
+    constant,
+    dense_i64,
+    dtype_to_ir_type,
+    full,
+)
+
+Value: TypeAlias = ir.Value[Any]
+# Builds a region's results from its block arguments (scalars).
+RegionBody: TypeAlias = Callable[[Sequence[Value]], Sequence[Value]]
 
 
-def _simple(op: Any) -> Any:
-    def rule(ctx: LoweringRuleContext, *args: ir.Value, **_: Any) -> list[ir.Value]:
+# --- helpers -----------------------------------------------------------------------
+
+
+def _scalar_type(dtype: DType) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get((), dtype_to_ir_type(dtype))
+
+
+def _compare(x: Value, y: Value, direction: str, dtype: DType) -> Value:
+    """``stablehlo.compare``; the comparison type follows the operands' dtype."""
+    if dtype.kind == "f":
+        compare_type = "FLOAT"  # IEEE: every comparison with NaN is false, except NE
+    elif dtype.kind == "i":
+        compare_type = "SIGNED"
+    else:  # unsigned integers and bool (false < true)
+        compare_type = "UNSIGNED"
+    return hlo.compare(
+        x,
+        y,
+        hlo.ComparisonDirectionAttr.get(direction),
+        compare_type=hlo.ComparisonTypeAttr.get(compare_type),
+    )
+
+
+def _max_identity(dtype: DType) -> bool | int | float:
+    """The identity of ``max``: the least value of ``dtype``."""
+    if dtype == dtypes.bool_:
+        return False
+    if dtype.kind in "iu":
+        return int(np.iinfo(cast(Any, dtype)).min)  # the stubs want a concrete integer dtype
+    return -np.inf
+
+
+def _min_identity(dtype: DType) -> bool | int | float:
+    """The identity of ``min``: the greatest value of ``dtype``."""
+    if dtype == dtypes.bool_:
+        return True
+    if dtype.kind in "iu":
+        return int(np.iinfo(cast(Any, dtype)).max)
+    return np.inf
+
+
+def _max(x: Value, y: Value, dtype: DType) -> Value:
+    # On booleans max is "or"; said directly rather than trusting XLA's i1 maximum.
+    return hlo.or_(x, y) if dtype == dtypes.bool_ else hlo.maximum(x, y)
+
+
+def _min(x: Value, y: Value, dtype: DType) -> Value:
+    return hlo.and_(x, y) if dtype == dtypes.bool_ else hlo.minimum(x, y)
+
+
+def _reduce(
+    operands: Sequence[Value],
+    init_values: Sequence[Value],
+    axes: Sequence[int],
+    in_dtypes: Sequence[DType],
+    out_avals: Sequence[ShapedArray],
+    body: RegionBody,
+) -> list[Value]:
+    """A (variadic) ``stablehlo.reduce`` over ``axes`` whose reducer is ``body``.
+
+    The reducer gets the accumulators first, then the elements:
+    ``body([acc_0, ..., acc_n, x_0, ..., x_n])``.
+    """
+    op = hlo.ReduceOp(
+        [aval_to_ir_type(a) for a in out_avals],
+        list(operands),
+        list(init_values),
+        dense_i64(axes),
+    )
+    scalar_types = [_scalar_type(d) for d in in_dtypes]
+    block = op.regions[0].blocks.append(*scalar_types, *scalar_types)
+    with ir.InsertionPoint(block):
+        hlo.return_(list(body(list(block.arguments))))
+    return list(op.results)
+
+
+def _same_type_indices(
+    indices: Sequence[Value], avals: Sequence[ShapedArray], bounds: Sequence[int]
+) -> list[Value]:
+    """Start indices of one integer type, as ``dynamic_slice`` requires, clamp-safe.
+
+    XLA clamps start indices into ``[0, bound]`` (``bounds[i]``: operand size
+    minus slice size), as the impl does, but it reads them as signed: an
+    unsigned index with its top bit set would clamp to 0 instead of to the
+    bound (uint64 2**64 - 1 does). So unsigned indices are clamped to their
+    bound first, in their own type. Indices of mixed dtypes then all become
+    int64 (exactly, after that clamp).
+    """
+    out = []
+    for i, aval, bound in zip(indices, avals, bounds, strict=True):
+        if aval.dtype.kind == "u":
+            i = hlo.minimum(i, constant(np.asarray(bound, aval.dtype)))
+        out.append(i)
+    if len({a.dtype for a in avals}) <= 1:
+        return out
+    int64 = aval_to_ir_type(ShapedArray((), dtypes.int64))
+    return [
+        i if aval.dtype == dtypes.int64 else hlo.convert(int64, i)
+        for i, aval in zip(out, avals, strict=True)
+    ]
+
+
+# --- element-wise: one StableHLO op ---------------------------------------------------
+
+_ONE_OP: Final[dict[Primitive, Callable[..., Value]]] = {
+    lax.add_p: hlo.add,
+    lax.sub_p: hlo.subtract,
+    lax.mul_p: hlo.multiply,
+    lax.pow_p: hlo.power,
+    lax.neg_p: hlo.negate,
+    lax.exp_p: hlo.exponential,
+    lax.log_p: hlo.log,
+    lax.log1p_p: hlo.log_plus_one,
+    lax.expm1_p: hlo.exponential_minus_one,
+    lax.sin_p: hlo.sine,
+    lax.cos_p: hlo.cosine,
+    lax.tan_p: hlo.tan,
+    lax.tanh_p: hlo.tanh,
+    lax.logistic_p: hlo.logistic,
+    lax.sqrt_p: hlo.sqrt,
+    lax.rsqrt_p: hlo.rsqrt,
+    lax.floor_p: hlo.floor,
+    lax.ceil_p: hlo.ceil,
+    # On integers these are bitwise, on booleans logical: as the impl.
+    lax.and_p: hlo.and_,
+    lax.or_p: hlo.or_,
+    lax.not_p: hlo.not_,
+    lax.select_p: hlo.select,
+}
+
+
+def _one_op_rule(op: Callable[..., Value]) -> Callable[..., list[Value]]:
+    def rule(ctx: LoweringRuleContext, *args: Value) -> list[Value]:
         return [op(*args)]
 
     return rule
 
 
-for _p, _op in {
-    lax.add_p: hlo.add, lax.sub_p: hlo.subtract, lax.mul_p: hlo.multiply,
-    lax.sin_p: hlo.sine, lax.cos_p: hlo.cosine, lax.neg_p: hlo.negate,
-    lax.tanh_p: hlo.tanh, lax.exp_p: hlo.exponential,
-}.items():
-    LOWERING_RULES.register(_p, _simple(_op))
+for _prim, _op in _ONE_OP.items():
+    LOWERING_RULES.register(_prim, _one_op_rule(_op))
+
+
+# --- element-wise: the rest -------------------------------------------------------------
+
+
+@LOWERING_RULES.defines(lax.max_p)
+def _max_lowering(ctx: LoweringRuleContext, x: Value, y: Value) -> list[Value]:
+    # stablehlo.maximum propagates NaN, as np.maximum does (XLA honours that
+    # unless it compiles with fast min/max, as it does when given no CompileOptions).
+    return [_max(x, y, ctx.avals_in[0].dtype)]
+
+
+@LOWERING_RULES.defines(lax.min_p)
+def _min_lowering(ctx: LoweringRuleContext, x: Value, y: Value) -> list[Value]:
+    return [_min(x, y, ctx.avals_in[0].dtype)]
+
+
+@LOWERING_RULES.defines(lax.div_p)
+def _div_lowering(ctx: LoweringRuleContext, x: Value, y: Value) -> list[Value]:
+    # Integer division truncates toward zero, and x / 0 has every bit set,
+    # in XLA as in the impl (which follows XLA there, not NumPy).
+    return [hlo.divide(x, y)]
+
+
+@LOWERING_RULES.defines(lax.rem_p)
+def _rem_lowering(ctx: LoweringRuleContext, x: Value, y: Value) -> list[Value]:
+    # The remainder has the sign of x (C's fmod), and an integer x % 0 is x,
+    # in XLA as in the impl.
+    return [hlo.remainder(x, y)]
+
+
+@LOWERING_RULES.defines(lax.integer_pow_p)
+def _integer_pow_lowering(ctx: LoweringRuleContext, x: Value, *, y: int) -> list[Value]:
+    aval = ctx.avals_out[0]
+    if y == 0:
+        return [full(aval, 1)]  # 0 ** 0 is 1, as np.power
+    # Repeated squaring: about 2 log2(|y|) multiplies, exact for integers
+    # (which wrap as NumPy's do) and within a few ulps of pow for floats.
+    acc: Value | None = None
+    square = x
+    n = abs(y)
+    while True:
+        if n & 1:
+            acc = square if acc is None else hlo.multiply(acc, square)
+        n >>= 1
+        if not n:
+            break
+        square = hlo.multiply(square, square)
+    assert acc is not None
+    if y < 0:  # floats only (the typing rule refuses integers)
+        acc = hlo.divide(full(aval, 1), acc)
+    return [acc]
+
+
+@LOWERING_RULES.defines(lax.sign_p)
+def _sign_lowering(ctx: LoweringRuleContext, x: Value) -> list[Value]:
+    aval = ctx.avals_out[0]
+    if aval.dtype.kind == "u":
+        # stablehlo.sign takes signed integers and floats only.
+        positive = _compare(x, full(aval, 0), "NE", aval.dtype)
+        return [hlo.convert(aval_to_ir_type(aval), positive)]
+    return [hlo.sign(x)]
+
+
+@LOWERING_RULES.defines(lax.abs_p)
+def _abs_lowering(ctx: LoweringRuleContext, x: Value) -> list[Value]:
+    # stablehlo.abs takes signed integers and floats; unsigned abs is the identity.
+    return [x] if ctx.avals_in[0].dtype.kind == "u" else [hlo.abs(x)]
+
+
+@LOWERING_RULES.defines(lax.round_p)
+def _round_lowering(ctx: LoweringRuleContext, x: Value, *, rounding_method: int) -> list[Value]:
+    if rounding_method == lax.ROUND_TO_NEAREST_EVEN:
+        return [hlo.round_nearest_even(x)]
+    if rounding_method == lax.ROUND_AWAY_FROM_ZERO:
+        return [hlo.round_nearest_afz(x)]
+    raise ValueError(f"round: unknown rounding_method {rounding_method}")
+
+
+def _comparison_rule(direction: str) -> Callable[..., list[Value]]:
+    def rule(ctx: LoweringRuleContext, x: Value, y: Value) -> list[Value]:
+        return [_compare(x, y, direction, ctx.avals_in[0].dtype)]
+
+    return rule
+
+
+for _prim, _direction in {
+    lax.eq_p: "EQ", lax.ne_p: "NE", lax.lt_p: "LT",
+    lax.le_p: "LE", lax.gt_p: "GT", lax.ge_p: "GE",
+}.items():  # fmt: skip
+    LOWERING_RULES.register(_prim, _comparison_rule(_direction))
+
+
+@LOWERING_RULES.defines(lax.convert_element_type_p)
+def _convert_element_type_lowering(
+    ctx: LoweringRuleContext, x: Value, *, new_dtype: DType, weak_type: bool
+) -> list[Value]:
+    aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
+    if aval_in.dtype == aval_out.dtype:
+        return [x]  # only weakness changes: nothing to compute
+    if aval_out.dtype == dtypes.bool_:
+        # NumPy's bool(x) is x != 0 (NaN included); say so instead of relying
+        # on convert's truncation rules for i1.
+        return [_compare(x, full(aval_in, 0), "NE", aval_in.dtype)]
+    # Floats to integers truncate toward zero and saturate (NaN -> 0), in XLA
+    # as in the impl; integers wrap, as NumPy's casts.
+    return [hlo.convert(aval_to_ir_type(aval_out), x)]
+
+
+@LOWERING_RULES.defines(lax.stop_gradient_p)
+def _stop_gradient_lowering(ctx: LoweringRuleContext, x: Value) -> list[Value]:
+    return [x]  # the identity; only differentiation treats it specially
+
+
+# --- structural ---------------------------------------------------------------------------
+
+
+@LOWERING_RULES.defines(lax.broadcast_in_dim_p)
+def _broadcast_in_dim_lowering(
+    ctx: LoweringRuleContext,
+    x: Value,
+    *,
+    shape: tuple[int, ...],
+    broadcast_dimensions: tuple[int, ...],
+) -> list[Value]:
+    return [
+        hlo.broadcast_in_dim(aval_to_ir_type(ctx.avals_out[0]), x, dense_i64(broadcast_dimensions))
+    ]
+
+
+def _reshape_to_out(ctx: LoweringRuleContext, x: Value) -> list[Value]:
+    # Row-major reshapes, as NumPy's: squeeze and expand_dims are reshapes too.
+    return [hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), x)]
+
+
+@LOWERING_RULES.defines(lax.reshape_p)
+def _reshape_lowering(
+    ctx: LoweringRuleContext, x: Value, *, new_sizes: tuple[int, ...]
+) -> list[Value]:
+    return _reshape_to_out(ctx, x)
+
+
+@LOWERING_RULES.defines(lax.squeeze_p)
+def _squeeze_lowering(
+    ctx: LoweringRuleContext, x: Value, *, dimensions: tuple[int, ...]
+) -> list[Value]:
+    return _reshape_to_out(ctx, x)
+
+
+@LOWERING_RULES.defines(lax.expand_dims_p)
+def _expand_dims_lowering(
+    ctx: LoweringRuleContext, x: Value, *, dimensions: tuple[int, ...]
+) -> list[Value]:
+    return _reshape_to_out(ctx, x)
+
+
+@LOWERING_RULES.defines(lax.transpose_p)
+def _transpose_lowering(
+    ctx: LoweringRuleContext, x: Value, *, permutation: tuple[int, ...]
+) -> list[Value]:
+    return [hlo.transpose(x, dense_i64(permutation))]
+
+
+@LOWERING_RULES.defines(lax.slice_p)
+def _slice_lowering(
+    ctx: LoweringRuleContext,
+    x: Value,
+    *,
+    start_indices: tuple[int, ...],
+    limit_indices: tuple[int, ...],
+    strides: tuple[int, ...],
+) -> list[Value]:
+    return [hlo.slice(x, dense_i64(start_indices), dense_i64(limit_indices), dense_i64(strides))]
+
+
+@LOWERING_RULES.defines(lax.dynamic_slice_p)
+def _dynamic_slice_lowering(
+    ctx: LoweringRuleContext, x: Value, *starts: Value, slice_sizes: tuple[int, ...]
+) -> list[Value]:
+    # XLA clamps the start indices into [0, n - size], exactly as the impl.
+    operand = ctx.avals_in[0]
+    bounds = [n - k for n, k in zip(operand.shape, slice_sizes, strict=True)]
+    indices = _same_type_indices(starts, ctx.avals_in[1:], bounds)
+    return [hlo.dynamic_slice(x, indices, dense_i64(slice_sizes))]
+
+
+@LOWERING_RULES.defines(lax.dynamic_update_slice_p)
+def _dynamic_update_slice_lowering(
+    ctx: LoweringRuleContext, x: Value, update: Value, *starts: Value
+) -> list[Value]:
+    operand, update_aval = ctx.avals_in[0], ctx.avals_in[1]
+    bounds = [n - k for n, k in zip(operand.shape, update_aval.shape, strict=True)]
+    indices = _same_type_indices(starts, ctx.avals_in[2:], bounds)
+    return [hlo.dynamic_update_slice(x, update, indices)]
+
+
+@LOWERING_RULES.defines(lax.concatenate_p)
+def _concatenate_lowering(ctx: LoweringRuleContext, *xs: Value, dimension: int) -> list[Value]:
+    return [hlo.concatenate(list(xs), dimension)]
+
+
+@LOWERING_RULES.defines(lax.pad_p)
+def _pad_lowering(
+    ctx: LoweringRuleContext,
+    x: Value,
+    padding_value: Value,
+    *,
+    padding_config: tuple[tuple[int, int, int], ...],
+) -> list[Value]:
+    # stablehlo.pad has the impl's semantics: interior padding first, then the
+    # edges, negative edges cropping.
+    lows, highs, interiors = zip(*padding_config, strict=True) if padding_config else ((), (), ())
+    return [hlo.pad(x, padding_value, dense_i64(lows), dense_i64(highs), dense_i64(interiors))]
+
+
+@LOWERING_RULES.defines(lax.rev_p)
+def _rev_lowering(
+    ctx: LoweringRuleContext, x: Value, *, dimensions: tuple[int, ...]
+) -> list[Value]:
+    return [hlo.reverse(x, dense_i64(dimensions))] if dimensions else [x]
+
+
+@LOWERING_RULES.defines(lax.iota_p)
+def _iota_lowering(ctx: LoweringRuleContext, *, dtype: DType, size: int) -> list[Value]:
+    aval = ctx.avals_out[0]
+    if dtype == dtypes.bool_:
+        # XLA has no boolean iota; NumPy's is [False, True] (at most two long).
+        ints = ShapedArray(aval.shape, dtypes.uint8)
+        counted = hlo.iota(aval_to_ir_type(ints), 0)
+        return [_compare(counted, full(ints, 0), "NE", ints.dtype)]
+    return [hlo.iota(aval_to_ir_type(aval), 0)]
+
+
+# --- reductions and scans ---------------------------------------------------------------
+
+
+def _monoid_reduction_rule(
+    identity: Callable[[DType], bool | int | float],
+    combine: Callable[[Value, Value, DType], Value],
+) -> Callable[..., list[Value]]:
+    def rule(ctx: LoweringRuleContext, x: Value, *, axes: tuple[int, ...]) -> list[Value]:
+        if not axes:
+            return [x]
+        aval_out = ctx.avals_out[0]
+        dtype = aval_out.dtype
+        init = constant(np.asarray(identity(dtype), dtype))
+        return _reduce(
+            [x], [init], axes, [dtype], [aval_out], lambda a: [combine(a[0], a[1], dtype)]
+        )
+
+    return rule
+
+
+# Sums and products over an empty axis give the identity, as NumPy's; max and
+# min over one are refused by the impl (and give -inf/+inf, or the dtype's
+# extremes, here).
+LOWERING_RULES.register(
+    lax.reduce_sum_p, _monoid_reduction_rule(lambda d: 0, lambda x, y, d: hlo.add(x, y))
+)
+LOWERING_RULES.register(
+    lax.reduce_prod_p, _monoid_reduction_rule(lambda d: 1, lambda x, y, d: hlo.multiply(x, y))
+)
+LOWERING_RULES.register(lax.reduce_max_p, _monoid_reduction_rule(_max_identity, _max))
+LOWERING_RULES.register(lax.reduce_min_p, _monoid_reduction_rule(_min_identity, _min))
+
+
+def _arg_extremum(
+    ctx: LoweringRuleContext,
+    x: Value,
+    axis: int,
+    index_dtype: DType,
+    direction: str,
+    identity: bool | int | float,
+) -> list[Value]:
+    """A variadic reduce over (value, index) pairs keeping the first extremal index.
+
+    NumPy's argmax/argmin treat NaN as more extreme than any number and
+    return the first of several NaNs. The reducer picks the better of two
+    pairs under a total order -- NaN first, then the extremal value, then
+    the smaller index -- so it is associative and commutative, and XLA may
+    combine pairs in any order. (JAX's reducer prefers whichever NaN comes
+    first in its argument order, which is only right for a left-to-right
+    reduction.)
+    """
+    aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
+    dtype = aval_in.dtype
+    index_aval = ShapedArray(aval_in.shape, index_dtype)
+    indices = hlo.iota(aval_to_ir_type(index_aval), axis)
+    # The identity pairs with index 0: it only ties with an operand whose
+    # extremum is the identity itself, all of whose values are the identity,
+    # so the answer is index 0 anyway.
+    inits = [constant(np.asarray(identity, dtype)), constant(np.asarray(0, index_dtype))]
+
+    def body(args: Sequence[Value]) -> list[Value]:
+        x_val, x_idx, y_val, y_idx = args
+        better = _compare(x_val, y_val, direction, dtype)
+        tie = _compare(x_val, y_val, "EQ", dtype)
+        if dtype.kind == "f":
+            x_nan = _compare(x_val, x_val, "NE", dtype)
+            y_nan = _compare(y_val, y_val, "NE", dtype)
+            better = hlo.or_(better, hlo.and_(x_nan, hlo.not_(y_nan)))
+            tie = hlo.or_(tie, hlo.and_(x_nan, y_nan))
+        first = _compare(x_idx, y_idx, "LT", index_dtype)
+        pick_x = hlo.or_(better, hlo.and_(tie, first))
+        return [hlo.select(pick_x, x_val, y_val), hlo.select(pick_x, x_idx, y_idx)]
+
+    value_aval = ShapedArray(aval_out.shape, dtype)
+    _, index = _reduce(
+        [x, indices], inits, (axis,), [dtype, index_dtype], [value_aval, aval_out], body
+    )
+    return [index]
+
+
+@LOWERING_RULES.defines(lax.argmax_p)
+def _argmax_lowering(
+    ctx: LoweringRuleContext, x: Value, *, axis: int, index_dtype: DType
+) -> list[Value]:
+    identity = _max_identity(ctx.avals_in[0].dtype)
+    return _arg_extremum(ctx, x, axis, index_dtype, "GT", identity)
+
+
+@LOWERING_RULES.defines(lax.argmin_p)
+def _argmin_lowering(
+    ctx: LoweringRuleContext, x: Value, *, axis: int, index_dtype: DType
+) -> list[Value]:
+    identity = _min_identity(ctx.avals_in[0].dtype)
+    return _arg_extremum(ctx, x, axis, index_dtype, "LT", identity)
+
+
+@LOWERING_RULES.defines(lax.cumsum_p)
+def _cumsum_lowering(
+    ctx: LoweringRuleContext, x: Value, *, axis: int, reverse: bool
+) -> list[Value]:
+    # A window as long as the axis, padded with n - 1 zeros before it (after
+    # it, for reverse): output i sums inputs 0..i (i..n-1). This is quadratic
+    # work, as JAX's reduce_window path; correctness first, a scan can come later.
+    aval = ctx.avals_in[0]
+    n = aval.shape[axis]
+    if n == 0:
+        return [x]
+    window = [1] * aval.ndim
+    window[axis] = n
+    padding = np.zeros((aval.ndim, 2), np.int64)
+    padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
+    op = hlo.ReduceWindowOp(
+        [aval_to_ir_type(aval)],
+        [x],
+        [constant(np.asarray(0, aval.dtype))],
+        dense_i64(window),
+        window_strides=dense_i64([1] * aval.ndim),
+        # jaxlib's stubs take a buffer protocol object, which NumPy's 3.11 stubs don't declare.
+        padding=ir.DenseIntElementsAttr.get(cast(Any, padding), shape=[aval.ndim, 2]),
+    )
+    scalar = _scalar_type(aval.dtype)
+    block = op.regions[0].blocks.append(scalar, scalar)
+    with ir.InsertionPoint(block):
+        hlo.return_([hlo.add(*block.arguments)])
+    return [op.result]
+
+
+# --- linear algebra --------------------------------------------------------------------
+
+
+@LOWERING_RULES.defines(lax.dot_general_p)
+def _dot_general_lowering(
+    ctx: LoweringRuleContext,
+    lhs: Value,
+    rhs: Value,
+    *,
+    dimension_numbers: lax.DotDimensionNumbers,
+) -> list[Value]:
+    (lc, rc), (lb, rb) = dimension_numbers
+    dims = hlo.DotDimensionNumbers.get(
+        lhs_batching_dimensions=list(lb),
+        rhs_batching_dimensions=list(rb),
+        lhs_contracting_dimensions=list(lc),
+        rhs_contracting_dimensions=list(rc),
+    )
+    precision = None
+    if ctx.avals_in[0].dtype.kind == "f":
+        # The impl multiplies in full precision; XLA's DEFAULT precision lets
+        # GPUs and TPUs use reduced-precision (TF32, bf16) passes for f32.
+        highest = hlo.PrecisionAttr.get("HIGHEST")
+        precision = ir.ArrayAttr.get([highest, highest])
+    return [
+        hlo.dot_general(
+            aval_to_ir_type(ctx.avals_out[0]), lhs, rhs, dims, precision_config=precision
+        )
+    ]

@@ -23,14 +23,16 @@ from typing import Any, Final
 
 import jax
 import numpy as np
-from jax.extend import backend as jax_backend
 
-# The MLIR context needs JAX's dialects registered (func, stablehlo, chlo...);
-# only JAX's private helper does exactly that.
+# Private JAX modules, used here only: the MLIR context needs JAX's dialects
+# registered (func, stablehlo, chlo...), which only JAX's helper does
+# exactly; the jax-side aval is what jaxlib's batched transfer takes.
 from jax._src import core as _jax_core
 from jax._src.interpreters import mlir as _jax_mlir
+from jax.extend import backend as jax_backend
 from jax.sharding import SingleDeviceSharding
 from jaxlib import _jax as _jaxlib
+from jaxlib import xla_client
 from jaxlib.mlir import ir
 
 TESTED_JAX_RANGE: Final = ((0, 10, 2), (0, 11, 0))  # [low, high)
@@ -81,8 +83,12 @@ def platform() -> str:
 
 
 def compile(module_text: str) -> Executable:  # noqa: A001 - the adapter's verb
-    """Compiles a StableHLO module (as text) for ``device()``."""
-    return _backend().compile_and_load(module_text, [device()])
+    """Compiles a StableHLO module (as text) for ``device()``.
+
+    Passing explicit (default) options matters: without them XLA's CPU
+    compiler uses fast min/max, which drops NaNs.
+    """
+    return _backend().compile_and_load(module_text, [device()], xla_client.CompileOptions())
 
 
 def execute(executable: Executable, buffers: Sequence[Buffer]) -> list[Buffer]:
