@@ -197,6 +197,14 @@ def test_array_protocols() -> None:
     assert float(dx.device_put(2.5)) == 2.5
     np.testing.assert_array_equal(np.from_dlpack(a), np.asarray(a))
     _close(lax.add(a, a), 2 * np.asarray(a))  # eager ops on Arrays
+    host = np.arange(6.0).reshape(2, 3)
+    _close(a + 1, host + 1)
+    _close(np.ones(3) * a, host)  # NumPy defers to the Array's operators
+    _close(a[1, ::-1], host[1, ::-1])
+    _close(a.T @ a, host.T @ host)
+    _close(a.sum(axis=0), host.sum(axis=0))
+    np.testing.assert_array_equal(a > 2.0, host > 2.0)
+    assert a.reshape(3, 2).shape == (3, 2)
 
 
 def test_float64_and_int64_round_trip_without_touching_jax_config() -> None:

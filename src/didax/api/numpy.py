@@ -61,6 +61,7 @@ from didax.core.abstract import ShapedArray, as_array, is_python_scalar
 from didax.core.dtypes import DType
 from didax.core.primitive import Primitive
 from didax.core.trace import Tracer, get_aval
+from didax.lowering import array as _device
 
 ArrayLike = Any  # a Tracer, NumPy array or scalar, Python scalar, or (nested) list
 Array = Any  # a Tracer under a transformation, a NumPy array in eager code
@@ -1588,18 +1589,23 @@ _METHODS: Final[dict[str, Callable[..., Any]]] = {
 }
 
 
-def _install_tracer_methods() -> None:
-    """Gives ``Tracer`` NumPy's operators and methods (JAX's ``_set_tracer_aval_forwarding``)."""
+def _install_array_methods(cls: type) -> None:
+    """Gives ``cls`` NumPy's operators and methods (JAX's ``_set_tracer_aval_forwarding``).
+
+    Installed on ``Tracer`` and on the device ``Array``, whose layers know
+    nothing of NumPy semantics.
+    """
     for name, fn in _BINARY_OPERATORS.items():
-        setattr(Tracer, f"__{name}__", _binary_operator(fn, reflected=False))
-        setattr(Tracer, f"__r{name}__", _binary_operator(fn, reflected=True))
+        setattr(cls, f"__{name}__", _binary_operator(fn, reflected=False))
+        setattr(cls, f"__r{name}__", _binary_operator(fn, reflected=True))
     for name, fn in _COMPARISON_OPERATORS.items():
-        setattr(Tracer, f"__{name}__", _binary_operator(fn, reflected=False))
+        setattr(cls, f"__{name}__", _binary_operator(fn, reflected=False))
     for name, fn in _METHODS.items():
-        setattr(Tracer, name, fn)
-    Tracer.T = property(lambda self: transpose(self))  # type: ignore[attr-defined]
-    # Defining __eq__ must not make tracers hashable: keep core's refusal.
-    assert Tracer.__hash__ is not object.__hash__
+        setattr(cls, name, fn)
+    cls.T = property(lambda self: transpose(self))  # type: ignore[attr-defined]
+    # Defining __eq__ must not make them hashable: keep their refusal.
+    assert cls.__hash__ is not object.__hash__
 
 
-_install_tracer_methods()
+_install_array_methods(Tracer)
+_install_array_methods(_device.Array)
