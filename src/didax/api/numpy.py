@@ -59,7 +59,9 @@ import didax.interpreters  # noqa: F401  (installs the root trace and all rules)
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray, as_array, is_python_scalar
 from didax.core.dtypes import DType
+from didax.core.errors import ShapeError
 from didax.core.primitive import Primitive
+from didax.core.source_info import user_frame_summary
 from didax.core.trace import Tracer, get_aval
 from didax.lowering import array as _device
 
@@ -266,9 +268,11 @@ def _broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
-        raise ValueError(
+        # A TypeError (ShapeError), as lax's and JAX's, pointing at the user's line.
+        raise ShapeError(
             f"{name}: operands could not be broadcast together with shapes "
             + " ".join(str(s) for s in shapes)
+            + f" (at {user_frame_summary()})"
         ) from None
 
 

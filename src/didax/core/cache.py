@@ -7,6 +7,7 @@ thread-safe, with ``info()`` (hits, misses, currsize) and ``clear()``.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -61,10 +62,8 @@ class LRUCache(Generic[V]):
         # and a concurrent eviction only makes move_to_end miss.
         value = self._data.get(key)
         if value is not None:
-            try:
+            with contextlib.suppress(KeyError):
                 self._data.move_to_end(key)
-            except KeyError:
-                pass
             self._hits += 1
             return value
         with self._lock:

@@ -27,3 +27,8 @@ class ShapeError(TypeError):
 
 class DTypeError(TypeError):
     """A primitive was applied to operands of unsupported or mismatched dtypes."""
+
+
+# Tracebacks name the public module, as JAX's errors do.
+for _cls in (ConcretizationTypeError, UnexpectedTracerError, ShapeError, DTypeError):
+    _cls.__module__ = "didax.errors"

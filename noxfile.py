@@ -1,0 +1,124 @@
+"""didax's checks, one nox session each: `python3 -m pip install nox && python3 -m nox`.
+
+Default sessions (the README's test command, and CI's): ``lint`` (ruff),
+``layers`` (import-linter), ``typecheck`` (mypy --strict) and ``tests``
+(pytest: the test suite, the doctests of ``src``, ``docs/*.md`` and the
+README, and every benchmark once as a test). On demand: ``bench`` (the
+benchmarks, timed, with a didax/JAX ratio table) and ``docs`` (the doctests
+of the documentation pages).
+
+Design rules:
+- Nothing is pinned here: Python versions (the trove classifiers) and every
+  dependency (the ``dev`` extra) are read from ``pyproject.toml``, and each
+  tool's configuration lives there too, so a session and a bare ``pytest`` or
+  ``mypy`` run check the same thing.
+- Sessions that import didax install it editable with its ``dev`` extra, so
+  the doctests of ``src`` run against the files in the work tree; ``lint``
+  and ``layers`` only parse source and install just their tool.
+- A missing interpreter is an error, not a skipped session: a check that
+  did not run must not pass.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Final
+
+import nox
+
+ROOT: Final = Path(__file__).parent
+PYPROJECT: Final[dict[str, Any]] = tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+nox.needs_version = ">=2024.4.15"
+nox.options.sessions = ["lint", "layers", "typecheck", "tests"]
+nox.options.error_on_missing_interpreters = True
+# A tool missing from a session's virtualenv must fail, not fall back to the
+# machine's copy: the checks have to pass on a machine that has none.
+nox.options.error_on_external_run = True
+# Reruns reuse a session's virtualenv but still reinstall from pyproject.toml
+# each time; a fresh clone (CI) creates them.
+nox.options.reuse_venv = "yes"
+
+
+def python_versions(pyproject: dict[str, Any]) -> list[str]:
+    """The ``Programming Language :: Python :: 3.X`` classifiers' versions, oldest first."""
+    found = []
+    for classifier in pyproject["project"].get("classifiers", []):
+        match = re.fullmatch(r"Programming Language :: Python :: (\d+\.\d+)", classifier)
+        if match:
+            found.append(match.group(1))
+    if not found:
+        raise ValueError("pyproject.toml lists no 'Programming Language :: Python :: 3.X'")
+    return sorted(found, key=lambda v: tuple(int(p) for p in v.split(".")))
+
+
+def dev_requirement(name: str) -> str:
+    """The requirement for ``name`` in the ``dev`` extra, e.g. ``'ruff>=0.5'``."""
+    for req in PYPROJECT["project"]["optional-dependencies"]["dev"]:
+        match = re.match(r"[A-Za-z0-9._-]+", req)
+        if match and match.group(0).lower() == name.lower():
+            return str(req)
+    raise ValueError(f"pyproject.toml's dev extra has no requirement for {name!r}")
+
+
+PYTHON: Final = python_versions(PYPROJECT)
+
+
+def install_dev(session: nox.Session) -> None:
+    session.install("-e", ".[dev]")
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """The test suite, the doctests (src, docs, README) and each benchmark once."""
+    install_dev(session)
+    # pytest's configuration (testpaths, doctests, --benchmark-disable) is in
+    # pyproject.toml; exit status 5 (no tests collected) fails the session.
+    session.run("pytest", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict over src, tests, bench, examples and this file."""
+    install_dev(session)
+    session.run("mypy", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """ruff's lints and its formatter, in check mode."""
+    session.install(dev_requirement("ruff"))
+    session.run("ruff", "check", *session.posargs)
+    session.run("ruff", "format", "--check", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def layers(session: nox.Session) -> None:
+    """The import-linter contracts of pyproject.toml (layering, XLA only in lowering)."""
+    session.install(dev_requirement("import-linter"))
+    # import-linter reads source files; it only needs to find the package.
+    session.run("lint-imports", "--no-cache", env={"PYTHONPATH": str(ROOT / "src")})
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """The benchmarks, timed, ending with a table of didax/JAX time ratios."""
+    install_dev(session)
+    session.run(
+        "pytest",
+        "bench",
+        "--benchmark-enable",
+        "--benchmark-sort=name",
+        "--benchmark-columns=min,median,mean,stddev,rounds",
+        *session.posargs,
+    )
+
+
+@nox.session(python=PYTHON)
+def docs(session: nox.Session) -> None:
+    """The doctests of the documentation pages and the README, and the docs' own checks."""
+    install_dev(session)
+    # tests/test_docs.py: cited names exist, the example runs, CI runs the README's command.
+    session.run("pytest", "docs", "README.md", "tests/test_docs.py", *session.posargs)
