@@ -208,7 +208,7 @@ def test_array_protocols() -> None:
 
 
 def test_float64_and_int64_round_trip_without_touching_jax_config() -> None:
-    flag = jax.config.jax_enable_x64
+    flag = jax.config.read("jax_enable_x64")
     try:
         jax.config.update("jax_enable_x64", False)
         x = np.array([1 + 2.0**-40, 1e300])
@@ -218,7 +218,7 @@ def test_float64_and_int64_round_trip_without_touching_jax_config() -> None:
         assert out[1].dtype == np.int64
         np.testing.assert_array_equal(np.asarray(out[0]), x)
         np.testing.assert_array_equal(np.asarray(out[1]), i)
-        assert jax.config.jax_enable_x64 is False
+        assert jax.config.read("jax_enable_x64") is False
     finally:
         jax.config.update("jax_enable_x64", flag)
 

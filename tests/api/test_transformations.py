@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -32,7 +33,7 @@ def test_sin_derivatives_to_fourth_order() -> None:
 
     f: Any = lax.sin
     jf: Any = jnp.sin
-    expected = [np.sin, np.cos, lambda x: -np.sin(x), lambda x: -np.cos(x), np.sin]
+    expected: list[Callable[[float], Any]] = [np.sin, np.cos, lambda x: -np.sin(x), lambda x: -np.cos(x), np.sin]
     for order in range(5):
         for x in (0.3, 1.7, -2.2):
             _close(f(x), expected[order](x))
@@ -347,6 +348,11 @@ def test_escaped_jvp_tracer_raises_unexpected_tracer_error() -> None:
 
 def test_escaped_staging_tracer_raises_unexpected_tracer_error() -> None:
     leaked: list[Any] = []
-    dx.make_jaxpr(lambda x: leaked.append(x) or x)(1.0)
+
+    def keep(x: Any) -> Any:
+        leaked.append(x)
+        return x
+
+    dx.make_jaxpr(keep)(1.0)
     with pytest.raises(errors.UnexpectedTracerError, match="make_jaxpr"):
         lax.cos(leaked[0])

@@ -21,7 +21,7 @@ import functools
 import inspect
 import threading
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, Final, final
+from typing import Any, Final, cast, final, overload
 
 import numpy as np
 from jax import tree_util
@@ -63,7 +63,7 @@ def _leaf_signature(x: Any) -> Hashable:
         aval = x.aval
         return (aval.shape, aval.dtype, aval.weak_type)
     if is_python_scalar(x):
-        return t
+        return cast(Hashable, t)
     aval = get_aval(x)
     return (aval.shape, aval.dtype, aval.weak_type)
 
@@ -226,12 +226,30 @@ class CompiledFunction:
         return self._compiled.text
 
 
+@overload
+def jit(
+    fun: Callable[..., Any],
+    *,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+) -> Jitted: ...
+
+
+@overload
+def jit(
+    fun: None = None,
+    *,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+) -> Callable[[Callable[..., Any]], Jitted]: ...
+
+
 def jit(
     fun: Callable[..., Any] | None = None,
     *,
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
-) -> Any:
+) -> Jitted | Callable[[Callable[..., Any]], Jitted]:
     """Compiles ``fun`` with XLA; usable as ``jit(f)``, ``@jit`` or ``@jit(static_argnums=...)``.
 
     >>> import didax as dx

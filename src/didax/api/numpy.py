@@ -1608,7 +1608,7 @@ def _install_array_methods(cls: type) -> None:
         setattr(cls, name, fn)
     cls.T = property(lambda self: transpose(self))  # type: ignore[attr-defined]
     # Defining __eq__ must not make them hashable: keep their refusal.
-    assert cls.__hash__ is not object.__hash__
+    assert "__hash__" in vars(cls)
 
 
 _install_array_methods(Tracer)

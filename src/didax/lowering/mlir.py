@@ -2,7 +2,7 @@
 
 Design rules:
 - ``LOWERING_RULES`` maps each primitive to a rule
-  ``(ctx, *operands: ir.Value, **params) -> list[ir.Value]``; ``ctx``
+  ``(ctx, *operands: IrValue, **params) -> list[IrValue]``; ``ctx``
   (``LoweringRuleContext``) carries the operands' and results' abstract
   values and the module being built. Rules for the standard primitives
   live in ``lowering.rules``.
@@ -16,7 +16,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final, final
+from typing import Any, Final, cast, final
 
 import attrs
 import numpy as np
@@ -33,7 +33,8 @@ from didax.lowering import xla
 
 # ``(ctx, *operands, **params) -> results``. Typed as ``Callable[..., ...]``
 # because each rule names its own params.
-LoweringRule = Callable[..., Sequence[ir.Value]]
+IrValue = Any  # jaxlib.mlir.ir.Value (generic in jaxlib's stubs, not at runtime)
+LoweringRule = Callable[..., Sequence[IrValue]]
 
 LOWERING_RULES: Final[RuleTable[LoweringRule]] = RuleTable("lowering (StableHLO)")
 
@@ -61,7 +62,7 @@ def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
     return ir.RankedTensorType.get(aval.shape, dtype_to_ir_type(aval.dtype))
 
 
-def constant(value: np.ndarray[Any, Any] | np.generic) -> ir.Value:
+def constant(value: np.ndarray[Any, Any] | np.generic) -> IrValue:
     """A ``stablehlo.constant`` holding ``value`` (any shape)."""
     shape = np.shape(value)
     # ascontiguousarray makes 0-d arrays 1-d: the shape is taken before.
@@ -69,14 +70,18 @@ def constant(value: np.ndarray[Any, Any] | np.generic) -> ir.Value:
     if arr.dtype == dtypes.bool_:
         # MLIR's dense i1 attributes take one bit per element, packed.
         attr = ir.DenseElementsAttr.get(
-            np.packbits(arr, bitorder="little"), type=ir.IntegerType.get_signless(1), shape=shape
+            cast(Any, np.packbits(arr, bitorder="little")),
+            type=ir.IntegerType.get_signless(1),
+            shape=shape,
         )
     else:
-        attr = ir.DenseElementsAttr.get(arr, type=dtype_to_ir_type(arr.dtype), shape=shape)
+        attr = ir.DenseElementsAttr.get(
+            cast(Any, arr), type=dtype_to_ir_type(arr.dtype), shape=shape
+        )
     return hlo.constant(attr)
 
 
-def full(aval: ShapedArray, value: bool | int | float) -> ir.Value:
+def full(aval: ShapedArray, value: bool | int | float) -> IrValue:
     """An array of ``aval``'s type filled with ``value`` (a scalar constant, broadcast)."""
     scalar = constant(np.asarray(value, aval.dtype))
     if aval.shape == ():
@@ -137,18 +142,18 @@ def _lower_function(
     with ir.InsertionPoint(mctx.module.body):
         fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
     fn.attributes["sym_visibility"] = ir.StringAttr.get("public" if public else "private")
-    entry = fn.add_entry_block()
+    entry = fn.add_entry_block()  # type: ignore[attr-defined]  # missing from jaxlib's stubs
     with ir.InsertionPoint(entry):
         outs = lower_jaxpr_body(mctx, jaxpr, list(entry.arguments))
         func.ReturnOp(outs)
     return fn
 
 
-def lower_jaxpr_body(mctx: ModuleContext, jaxpr: Jaxpr, args: Sequence[ir.Value]) -> list[ir.Value]:
+def lower_jaxpr_body(mctx: ModuleContext, jaxpr: Jaxpr, args: Sequence[IrValue]) -> list[IrValue]:
     """Emits the equations of ``jaxpr`` at the current insertion point; returns its outputs."""
-    env: dict[Var, ir.Value] = dict(zip(jaxpr.in_binders, args, strict=True))
+    env: dict[Var, IrValue] = dict(zip(jaxpr.in_binders, args, strict=True))
 
-    def read(x: Atom) -> ir.Value:
+    def read(x: Atom) -> IrValue:
         if isinstance(x, Literal):
             return constant(x.val)
         return env[x]
@@ -192,11 +197,12 @@ def lower_to_text(closed: ClosedJaxpr, name: str = "main") -> str:
 
 
 def _jit_lowering(
-    ctx: LoweringRuleContext, *args: ir.Value, jaxpr: ClosedJaxpr, name: str
-) -> list[ir.Value]:
+    ctx: LoweringRuleContext, *args: IrValue, jaxpr: ClosedJaxpr, name: str
+) -> list[IrValue]:
     fn = ctx.module_context.function_for(jaxpr, name)
-    call = func.CallOp(fn, list(args))
-    return list(call.results)
+    out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
+    callee = ir.FlatSymbolRefAttr.get(fn.sym_name.value)
+    return list(func.CallOp(out_types, callee, list(args)).results)
 
 
 def _register_jit_lowering() -> None:

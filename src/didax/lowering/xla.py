@@ -48,9 +48,10 @@ def _version_tuple(version: str) -> tuple[int, ...]:
 def check_version() -> None:
     """Raises ``RuntimeError`` if the installed jax/jaxlib is outside the tested range."""
     low, high = TESTED_JAX_RANGE
-    import jaxlib
+    from importlib.metadata import version as installed_version
 
-    for name, version in (("jax", jax.__version__), ("jaxlib", jaxlib.__version__)):
+    for name in ("jax", "jaxlib"):
+        version = installed_version(name)
         if not low <= _version_tuple(version) < high:
             raise RuntimeError(
                 f"didax's lowering adapter is tested with {name} in "
