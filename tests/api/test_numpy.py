@@ -223,7 +223,6 @@ def test_strong_int32_plus_float32_follows_numpy() -> None:
     assert np.asarray(dnp.add(np.ones(2, I32), np.ones(2, F32))).dtype == np.result_type(I32, F32)
 
 
-
 def test_weak_types_under_staging() -> None:
     # A Python scalar argument is a weak f64 tracer; with weak scalars it stays weak...
     closed = dx.make_jaxpr(lambda x: x * 2.0 + 1)(3.0)

@@ -33,7 +33,13 @@ def test_sin_derivatives_to_fourth_order() -> None:
 
     f: Any = lax.sin
     jf: Any = jnp.sin
-    expected: list[Callable[[float], Any]] = [np.sin, np.cos, lambda x: -np.sin(x), lambda x: -np.cos(x), np.sin]
+    expected: list[Callable[[float], Any]] = [
+        np.sin,
+        np.cos,
+        lambda x: -np.sin(x),
+        lambda x: -np.cos(x),
+        np.sin,
+    ]
     for order in range(5):
         for x in (0.3, 1.7, -2.2):
             _close(f(x), expected[order](x))

@@ -69,7 +69,6 @@ TOLERANCES: Final[dict[str, dict[DType, float]]] = {
 }
 
 
-
 @dataclasses.dataclass(frozen=True)
 class Case:
     """One application of a primitive, checked for each of ``dtypes``."""
@@ -311,10 +310,7 @@ CASES: Final[list[Case]] = [
     elementwise("pow", operands((3, 4), (3, 4), lo=0.1, hi=3), FLOATS, tolerance="approx"),
     elementwise("max", operands((3, 4), (3, 4), lo=-50, hi=50), ALL),
     elementwise("min", operands((3, 4), (3, 4), lo=-50, hi=50), ALL),
-    *(
-        elementwise(n, nans_either_side, FLOATS, variant="nan")
-        for n in ("max", "min")
-    ),
+    *(elementwise(n, nans_either_side, FLOATS, variant="nan") for n in ("max", "min")),
     *(
         elementwise("integer_pow", operands((3, 4), lo=-3, hi=3), NUMBERS, y=y, variant=f"y={y}")
         for y in (0, 1, 2, 3, 5, 12)

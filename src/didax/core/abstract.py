@@ -111,6 +111,8 @@ def as_array(x: object) -> np.ndarray[Any, Any]:
         arr = np.asarray(x)
     else:
         raise TypeError(f"{type(x).__name__} {x!r} is not a valid didax value")
-    if arr.dtype not in dtypes.SUPPORTED:
+    # float0 arrays (tangents of integers) are values too, though no
+    # primitive takes them.
+    if arr.dtype not in dtypes.SUPPORTED and arr.dtype != dtypes.float0:
         raise TypeError(f"didax does not support arrays of dtype {arr.dtype}")
     return arr

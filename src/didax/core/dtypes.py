@@ -37,14 +37,34 @@ float64: Final = np.dtype(np.float64)
 float0: Final = np.dtype([("float0", np.void, 0)])
 
 SUPPORTED: Final[tuple[DType, ...]] = (
-    bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-    float16, float32, float64,
+    bool_,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    float16,
+    float32,
+    float64,
 )
 
 _SHORT_NAMES: Final[dict[DType, str]] = {
-    bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
-    uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64",
-    float16: "f16", float32: "f32", float64: "f64", float0: "float0",
+    bool_: "bool",
+    int8: "i8",
+    int16: "i16",
+    int32: "i32",
+    int64: "i64",
+    uint8: "u8",
+    uint16: "u16",
+    uint32: "u32",
+    uint64: "u64",
+    float16: "f16",
+    float32: "f32",
+    float64: "f64",
+    float0: "float0",
 }
 
 
@@ -117,7 +137,7 @@ def result_type(*operands: tuple[DType, bool]) -> tuple[DType, bool]:
 
     Weak operands only raise the *kind* (bool < int < float) of the result:
     a weak int with a strong float32 gives float32; a weak float with a
-    strong int32 gives a weak float64 (JAX's lattice: ``i32 ∨ f* = f*``).
+    strong int32 gives a weak float64 (JAX's lattice: ``join(i32, f*) = f*``).
 
     >>> result_type((float32, False), (float64, True))
     (dtype('float32'), False)

@@ -104,23 +104,57 @@ dot_general_p: Final = Primitive("dot_general")
 
 ARITHMETIC_BINARY: Final = (add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p)
 FLOAT_UNARY: Final = (
-    exp_p, log_p, log1p_p, expm1_p, sin_p, cos_p, tan_p, tanh_p, logistic_p,
-    sqrt_p, rsqrt_p, floor_p, ceil_p, round_p,
+    exp_p,
+    log_p,
+    log1p_p,
+    expm1_p,
+    sin_p,
+    cos_p,
+    tan_p,
+    tanh_p,
+    logistic_p,
+    sqrt_p,
+    rsqrt_p,
+    floor_p,
+    ceil_p,
+    round_p,
 )
 NUMERIC_UNARY: Final = (neg_p, sign_p, abs_p)
 COMPARISONS: Final = (eq_p, ne_p, lt_p, le_p, gt_p, ge_p)
 LOGICAL_BINARY: Final = (and_p, or_p)
 REDUCTIONS: Final = (reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p)
 ELEMENTWISE: Final = (
-    *ARITHMETIC_BINARY, integer_pow_p, *NUMERIC_UNARY, *FLOAT_UNARY, *COMPARISONS,
-    *LOGICAL_BINARY, not_p, select_p, convert_element_type_p, stop_gradient_p,
+    *ARITHMETIC_BINARY,
+    integer_pow_p,
+    *NUMERIC_UNARY,
+    *FLOAT_UNARY,
+    *COMPARISONS,
+    *LOGICAL_BINARY,
+    not_p,
+    select_p,
+    convert_element_type_p,
+    stop_gradient_p,
 )
 
 STANDARD_PRIMITIVES: Final[tuple[Primitive, ...]] = (
     *ELEMENTWISE,
-    broadcast_in_dim_p, reshape_p, transpose_p, squeeze_p, expand_dims_p, slice_p,
-    dynamic_slice_p, dynamic_update_slice_p, concatenate_p, pad_p, rev_p, iota_p,
-    *REDUCTIONS, argmax_p, argmin_p, cumsum_p, dot_general_p,
+    broadcast_in_dim_p,
+    reshape_p,
+    transpose_p,
+    squeeze_p,
+    expand_dims_p,
+    slice_p,
+    dynamic_slice_p,
+    dynamic_update_slice_p,
+    concatenate_p,
+    pad_p,
+    rev_p,
+    iota_p,
+    *REDUCTIONS,
+    argmax_p,
+    argmin_p,
+    cumsum_p,
+    dot_general_p,
 )
 
 # --- typing rules -----------------------------------------------------------
@@ -139,13 +173,11 @@ def _same_shapes_and_dtypes(*avals: ShapedArray) -> ShapedArray:
     for a in avals[1:]:
         if a.shape != first.shape:
             raise shape_failure(
-                "operands must have equal shapes, got "
-                + " and ".join(str(x.shape) for x in avals)
+                "operands must have equal shapes, got " + " and ".join(str(x.shape) for x in avals)
             )
         if a.dtype != first.dtype:
             raise dtype_failure(
-                "operands must have equal dtypes, got "
-                + " and ".join(str(x.dtype) for x in avals)
+                "operands must have equal dtypes, got " + " and ".join(str(x.dtype) for x in avals)
             )
     return ShapedArray(first.shape, first.dtype, builtins.all(a.weak_type for a in avals))
 
@@ -175,6 +207,8 @@ for _p in FLOAT_UNARY:
 def _round_abstract_eval(x: ShapedArray, *, rounding_method: int) -> ShapedArray:
     _check_kinds("f", "floating-point", x)
     return x
+
+
 for _p in COMPARISONS:
     ABSTRACT_EVAL.register(_p, _elementwise_rule("biuf", "arrays", dtypes.bool_))
 for _p in (*LOGICAL_BINARY, not_p):
@@ -331,7 +365,8 @@ def _concatenate_abstract_eval(*xs: ShapedArray, dimension: int) -> ShapedArray:
         if x.dtype != first.dtype:
             raise dtype_failure("operands must have equal dtypes")
         if x.ndim != first.ndim or builtins.any(
-            a != b for i, (a, b) in enumerate(zip(x.shape, first.shape, strict=True))
+            a != b
+            for i, (a, b) in enumerate(zip(x.shape, first.shape, strict=True))
             if i != dimension
         ):
             raise shape_failure(f"operands must agree on all axes but {dimension}")
@@ -346,7 +381,8 @@ def _pad_abstract_eval(
 ) -> ShapedArray:
     if padding_value.shape != () or padding_value.dtype != x.dtype:
         raise dtype_failure(
-            f"padding_value must be a scalar of the operand's dtype, got {padding_value.str_short()}"
+            "padding_value must be a scalar of the operand's dtype, "
+            f"got {padding_value.str_short()}"
         )
     if len(padding_config) != x.ndim:
         raise shape_failure("padding_config needs one (lo, hi, interior) per axis")
@@ -407,7 +443,9 @@ def _cumsum_abstract_eval(x: ShapedArray, *, axis: int, reverse: bool) -> Shaped
     return x
 
 
-DotDimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]]
+DotDimensionNumbers = tuple[
+    tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]
+]
 
 
 @ABSTRACT_EVAL.defines(dot_general_p)
@@ -448,6 +486,12 @@ def _aval_of(x: ArrayLike) -> ShapedArray | None:
 
 def _coerce_weak(prim: Primitive, args: Sequence[ArrayLike]) -> list[ArrayLike]:
     """Gives weakly typed operands their strong partners' dtype (and shape, for scalars)."""
+    # Fast path (eager dispatch, most tracing): nothing is weakly typed.
+    for a in args:
+        if type(a) is not np.ndarray and not (isinstance(a, Tracer) and not a.aval.weak_type):
+            break
+    else:
+        return list(args)
     avals = [_aval_of(a) for a in args]
     strong = [a for a in avals if a is not None and not a.weak_type]
     if not strong:
@@ -825,9 +869,7 @@ def dynamic_update_slice(
 ) -> Any:
     """``operand`` with ``update`` written at traced ``start_indices`` (clamped in bounds)."""
     operand, update = _coerce_weak(dynamic_update_slice_p, (operand, update))
-    return dynamic_update_slice_p.bind(
-        operand, update, *(_index_operand(i) for i in start_indices)
-    )
+    return dynamic_update_slice_p.bind(operand, update, *(_index_operand(i) for i in start_indices))
 
 
 def concatenate(operands: Sequence[ArrayLike], dimension: int) -> Any:
@@ -927,7 +969,7 @@ def dot_general(
 
 
 def dot(lhs: ArrayLike, rhs: ArrayLike) -> Any:
-    """Vector/matrix product: contracts lhs's last axis with rhs's first (rhs's only, for a vector)."""
+    """Vector/matrix product: contracts lhs's last axis with rhs's first (or only) axis."""
     nl, nr = _ndim(lhs), _ndim(rhs)
     if nl not in (1, 2) or nr not in (1, 2):
         raise TypeError(f"dot needs vectors or matrices, got ranks {nl} and {nr}")

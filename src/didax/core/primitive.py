@@ -39,7 +39,7 @@ class Primitive:
         ALL_PRIMITIVES.append(self)
 
     def bind(self, *args: Any, **params: Any) -> Any:
-        """Applies the primitive under the current trace (a value, or a list when multiple_results)."""
+        """Applies the primitive under the current trace (a list when multiple_results)."""
         return _trace.current_trace().process_primitive(self, args, params)
 
     def __repr__(self) -> str:

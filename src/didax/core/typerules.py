@@ -20,7 +20,6 @@ from didax.core.abstract import ShapedArray
 from didax.core.errors import DTypeError, ShapeError
 from didax.core.primitive import Primitive, RuleTable
 
-
 # ``(*avals, **params) -> aval`` (a list when the primitive has multiple results).
 # Typed as ``Callable[..., ...]`` because each rule names its own params.
 AbstractEvalRule = Callable[..., ShapedArray | list[ShapedArray]]
@@ -49,7 +48,7 @@ def dtype_failure(reason: str) -> TypingFailure:
 def abstract_eval(
     prim: Primitive, avals: Sequence[ShapedArray], params: dict[str, Any]
 ) -> list[ShapedArray]:
-    """Result types of ``prim`` applied to ``avals``, as a list (one entry unless multiple_results)."""
+    """Result types of ``prim`` applied to ``avals``, as a list (even for one result)."""
     try:
         out = ABSTRACT_EVAL[prim](*avals, **params)
     except TypingFailure as failure:

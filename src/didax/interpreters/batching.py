@@ -53,7 +53,7 @@ BATCH_RULES: Final[RuleTable[BatchRule]] = RuleTable("batching (vmap)")
 
 
 class BatchTracer(Tracer):
-    __slots__ = ("val", "batch_dim")
+    __slots__ = ("batch_dim", "val")
 
     def __init__(self, trace: BatchTrace, val: Any, batch_dim: int) -> None:
         super().__init__(trace)
@@ -86,13 +86,15 @@ class BatchTrace(Trace):
     def process_primitive(
         self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
     ) -> Any:
-        vals, dims = zip(*(self.lift(x) for x in args)) if args else ((), ())
+        vals, dims = zip(*(self.lift(x) for x in args), strict=True) if args else ((), ())
         parent = self.parent
         assert parent is not None
         if all(d is None for d in dims):
             with set_current_trace(parent):
                 return prim.bind(*vals, **params)
-        abstract_eval(prim, [_unbatched_aval(v, d) for v, d in zip(vals, dims, strict=True)], params)
+        abstract_eval(
+            prim, [_unbatched_aval(v, d) for v, d in zip(vals, dims, strict=True)], params
+        )
         with set_current_trace(parent):
             out, out_dim = BATCH_RULES[prim](self.axis_size, vals, dims, **params)
         if prim.multiple_results:
@@ -135,7 +137,7 @@ def move_axis(x: Any, src: Dim, dst: int, axis_size: int) -> Any:
     """Moves batch axis ``src`` of ``x`` to ``dst``, broadcasting ``x`` if it is unbatched."""
     aval = get_aval(x)
     if src is None:
-        shape = aval.shape[:dst] + (axis_size,) + aval.shape[dst:]
+        shape = (*aval.shape[:dst], axis_size, *aval.shape[dst:])
         dims = tuple(i if i < dst else i + 1 for i in range(aval.ndim))
         return lax.broadcast_in_dim(x, shape, dims)
     if src == dst:
@@ -156,7 +158,9 @@ def _shift(axes: Sequence[int]) -> tuple[int, ...]:
 def _broadcast_batcher(prim: Primitive) -> None:
     """Element-wise primitives: align every operand's batch axis, broadcasting unbatched ones."""
 
-    def rule(axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any) -> tuple[Any, Any]:
+    def rule(
+        axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any
+    ) -> tuple[Any, Any]:
         first = dims[0] if all(d == dims[0] for d in dims) else None
         if first is not None:
             return prim.bind(*args, **params), first
@@ -173,7 +177,9 @@ for _p in lax.ELEMENTWISE:
 def _front_batcher(prim: Primitive, adjust: Callable[..., dict[str, Any]]) -> None:
     """Unary primitives with axis params: batch at the front, params shifted by ``adjust``."""
 
-    def rule(axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any) -> tuple[Any, Any]:
+    def rule(
+        axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any
+    ) -> tuple[Any, Any]:
         (x,), (d,) = args, dims
         x = bdim_at_front(x, d, axis_size)
         return prim.bind(x, **adjust(axis_size, **params)), 0
@@ -196,9 +202,7 @@ for _p in (lax.squeeze_p, lax.expand_dims_p, lax.rev_p):
 for _p in lax.REDUCTIONS:
     _front_batcher(_p, lambda n, *, axes: dict(axes=_shift(axes)))
 for _p in (lax.argmax_p, lax.argmin_p):
-    _front_batcher(
-        _p, lambda n, *, axis, index_dtype: dict(axis=axis + 1, index_dtype=index_dtype)
-    )
+    _front_batcher(_p, lambda n, *, axis, index_dtype: dict(axis=axis + 1, index_dtype=index_dtype))
 _front_batcher(lax.cumsum_p, lambda n, *, axis, reverse: dict(axis=axis + 1, reverse=reverse))
 _front_batcher(
     lax.slice_p,
@@ -272,7 +276,7 @@ def _dot_general_batch(
 
 
 def take_along(x: Any, idx: Any, axis: int) -> Any:
-    """``y[b, ..., j, ...] = x[b, ..., idx[b, j], ...]`` along ``axis`` of ``x``, by one-hot selection.
+    """``y[b, .., j, ..] = x[b, .., idx[b, j], ..]`` along ``axis`` of ``x``, by one-hot selection.
 
     ``x`` is batched at axis 0 and ``idx`` has shape ``(B, k)`` with indices in range.
     """
@@ -299,7 +303,10 @@ def take_along(x: Any, idx: Any, axis: int) -> Any:
 
 
 def _batched_starts(
-    starts: Sequence[Any], dims: Sequence[Dim], axis_size: int, shape: tuple[int, ...],
+    starts: Sequence[Any],
+    dims: Sequence[Dim],
+    axis_size: int,
+    shape: tuple[int, ...],
     sizes: tuple[int, ...],
 ) -> list[Any]:
     """Start indices as int64 vectors of length B, clamped in bounds as XLA does."""
@@ -356,8 +363,10 @@ def _dynamic_update_slice_batch(
     spread = update
     for axis, start in enumerate(_batched_starts(starts, dstarts, axis_size, shape, sizes)):
         n, k = shape[axis], sizes[axis]
-        rel = lax.sub(_offsets(lax.full_like(start, 0), n, axis_size),
-                      lax.broadcast_in_dim(start, (axis_size, n), (0,)))
+        rel = lax.sub(
+            _offsets(lax.full_like(start, 0), n, axis_size),
+            lax.broadcast_in_dim(start, (axis_size, n), (0,)),
+        )
         inside = lax.and_(lax.ge(rel, lax.full_like(rel, 0)), lax.lt(rel, lax.full_like(rel, k)))
         clipped = lax.max(lax.min(rel, lax.full_like(rel, max(k - 1, 0))), lax.full_like(rel, 0))
         if k > 0:

@@ -9,6 +9,9 @@ Design rules:
   rules are tested against the typing rules instead).
 - Impl rules return NumPy arrays of exactly the dtype the typing rule
   says: NumPy's own promotion is never relied upon.
+- Floating-point results follow IEEE arithmetic, as XLA's do: NumPy's
+  warnings (overflow, division by zero, invalid) are silenced, so eager
+  ``log(0)`` is ``-inf``, not an error under ``-W error``.
 - A tracer reaching this trace has escaped its transformation.
 """
 
@@ -30,9 +33,10 @@ from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var
 Array = np.ndarray[Any, Any]
 
 
-# ``(*arrays, **params) -> array`` (a list when the primitive has multiple results).
+# ``(*arrays, **params) -> array`` (a list when the primitive has multiple results;
+# the jit call's impl takes and returns device Arrays).
 # Typed as ``Callable[..., ...]`` because each rule names its own params.
-ImplRule = Callable[..., Array | list[Array]]
+ImplRule = Callable[..., Any]
 
 
 IMPL_RULES: Final[RuleTable[ImplRule]] = RuleTable("impl (eager evaluation)")
@@ -62,7 +66,9 @@ class EvalTrace(Trace):
             return IMPL_RULES[prim](*args, **params)
         arrays = [as_array(x) for x in args]
         out_avals = abstract_eval(prim, [ShapedArray(a.shape, a.dtype) for a in arrays], params)
-        outs = IMPL_RULES[prim](*arrays, **params)
+        # IEEE results as XLA's (log(0) is -inf), never NumPy's floating-point warnings.
+        with np.errstate(all="ignore"):
+            outs = IMPL_RULES[prim](*arrays, **params)
         if prim.multiple_results:
             assert isinstance(outs, list)
             return [np.asarray(o, a.dtype) for o, a in zip(outs, out_avals, strict=True)]
@@ -105,15 +111,18 @@ def _register_numpy(prim: Primitive, fn: Any) -> None:
 def _int_div(x: Array, y: Array) -> Array:
     if x.dtype.kind in "iu":
         # C semantics (truncation toward zero), as XLA; NumPy floors instead.
-        q = np.where(y == 0, 0, np.abs(x) // np.where(y == 0, 1, np.abs(y)))
-        return np.where((x < 0) != (y < 0), -q, q).astype(x.dtype)
+        # XLA's x / 0 has every bit set (-1, or the unsigned maximum).
+        q = np.abs(x) // np.where(y == 0, 1, np.abs(y))
+        q = np.where((x < 0) != (y < 0), -q, q)
+        return np.where(y == 0, ~np.zeros_like(x), q).astype(x.dtype)
     return np.divide(x, y)
 
 
 def _rem(x: Array, y: Array) -> Array:
     if x.dtype.kind in "iu":
+        # XLA's x % 0 is x.
         safe = np.where(y == 0, 1, y)
-        return np.where(y == 0, 0, np.fmod(x, safe)).astype(x.dtype)
+        return np.where(y == 0, x, np.fmod(x, safe)).astype(x.dtype)
     return np.fmod(x, y)
 
 
@@ -125,7 +134,12 @@ def _logistic(x: Array) -> Array:
 def _round(x: Array, *, rounding_method: int) -> Array:
     if rounding_method == lax.ROUND_TO_NEAREST_EVEN:
         return np.round(x)
-    return np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5)).astype(x.dtype)
+    # x - trunc(x) is exact; x + 0.5 is not (it rounds 0.49999999999999994 up to 1,
+    # and 2**52 + 1 to even). copysign keeps the sign of zeros, as C's round.
+    whole = np.trunc(x)
+    with np.errstate(invalid="ignore"):  # inf - inf
+        up = np.abs(x - whole) >= 0.5
+    return np.copysign(np.where(up, whole + np.sign(x), whole), x).astype(x.dtype)
 
 
 def _integer_pow(x: Array, *, y: int) -> Array:
@@ -147,15 +161,38 @@ def _logical(bool_fn: Any, int_fn: Any) -> ImplRule:
 
 
 _NUMPY_ELEMENTWISE: Final = {
-    lax.add_p: np.add, lax.sub_p: np.subtract, lax.mul_p: np.multiply, lax.div_p: _int_div,
-    lax.rem_p: _rem, lax.pow_p: np.power, lax.max_p: np.maximum, lax.min_p: np.minimum,
-    lax.neg_p: np.negative, lax.sign_p: _sign, lax.abs_p: np.abs, lax.exp_p: np.exp,
-    lax.log_p: np.log, lax.log1p_p: np.log1p, lax.expm1_p: np.expm1, lax.sin_p: np.sin,
-    lax.cos_p: np.cos, lax.tan_p: np.tan, lax.tanh_p: np.tanh, lax.logistic_p: _logistic,
-    lax.sqrt_p: np.sqrt, lax.rsqrt_p: lambda x: 1 / np.sqrt(x), lax.floor_p: np.floor,
-    lax.ceil_p: np.ceil, lax.eq_p: np.equal, lax.ne_p: np.not_equal, lax.lt_p: np.less,
-    lax.le_p: np.less_equal, lax.gt_p: np.greater, lax.ge_p: np.greater_equal,
-    lax.select_p: np.where, lax.stop_gradient_p: lambda x: x,
+    lax.add_p: np.add,
+    lax.sub_p: np.subtract,
+    lax.mul_p: np.multiply,
+    lax.div_p: _int_div,
+    lax.rem_p: _rem,
+    lax.pow_p: np.power,
+    lax.max_p: np.maximum,
+    lax.min_p: np.minimum,
+    lax.neg_p: np.negative,
+    lax.sign_p: _sign,
+    lax.abs_p: np.abs,
+    lax.exp_p: np.exp,
+    lax.log_p: np.log,
+    lax.log1p_p: np.log1p,
+    lax.expm1_p: np.expm1,
+    lax.sin_p: np.sin,
+    lax.cos_p: np.cos,
+    lax.tan_p: np.tan,
+    lax.tanh_p: np.tanh,
+    lax.logistic_p: _logistic,
+    lax.sqrt_p: np.sqrt,
+    lax.rsqrt_p: lambda x: 1 / np.sqrt(x),
+    lax.floor_p: np.floor,
+    lax.ceil_p: np.ceil,
+    lax.eq_p: np.equal,
+    lax.ne_p: np.not_equal,
+    lax.lt_p: np.less,
+    lax.le_p: np.less_equal,
+    lax.gt_p: np.greater,
+    lax.ge_p: np.greater_equal,
+    lax.select_p: np.where,
+    lax.stop_gradient_p: lambda x: x,
 }
 for _prim, _fn in _NUMPY_ELEMENTWISE.items():
     _register_numpy(_prim, _fn)
@@ -169,7 +206,13 @@ IMPL_RULES.register(lax.integer_pow_p, _integer_pow)
 @IMPL_RULES.defines(lax.convert_element_type_p)
 def _convert_element_type_impl(x: Array, *, new_dtype: np.dtype[Any], weak_type: bool) -> Array:
     if new_dtype.kind in "iu" and x.dtype.kind == "f":
-        x = np.trunc(x)
+        # XLA saturates: NaN becomes 0, values out of range the nearest bound.
+        # The bounds are powers of two, exact in float64 as every float is.
+        info = np.iinfo(new_dtype)
+        whole = np.trunc(x.astype(np.float64))
+        high, low = whole >= float(info.max) + 1, whole < float(info.min)
+        inside = np.where(np.isnan(whole) | high | low, 0, whole).astype(new_dtype)
+        return np.where(high, info.max, np.where(low, info.min, inside)).astype(new_dtype)
     with np.errstate(invalid="ignore", over="ignore"):
         return x.astype(new_dtype)
 
@@ -222,9 +265,7 @@ def clamp_start_indices(
     starts: Sequence[Array], shape: tuple[int, ...], sizes: tuple[int, ...]
 ) -> list[int]:
     """XLA's rule: start indices are clamped so that the slice lies inside the operand."""
-    return [
-        int(np.clip(int(s), 0, n - k)) for s, n, k in zip(starts, shape, sizes, strict=True)
-    ]
+    return [int(np.clip(int(s), 0, n - k)) for s, n, k in zip(starts, shape, sizes, strict=True)]
 
 
 @IMPL_RULES.defines(lax.dynamic_slice_p)
@@ -325,7 +366,5 @@ def _dot_general_impl(
         lsub[i] = next(letters)
     for i in rf:
         rsub[i] = next(letters)
-    out = "".join(lsub[i] for i in lb) + "".join(lsub[i] for i in lf) + "".join(
-        rsub[i] for i in rf
-    )
+    out = "".join(lsub[i] for i in lb) + "".join(lsub[i] for i in lf) + "".join(rsub[i] for i in rf)
     return np.asarray(np.einsum(f"{''.join(lsub)},{''.join(rsub)}->{out}", lhs, rhs))

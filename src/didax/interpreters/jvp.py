@@ -44,9 +44,7 @@ class Zero:
     @staticmethod
     def like(primal_aval: ShapedArray) -> Zero:
         """The zero tangent of a primal of type ``primal_aval``."""
-        return Zero(
-            ShapedArray(primal_aval.shape, dtypes.tangent_dtype(primal_aval.dtype))
-        )
+        return Zero(ShapedArray(primal_aval.shape, dtypes.tangent_dtype(primal_aval.dtype)))
 
 
 def instantiate(t: Any) -> Any:
@@ -100,7 +98,7 @@ class JVPTrace(Trace):
     def process_primitive(
         self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
     ) -> Any:
-        primals, tangents = zip(*(self.lift(x) for x in args)) if args else ((), ())
+        primals, tangents = zip(*(self.lift(x) for x in args), strict=True) if args else ((), ())
         parent = self.parent
         assert parent is not None
         with set_current_trace(parent):
@@ -180,13 +178,35 @@ def _linear_jvp(prim: Primitive) -> None:
     JVP_RULES.register(prim, rule)
 
 
-for _p in (lax.sign_p, lax.floor_p, lax.ceil_p, lax.round_p, *lax.COMPARISONS,
-           lax.and_p, lax.or_p, lax.not_p, lax.stop_gradient_p, lax.argmax_p,
-           lax.argmin_p, lax.iota_p):
+for _p in (
+    lax.sign_p,
+    lax.floor_p,
+    lax.ceil_p,
+    lax.round_p,
+    *lax.COMPARISONS,
+    lax.and_p,
+    lax.or_p,
+    lax.not_p,
+    lax.stop_gradient_p,
+    lax.argmax_p,
+    lax.argmin_p,
+    lax.iota_p,
+):
     _zero_jvp(_p)
-for _p in (lax.neg_p, lax.broadcast_in_dim_p, lax.reshape_p, lax.transpose_p,
-           lax.squeeze_p, lax.expand_dims_p, lax.slice_p, lax.rev_p, lax.reduce_sum_p,
-           lax.cumsum_p, lax.concatenate_p, lax.pad_p):
+for _p in (
+    lax.neg_p,
+    lax.broadcast_in_dim_p,
+    lax.reshape_p,
+    lax.transpose_p,
+    lax.squeeze_p,
+    lax.expand_dims_p,
+    lax.slice_p,
+    lax.rev_p,
+    lax.reduce_sum_p,
+    lax.cumsum_p,
+    lax.concatenate_p,
+    lax.pad_p,
+):
     _linear_jvp(_p)
 
 _defjvp(lax.add_p, lambda t, x, y, out: t, lambda t, x, y, out: t)
@@ -208,8 +228,8 @@ _defjvp(
 
 def _pow_jvp_lhs(t: Any, x: Any, y: Any, out: Any) -> Any:
     # y * x ** (y - 1), written so that y == 0 gives 0 even at x == 0 (JAX).
-    one = np.ones((), get_aval(y).dtype)
-    exponent = lax.select(lax.eq(y, lax.full_like(y, 0)), lax.full_like(y, 1), lax.sub(y, one))
+    one = lax.full_like(y, 1)
+    exponent = lax.select(lax.eq(y, lax.full_like(y, 0)), one, lax.sub(y, one))
     return lax.mul(t, lax.mul(y, lax.pow(x, exponent)))
 
 
@@ -255,7 +275,8 @@ _defjvp(lax.exp_p, lambda t, x, out: lax.mul(t, out))
 _defjvp(lax.log_p, lambda t, x, out: lax.div(t, x))
 _defjvp(lax.log1p_p, lambda t, x, out: lax.div(t, lax.add(x, 1.0)))
 _defjvp(lax.expm1_p, lambda t, x, out: lax.mul(t, lax.add(out, 1.0)))
-_defjvp(lax.sin_p, lambda t, x, out: lax.mul(t, lax.cos(x)))
+# Jacobian first, tangent second, as Autodidax writes it (golden jaxprs follow the tutorial).
+_defjvp(lax.sin_p, lambda t, x, out: lax.mul(lax.cos(x), t))
 _defjvp(lax.cos_p, lambda t, x, out: lax.neg(lax.mul(t, lax.sin(x))))
 _defjvp(lax.tan_p, lambda t, x, out: lax.mul(t, lax.add(1.0, lax.mul(out, out))))
 _defjvp(lax.tanh_p, lambda t, x, out: lax.mul(t, lax.sub(1.0, lax.mul(out, out))))
@@ -293,9 +314,7 @@ def _dynamic_slice_jvp(
 
 
 @JVP_RULES.defines(lax.dynamic_update_slice_p)
-def _dynamic_update_slice_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any]
-) -> tuple[Any, Any]:
+def _dynamic_update_slice_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
     x, update, *starts = primals
     out = lax.dynamic_update_slice_p.bind(x, update, *starts)
     t_out = lax.dynamic_update_slice_p.bind(
@@ -304,8 +323,9 @@ def _dynamic_update_slice_jvp(
     return out, t_out
 
 
-def _chooser_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, axes: tuple[int, ...],
-                 prim: Primitive) -> tuple[Any, Any]:
+def _chooser_jvp(
+    primals: Sequence[Any], tangents: Sequence[Any], *, axes: tuple[int, ...], prim: Primitive
+) -> tuple[Any, Any]:
     # The tangent of a max/min is the mean of the tangents at the extremal positions.
     (x,), (t,) = primals, tangents
     out = prim.bind(x, axes=axes)

@@ -1,0 +1,114 @@
+"""Every primitive of the package has a rule in every rule table, or a written reason why not.
+
+The registry version of mypyc's exhaustive visitors: ``RULE_TABLES`` lists
+the tables, ``EXEMPT`` the gaps that are intended, each with its reason. A
+new table (transpose rules, lowering rules) joins by appending one entry to
+``RULE_TABLES``, and its intended gaps by adding entries to ``EXEMPT``.
+
+The primitives walked are those of ``ALL_PRIMITIVES`` that the package
+defines: the standard primitives plus every ``Primitive`` bound to a name at
+the top level of a ``didax.*`` module (the higher-order ones live with the
+interpreters). Primitives that tests or users create are not the package's
+concern here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Any, Final
+
+import pytest
+
+import didax
+from didax.core.lax import STANDARD_PRIMITIVES
+from didax.core.primitive import ALL_PRIMITIVES, Primitive, RuleTable
+from didax.core.typerules import ABSTRACT_EVAL
+from didax.interpreters.batching import BATCH_RULES
+from didax.interpreters.evaluation import IMPL_RULES
+from didax.interpreters.jvp import JVP_RULES
+from didax.lowering.mlir import LOWERING_RULES
+
+RULE_TABLES: Final[list[tuple[str, RuleTable[Any]]]] = [
+    ("abstract_eval", ABSTRACT_EVAL),
+    ("impl", IMPL_RULES),
+    ("jvp", JVP_RULES),
+    ("batching", BATCH_RULES),
+    ("lowering", LOWERING_RULES),
+]
+
+# (primitive name, table name) -> why that primitive needs no rule in that table.
+EXEMPT: Final[dict[tuple[str, str], str]] = {
+    ("iota", "batching"): (
+        "iota has no operands, so none is ever batched: the batching trace binds it "
+        "under its parent without looking for a rule"
+    ),
+}
+
+
+def package_primitives() -> list[Primitive]:
+    """The primitives of ``ALL_PRIMITIVES`` that didax itself defines, in registration order."""
+    defined: set[Primitive] = set(STANDARD_PRIMITIVES)
+    for info in pkgutil.walk_packages(didax.__path__, prefix="didax."):
+        module = importlib.import_module(info.name)
+        defined.update(v for v in vars(module).values() if isinstance(v, Primitive))
+    return [p for p in ALL_PRIMITIVES if p in defined]
+
+
+PRIMITIVES: Final = package_primitives()
+TABLE_NAMES: Final = [name for name, _ in RULE_TABLES]
+
+
+def test_tables_have_distinct_names() -> None:
+    assert len(set(TABLE_NAMES)) == len(TABLE_NAMES)
+    assert len({id(t) for _, t in RULE_TABLES}) == len(RULE_TABLES)
+
+
+def test_walked_primitives() -> None:
+    names = [p.name for p in PRIMITIVES]
+    assert len(set(names)) == len(names), "exemptions are keyed by name: names must be unique"
+    assert set(STANDARD_PRIMITIVES) <= set(PRIMITIVES)
+    missing = [p.name for p in STANDARD_PRIMITIVES if p not in ALL_PRIMITIVES]
+    assert not missing, f"standard primitives not registered in ALL_PRIMITIVES: {missing}"
+
+
+def test_primitives_made_outside_the_package_are_not_walked() -> None:
+    made_here = Primitive("rule_coverage_test_only")
+    assert made_here in ALL_PRIMITIVES
+    assert made_here not in package_primitives()
+
+
+@pytest.mark.parametrize(("table_name", "table"), RULE_TABLES, ids=TABLE_NAMES)
+def test_every_primitive_has_a_rule(table_name: str, table: RuleTable[Any]) -> None:
+    missing = [p.name for p in PRIMITIVES if p not in table and (p.name, table_name) not in EXEMPT]
+    assert not missing, (
+        f"primitives with no {table.interpreter} rule (register one, or add "
+        f"(name, {table_name!r}) to EXEMPT with the reason): {missing}"
+    )
+
+
+def test_exemptions_are_not_stale() -> None:
+    known = {p.name: p for p in PRIMITIVES}
+    tables = dict(RULE_TABLES)
+    stale = []
+    for (name, table_name), reason in EXEMPT.items():
+        if name not in known:
+            stale.append(f"{name}: no such primitive in the package")
+        elif table_name not in tables:
+            stale.append(f"{table_name}: no such rule table")
+        elif known[name] in tables[table_name]:
+            stale.append(f"{name} has a {table_name} rule now: drop the exemption")
+        if not reason.strip():
+            stale.append(f"({name}, {table_name}) has no written reason")
+    assert not stale, stale
+
+
+@pytest.mark.parametrize(("table_name", "table"), RULE_TABLES, ids=TABLE_NAMES)
+def test_missing_rule_names_primitive_and_interpreter(
+    table_name: str, table: RuleTable[Any]
+) -> None:
+    prim = Primitive("rule_coverage_unruled")
+    with pytest.raises(NotImplementedError) as info:
+        table[prim]
+    assert "rule_coverage_unruled" in str(info.value)
+    assert table.interpreter in str(info.value)
