@@ -28,13 +28,13 @@ from jax import tree_util
 
 from didax.core.abstract import DeviceArray, is_python_scalar
 from didax.core.cache import CacheInfo, LRUCache
-from didax.core.trace import Tracer, current_trace, get_aval
+from didax.core.trace import current_trace, get_aval
 from didax.interpreters.evaluation import EVAL_TRACE
 from didax.interpreters.jit import close_over_nothing, jit_p
 from didax.interpreters.staging import trace_to_jaxpr
 from didax.ir.jaxpr import ClosedJaxpr
 from didax.lowering.array import Array, device_put
-from didax.lowering.dispatch import Compiled, compile_cache_info, compile_jaxpr
+from didax.lowering.dispatch import Compiled, compile_cache_info, compile_jaxpr, to_buffer
 from didax.lowering.mlir import lower_to_text
 
 TRACE_CACHE_SIZE: Final = 256
@@ -42,15 +42,16 @@ TRACE_CACHE_SIZE: Final = 256
 
 @final
 class _Entry:
-    """A traced signature: its jaxpr, device constants, output tree and executable."""
+    """A traced signature: its jaxpr, constants, output tree and (eagerly) executable."""
 
-    __slots__ = ("compiled", "consts", "jaxpr", "out_tree")
+    __slots__ = ("compiled", "const_buffers", "consts", "jaxpr", "out_tree")
 
     def __init__(self, jaxpr: ClosedJaxpr, consts: tuple[Any, ...], out_tree: Any) -> None:
         self.jaxpr = jaxpr
         self.consts = consts
         self.out_tree = out_tree
         self.compiled: Compiled | None = None
+        self.const_buffers: tuple[Any, ...] = ()
 
 
 def _leaf_signature(x: Any) -> Hashable:
@@ -105,24 +106,39 @@ class Jitted:
         dyn, static_key, rebuild = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten(dyn)
         if current_trace() is EVAL_TRACE:
+            # The cache-hit path: one lookup and the XLA call.
             key = (in_tree, tuple(map(_leaf_signature, leaves)), static_key)
-            entry = self._cache.get_or_create(key, lambda: self._trace(leaves, in_tree, rebuild))
+            entry = self._cache.get(key)
+            if entry is None:
+                entry = self._cache.get_or_create(
+                    key, lambda: self._compile(leaves, in_tree, rebuild)
+                )
             compiled = entry.compiled
-            if compiled is None:
-                compiled = entry.compiled = compile_jaxpr(entry.jaxpr, self._name)
-            outs: list[Any] = compiled([*entry.consts, *leaves])
+            assert compiled is not None
+            outs: list[Any] = compiled.run(entry.const_buffers, leaves)
         else:
             entry = self._trace(leaves, in_tree, rebuild)
             outs = jit_p.bind(*entry.consts, *leaves, jaxpr=entry.jaxpr, name=self._name)
         return tree_util.tree_unflatten(entry.out_tree, outs)
+
+    def _call_unpacked(self, dyn: tuple[tuple[Any, ...], dict[str, Any]]) -> Any:
+        return self._fun(*dyn[0], **dyn[1])
+
+    def _compile(
+        self, leaves: Sequence[Any], in_tree: Any, rebuild: Callable[[Any], Any]
+    ) -> _Entry:
+        entry = self._trace(leaves, in_tree, rebuild)
+        entry.compiled = compile_jaxpr(entry.jaxpr, self._name)
+        # Constants go to the device once, not at every call.
+        entry.const_buffers = tuple(map(to_buffer, entry.consts))
+        return entry
 
     def _split(
         self, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> tuple[tuple[Any, dict[str, Any]], Hashable, Callable[[Any], Any]]:
         """(dynamic arguments, hashable static key, function of the dynamic arguments)."""
         if not self._static_nums and not self._static_names:
-            fun = self._fun
-            return (args, kwargs), (), lambda d: fun(*d[0], **d[1])
+            return (args, kwargs), (), self._call_unpacked
         static_pos = {i: a for i, a in enumerate(args) if i in self._static_nums}
         static_kw = {k: v for k, v in kwargs.items() if k in self._static_names}
         dyn_args = tuple(a for i, a in enumerate(args) if i not in self._static_nums)
@@ -156,9 +172,6 @@ class Jitted:
         avals = [get_aval(x) for x in leaves]
         closed = trace_to_jaxpr(flat_fun, avals, f"jit({self._name})")
         jaxpr, consts = close_over_nothing(closed)
-        if current_trace() is EVAL_TRACE:
-            # Constants go to the device once, not at every call.
-            consts = tuple(c if isinstance(c, Tracer) else device_put(c) for c in consts)
         return _Entry(jaxpr, consts, out_tree[0])
 
     # --- ahead of time ---------------------------------------------------------

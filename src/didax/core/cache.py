@@ -50,21 +50,19 @@ class LRUCache(Generic[V]):
         self._misses = 0
 
     def get(self, key: Hashable) -> V | None:
-        with self._lock:
-            value = self._data.get(key)
-            if value is not None:
-                self._data.move_to_end(key)
-                self._hits += 1
-            return value
-
-    def get_or_create(self, key: Hashable, create: Callable[[], V]) -> V:
-        # The hit path takes no lock: a dict lookup is atomic under the GIL,
-        # and a concurrent eviction only makes move_to_end miss.
+        """The value for ``key``, or None (a miss is not counted: ``get_or_create`` counts it)."""
+        # No lock: a dict lookup is atomic under the GIL, and a concurrent
+        # eviction only makes move_to_end miss.
         value = self._data.get(key)
         if value is not None:
             with contextlib.suppress(KeyError):
                 self._data.move_to_end(key)
             self._hits += 1
+        return value
+
+    def get_or_create(self, key: Hashable, create: Callable[[], V]) -> V:
+        value = self.get(key)
+        if value is not None:
             return value
         with self._lock:
             build_lock = self._building.setdefault(key, threading.Lock())

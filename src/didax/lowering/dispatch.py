@@ -16,8 +16,9 @@ from collections.abc import Sequence
 from typing import Any, Final, final
 
 import attrs
+from jaxlib.mlir import ir
 
-from didax.core.abstract import ShapedArray, as_array
+from didax.core.abstract import ShapedArray, as_array, is_python_scalar
 from didax.core.cache import CacheInfo, LRUCache
 from didax.interpreters.evaluation import IMPL_RULES, VALUE_IMPLS
 from didax.interpreters.jit import jit_p
@@ -25,20 +26,29 @@ from didax.ir.fingerprint import fingerprint
 from didax.ir.jaxpr import ClosedJaxpr
 from didax.lowering import xla
 from didax.lowering.array import Array
-from didax.lowering.mlir import lower_to_text
+from didax.lowering.mlir import lower_to_module
 
 
 @final
 @attrs.frozen(eq=False)
 class Compiled:
-    """An executable with the types of its results."""
+    """An executable with the types of its results, and the module it came from."""
 
     executable: xla.Executable
     out_avals: tuple[ShapedArray, ...]
-    text: str
+    module: ir.Module
+
+    @property
+    def text(self) -> str:
+        with self.module.context:
+            return str(self.module)
 
     def __call__(self, args: Sequence[Any]) -> list[Array]:
-        buffers = [to_buffer(x) for x in args]
+        return self.run((), args)
+
+    def run(self, const_buffers: Sequence[xla.Buffer], args: Sequence[Any]) -> list[Array]:
+        """Executes on constants already on the device, then ``args``."""
+        buffers = [*const_buffers, *map(to_buffer, args)]
         outs = xla.execute(self.executable, buffers)
         return [Array(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
 
@@ -55,8 +65,8 @@ def compile_jaxpr(closed: ClosedJaxpr, name: str = "main") -> Compiled:
     """The executable for ``closed`` (a jaxpr without constants), compiled at most once."""
 
     def build() -> Compiled:
-        text = lower_to_text(closed, name)
-        return Compiled(xla.compile(text), closed.out_avals, text)
+        module = lower_to_module(closed, name)
+        return Compiled(xla.compile(module), closed.out_avals, module)
 
     return COMPILE_CACHE.get_or_create(fingerprint(closed), build)
 
@@ -64,7 +74,20 @@ def compile_jaxpr(closed: ClosedJaxpr, name: str = "main") -> Compiled:
 def to_buffer(x: Any) -> xla.Buffer:
     if isinstance(x, Array):
         return x.buffer
+    if is_python_scalar(x):
+        return _scalar_buffer(x)
     return xla.to_device(as_array(x))
+
+
+# Python scalars are immutable and recur (step sizes, flags, loop bounds), so
+# their device copies are kept and reused. The key tells -0.0 from 0.0 and
+# 1 from 1.0 from True.
+_SCALAR_BUFFERS: Final[LRUCache[xla.Buffer]] = LRUCache(maxsize=256)
+
+
+def _scalar_buffer(x: bool | int | float) -> xla.Buffer:
+    key = (type(x), x.hex() if isinstance(x, float) else x)
+    return _SCALAR_BUFFERS.get_or_create(key, lambda: xla.to_device(as_array(x)))
 
 
 @IMPL_RULES.defines(jit_p)

@@ -177,7 +177,7 @@ def lower_jaxpr_body(mctx: ModuleContext, jaxpr: Jaxpr, args: Sequence[IrValue])
 
 def lower_to_module(closed: ClosedJaxpr, name: str = "main") -> ir.Module:
     """A StableHLO module whose public ``main`` computes ``closed``."""
-    with xla.make_ir_context(), ir.Location.unknown():
+    with xla.ir_context(), ir.Location.unknown():
         module = ir.Module.create()
         module.operation.attributes["sym_name"] = ir.StringAttr.get(_sanitize(name))
         _lower_function(ModuleContext(module), closed, "main", public=True)
