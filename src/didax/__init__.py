@@ -12,6 +12,12 @@ from didax import errors as errors
 from didax import lax as lax
 from didax import numpy as numpy
 from didax import tree_util as tree_util
+from didax.api.autodiff import grad as grad
+from didax.api.autodiff import hessian as hessian
+from didax.api.autodiff import jacrev as jacrev
+from didax.api.autodiff import linearize as linearize
+from didax.api.autodiff import value_and_grad as value_and_grad
+from didax.api.autodiff import vjp as vjp
 from didax.api.jit import Array as Array
 from didax.api.jit import compile_cache_info as compile_cache_info
 from didax.api.jit import device_put as device_put
@@ -30,7 +36,13 @@ __all__ = [
     "lax",
     "numpy",
     "tree_util",
+    "grad",
+    "hessian",
     "jacfwd",
+    "jacrev",
+    "linearize",
+    "value_and_grad",
+    "vjp",
     "jvp",
     "make_jaxpr",
     "vmap",

@@ -27,6 +27,7 @@ from didax.core.typerules import ABSTRACT_EVAL
 from didax.interpreters.batching import BATCH_RULES
 from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.jvp import JVP_RULES
+from didax.interpreters.transpose import TRANSPOSE_RULES
 from didax.lowering.mlir import LOWERING_RULES
 
 RULE_TABLES: Final[list[tuple[str, RuleTable[Any]]]] = [
@@ -35,6 +36,7 @@ RULE_TABLES: Final[list[tuple[str, RuleTable[Any]]]] = [
     ("jvp", JVP_RULES),
     ("batching", BATCH_RULES),
     ("lowering", LOWERING_RULES),
+    ("transpose", TRANSPOSE_RULES),
 ]
 
 # (primitive name, table name) -> why that primitive needs no rule in that table.
@@ -43,6 +45,52 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         "iota has no operands, so none is ever batched: the batching trace binds it "
         "under its parent without looking for a rule"
     ),
+    **{
+        (name, "transpose"): (
+            "not linear in any operand (or its tangent is zero), so it never has an "
+            "UndefinedPrimal operand in a linear jaxpr: linearize computes it in the "
+            "known part"
+        )
+        for name in (
+            "rem",
+            "pow",
+            "max",
+            "min",
+            "integer_pow",
+            "sign",
+            "abs",
+            "exp",
+            "log",
+            "log1p",
+            "expm1",
+            "sin",
+            "cos",
+            "tan",
+            "tanh",
+            "logistic",
+            "sqrt",
+            "rsqrt",
+            "floor",
+            "ceil",
+            "round",
+            "eq",
+            "ne",
+            "lt",
+            "le",
+            "gt",
+            "ge",
+            "and",
+            "or",
+            "not",
+            "stop_gradient",
+            "iota",
+            "reduce_max",
+            "reduce_min",
+            "reduce_prod",
+            "argmax",
+            "argmin",
+        )
+    },
 }
 
 

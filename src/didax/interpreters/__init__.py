@@ -4,6 +4,14 @@ Importing this package installs the eager-evaluation root trace and every
 interpreter's rules for the standard primitives.
 """
 
-from didax.interpreters import batching, evaluation, jvp, staging
+from didax.interpreters import (
+    batching,
+    evaluation,
+    jit,
+    jvp,
+    partial_eval,
+    staging,
+    transpose,
+)
 
-__all__ = ["batching", "evaluation", "jvp", "staging"]
+__all__ = ["batching", "evaluation", "jit", "jvp", "partial_eval", "staging", "transpose"]

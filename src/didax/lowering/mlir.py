@@ -104,15 +104,16 @@ class ModuleContext:
     def __init__(self, module: ir.Module) -> None:
         self.module = module
         self.functions: dict[Fingerprint, func.FuncOp] = {}
+        self._count = 0
 
     def function_for(self, closed: ClosedJaxpr, name: str) -> func.FuncOp:
         """The private function computing ``closed``, emitted once per equal jaxpr."""
         key = fingerprint(closed)
         fn = self.functions.get(key)
         if fn is None:
-            fn = _lower_function(
-                self, closed, f"{_sanitize(name)}_{len(self.functions)}", public=False
-            )
+            # Numbered before its body is lowered: the body may emit functions too.
+            self._count += 1
+            fn = _lower_function(self, closed, f"{_sanitize(name)}_{self._count}", public=False)
             self.functions[key] = fn
         return fn
 

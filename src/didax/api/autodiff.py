@@ -1,0 +1,293 @@
+"""Reverse mode and friends: linearize, vjp, grad, value_and_grad, jacrev, hessian.
+
+Design rules:
+- ``linearize`` is jvp + partial evaluation (``interpreters.partial_eval``);
+  ``vjp`` is linearize + transposition of the linear jaxpr
+  (``interpreters.transpose.backward_pass``); ``grad`` is vjp with a unit
+  cotangent; ``jacrev`` is vmap of vjp; ``hessian`` is jacfwd of jacrev.
+  No interpreter is written twice.
+- The backward pass binds under whatever trace is current when ``f_vjp`` is
+  called, so reverse mode composes with jit, vmap and jvp (hessians,
+  per-example gradients).
+- Only floating-point inputs are differentiable: ``grad`` rejects others with
+  a TypeError; ``vjp`` gives their cotangents dtype float0, as JAX does.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from jax import tree_util
+
+from didax.api.transformations import _argnums_tuple, _FlatFun, _input_value, jacfwd, vmap
+from didax.core import dtypes, lax
+from didax.core.abstract import ShapedArray
+from didax.core.trace import get_aval
+from didax.interpreters.evaluation import eval_jaxpr
+from didax.interpreters.jvp import Zero, instantiate
+from didax.interpreters.partial_eval import linearize_flat
+from didax.interpreters.transpose import UndefinedPrimal, backward_pass
+
+
+def _flat_inputs(primals: Sequence[Any], what: str) -> tuple[list[Any], Any]:
+    leaves, tree = tree_util.tree_flatten(tuple(primals))
+    return [_input_value(x, what) for x in leaves], tree
+
+
+def _zeros(aval: ShapedArray) -> Any:
+    return instantiate(Zero(aval))
+
+
+# --- linearize --------------------------------------------------------------------------
+
+
+def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+    """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the linear map ``J @ tangents``.
+
+    The primal computation runs once, now; ``f_jvp`` evaluates only the
+    staged linear jaxpr.
+
+    >>> import didax as dx
+    >>> y, f_jvp = dx.linearize(dx.numpy.sin, 0.0)
+    >>> f_jvp(2.0)
+    array(2.)
+    """
+    leaves, in_tree = _flat_inputs(primals, "linearize primal")
+    flat = _FlatFun(fun, in_tree)
+    outs, linear, residuals, differentiable, nonzero = linearize_flat(flat, leaves)
+    out_avals = [get_aval(o) for o in outs]
+
+    def f_jvp(*tangents: Any) -> Any:
+        t_leaves, t_tree = tree_util.tree_flatten(tuple(tangents))
+        if str(t_tree) != str(in_tree):
+            raise TypeError(
+                f"linearize: f_jvp takes tangents structured as the primals ({in_tree}), "
+                f"got {t_tree}"
+            )
+        ts = [t for t, d in zip(t_leaves, differentiable, strict=True) if d]
+        results = iter(eval_jaxpr(linear.jaxpr, [*residuals, *ts]))
+        t_outs = [
+            next(results) if nz else _zeros(Zero.like(a).aval)
+            for a, nz in zip(out_avals, nonzero, strict=True)
+        ]
+        return flat.unflatten(t_outs)
+
+    return flat.unflatten(outs), f_jvp
+
+
+# --- vjp --------------------------------------------------------------------------------
+
+
+def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """``(fun(*primals), f_vjp)``, or ``(out, f_vjp, aux)`` with ``has_aux``.
+
+    ``f_vjp(cotangent)`` returns a tuple with one cotangent per primal (the
+    transposed linear map, ``cotangent @ J``).
+
+    >>> import didax as dx
+    >>> y, f_vjp = dx.vjp(lambda x, y: x * y, 2.0, 3.0)
+    >>> f_vjp(1.0)
+    (array(3.), array(2.))
+    """
+    leaves, in_tree = _flat_inputs(primals, "vjp primal")
+    aux_box: list[Any] = []
+
+    def main(*args: Any) -> Any:
+        out = fun(*args)
+        if not has_aux:
+            return out
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise TypeError("vjp with has_aux=True needs fun to return a pair (out, aux)")
+        aux_box.append(out[1])
+        return out[0]
+
+    flat = _FlatFun(main, in_tree)
+    outs, linear, residuals, differentiable, nonzero = linearize_flat(flat, leaves)
+    in_avals = [get_aval(x) for x in leaves]
+    out_avals = [get_aval(o) for o in outs]
+    assert flat.out_tree is not None
+    out_tree = flat.out_tree
+
+    def f_vjp(cotangent: Any) -> tuple[Any, ...]:
+        ct_leaves, ct_tree = tree_util.tree_flatten(cotangent)
+        if str(ct_tree) != str(out_tree):
+            raise TypeError(
+                f"vjp: the cotangent must be structured as the output ({out_tree}), got {ct_tree}"
+            )
+        for ct, a in zip(ct_leaves, out_avals, strict=True):
+            if get_aval(ct).shape != a.shape:
+                raise ValueError(
+                    f"vjp: cotangent of shape {get_aval(ct).shape} for an output of shape {a.shape}"
+                )
+        cts = [ct for ct, nz in zip(ct_leaves, nonzero, strict=True) if nz]
+        undefined = [
+            UndefinedPrimal(a.strip_weak())
+            for a, d in zip(in_avals, differentiable, strict=True)
+            if d
+        ]
+        in_cts = iter(backward_pass(linear.jaxpr, [*residuals, *undefined], cts))
+        results = []
+        for a, d in zip(in_avals, differentiable, strict=True):
+            ct = next(in_cts) if d else Zero.like(a)
+            results.append(_zeros(ct.aval) if isinstance(ct, Zero) else ct)
+        return tuple(tree_util.tree_unflatten(in_tree, results))
+
+    out = tree_util.tree_unflatten(out_tree, outs)
+    if has_aux:
+        return out, f_vjp, aux_box[0]
+    return out, f_vjp
+
+
+# --- grad -------------------------------------------------------------------------------
+
+
+def value_and_grad(
+    fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
+    """``fun``'s value and its gradient with respect to ``argnums``.
+
+    Returns ``(value, grad)``, or ``((value, aux), grad)`` with ``has_aux``;
+    ``grad`` is a tuple when ``argnums`` is a tuple.
+
+    >>> import didax as dx
+    >>> dx.value_and_grad(lambda x: x * x)(3.0)
+    (array(9.), array(6.))
+    """
+
+    @functools.wraps(fun)
+    def value_and_grad_fun(*args: Any, **kwargs: Any) -> Any:
+        nums = _argnums_tuple(argnums, len(args), "grad")
+        for i in nums:
+            for leaf in tree_util.tree_leaves(args[i]):
+                dtype = get_aval(_input_value(leaf, "grad argument")).dtype
+                if not dtypes.is_float(dtype):
+                    raise TypeError(
+                        f"grad requires floating-point inputs, but argument {i} has an "
+                        f"input of dtype {dtype}; differentiate with respect to float "
+                        "arguments only (see argnums)"
+                    )
+
+        def partial_fun(*dyn: Any) -> Any:
+            full = list(args)
+            for i, x in zip(nums, dyn, strict=True):
+                full[i] = x
+            return fun(*full, **kwargs)
+
+        result = vjp(partial_fun, *(args[i] for i in nums), has_aux=has_aux)
+        out, f_vjp = result[0], result[1]
+        aval = get_aval(out) if not isinstance(out, (tuple, list, dict)) else None
+        if aval is None or aval.shape != ():
+            shape = aval.shape if aval is not None else type(out).__name__
+            raise TypeError(
+                f"grad requires a scalar output, but the function returned shape {shape}; "
+                "use vjp or jacrev for non-scalar outputs"
+            )
+        if not dtypes.is_float(aval.dtype):
+            raise TypeError(f"grad requires a floating-point output, got dtype {aval.dtype}")
+        grads = f_vjp(lax.full_like(out, 1.0))
+        g = grads[0] if isinstance(argnums, int) else grads
+        return ((out, result[2]), g) if has_aux else (out, g)
+
+    return value_and_grad_fun
+
+
+def grad(
+    fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
+    """The gradient of a scalar-valued ``fun`` with respect to ``argnums``.
+
+    >>> import didax as dx
+    >>> dx.grad(dx.numpy.sin)(0.0)
+    array(1.)
+    """
+    vg = value_and_grad(fun, argnums, has_aux)
+
+    @functools.wraps(fun)
+    def grad_fun(*args: Any, **kwargs: Any) -> Any:
+        (value_or_pair, g) = vg(*args, **kwargs)
+        return (g, value_or_pair[1]) if has_aux else g
+
+    return grad_fun
+
+
+# --- jacrev, hessian -------------------------------------------------------------------
+
+
+def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+    """The Jacobian of ``fun`` by reverse mode: one vjp per output element, vmapped.
+
+    Shapes and structure as ``jacfwd``: output shape + input shape.
+
+    >>> import didax as dx
+    >>> import numpy as np
+    >>> dx.jacrev(lambda x: x * x)(np.array([1.0, 2.0]))
+    array([[2., 0.],
+           [0., 4.]])
+    """
+
+    @functools.wraps(fun)
+    def jacobian(*args: Any) -> Any:
+        nums = _argnums_tuple(argnums, len(args), "jacrev")
+
+        def partial_fun(*dyn: Any) -> Any:
+            full = list(args)
+            for i, x in zip(nums, dyn, strict=True):
+                full[i] = x
+            return fun(*full)
+
+        dyn = tuple(args[i] for i in nums)
+        out, f_vjp = vjp(partial_fun, *dyn)
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        out_avals = [get_aval(o) for o in out_leaves]
+        sizes = [a.size for a in out_avals]
+        offsets = np.cumsum([0, *sizes])
+        total = int(offsets[-1])
+
+        def pullback(basis: Any) -> Any:
+            cts = [
+                lax.reshape(
+                    lax.convert_element_type(
+                        lax.slice(basis, (int(offsets[i]),), (int(offsets[i + 1]),)), a.dtype
+                    ),
+                    a.shape,
+                )
+                for i, a in enumerate(out_avals)
+            ]
+            return f_vjp(tree_util.tree_unflatten(out_tree, cts))
+
+        # per dynamic argument: a pytree of leaves of shape (total, *in_shape)
+        rows = vmap(pullback)(np.eye(total))
+
+        def per_output(k: int, a: ShapedArray) -> Any:
+            def take(leaf: Any) -> Any:
+                in_shape = get_aval(leaf).shape[1:]
+                part = lax.slice(
+                    leaf,
+                    (int(offsets[k]),) + (0,) * len(in_shape),
+                    (int(offsets[k + 1]), *in_shape),
+                )
+                return lax.reshape(part, a.shape + in_shape)
+
+            per_arg = tuple(tree_util.tree_map(take, r) for r in rows)
+            return per_arg[0] if isinstance(argnums, int) else per_arg
+
+        return tree_util.tree_unflatten(
+            out_tree, [per_output(k, a) for k, a in enumerate(out_avals)]
+        )
+
+    return jacobian
+
+
+def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+    """The Hessian of a scalar ``fun``: ``jacfwd(jacrev(fun))``.
+
+    >>> import didax as dx
+    >>> import numpy as np
+    >>> dx.hessian(lambda x: (x * x * x).sum())(np.array([1.0, 2.0]))
+    array([[ 6.,  0.],
+           [ 0., 12.]])
+    """
+    return jacfwd(jacrev(fun, argnums), argnums)

@@ -1,0 +1,572 @@
+"""Transposition: the backward pass of reverse-mode differentiation.
+
+``backward_pass`` runs a jaxpr that is linear in some of its inputs
+backwards: given a cotangent per output, it returns the cotangent of every
+linear input (Autodidax's ``eval_jaxpr_transposed``, JAX's ``backward_pass``).
+
+Design rules:
+- A linear input whose value is unknown is an ``UndefinedPrimal``; every
+  other input is a value (a constant of the linear map, e.g. a residual of
+  linearize). An equation is *linear* when any of its inputs is undefined
+  (directly, or as the result of an earlier linear equation); the others
+  are evaluated forward first, and only those the linear ones need.
+- Cotangents use the ``Zero`` of ``interpreters.jvp`` for symbolic zeros
+  and are summed with ``add_tangents``, so a zero is never materialised:
+  an equation all of whose output cotangents are zero is skipped, and the
+  jit call's transposed jaxpr takes only the nonzero cotangents as inputs
+  and returns only the nonzero ones.
+- Rules (``TRANSPOSE_RULES``) have the signature ``(ct, *args, **params)``
+  where ``ct`` is the output cotangent (a list for multiple-result
+  primitives, whose entries may be ``Zero``; a single-result rule is never
+  called with a ``Zero``) and ``args`` are the inputs, linear ones as
+  ``UndefinedPrimal``. They return one entry per input: a cotangent (or
+  ``Zero``) for an undefined input, ``None`` for a defined one.
+- Rules, and the forward evaluation, bind under the *current* trace, as
+  every interpreter here does: transposing under jit stages the backward
+  pass, and transposing under jvp or vmap differentiates or batches it,
+  which is what higher-order derivatives need.
+- Only primitives that can be linear in an operand have a rule. A rule
+  asked to transpose a use that is not linear (``mul`` of two undefined
+  operands, ``div`` by an undefined divisor) raises ``NonlinearError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final, final
+
+import attrs
+import numpy as np
+
+from didax.core import dtypes, lax
+from didax.core.abstract import ShapedArray, is_python_scalar
+from didax.core.cache import LRUCache
+from didax.core.primitive import Primitive, RuleTable
+from didax.core.trace import get_aval
+from didax.interpreters.jit import close_over_nothing, jit_p
+from didax.interpreters.jvp import Zero, add_tangents
+from didax.interpreters.staging import trace_to_jaxpr
+from didax.ir.fingerprint import fingerprint
+from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+
+
+@final
+@attrs.frozen
+class UndefinedPrimal:
+    """A linear input of a transposed function: its type is known, its value is not.
+
+    >>> from didax.core import dtypes
+    >>> UndefinedPrimal(ShapedArray((3,), dtypes.float64)).aval.str_short()
+    'f64[3]'
+    """
+
+    aval: ShapedArray
+
+
+class NonlinearError(TypeError):
+    """A primitive was asked to transpose a use in which it is not linear."""
+
+
+# ``(ct, *args, **params) -> cotangents``, one entry per arg (``None`` for a defined
+# arg). Typed as ``Callable[..., ...]`` because each rule names its own params.
+TransposeRule = Callable[..., list[Any]]
+
+
+TRANSPOSE_RULES: Final[RuleTable[TransposeRule]] = RuleTable("transpose")
+
+
+def is_undefined(x: Any) -> bool:
+    return isinstance(x, UndefinedPrimal)
+
+
+def _aval(x: Any) -> ShapedArray:
+    return x.aval if isinstance(x, UndefinedPrimal) else get_aval(x)
+
+
+def _zero_cotangent(aval: ShapedArray) -> Zero:
+    # Cotangents live in the tangent space: float0 for integers, never weak.
+    return Zero.like(aval)
+
+
+def _ct_aval(x: Any) -> ShapedArray:
+    return _zero_cotangent(_aval(x)).aval
+
+
+# --- the backward pass -------------------------------------------------------
+
+
+def backward_pass(jaxpr: Jaxpr, args: Sequence[Any], cts_out: Sequence[Any]) -> list[Any]:
+    """Transposes ``jaxpr`` with respect to its ``UndefinedPrimal`` inputs.
+
+    ``args`` has one entry per ``jaxpr.in_binders``: a value, or an
+    ``UndefinedPrimal`` for a linear input. ``cts_out`` has one cotangent
+    per output (a value of the output's type, or ``Zero``; a Python scalar
+    takes the output's dtype). Returns the cotangents of the
+    undefined inputs, in order; ``Zero`` where no cotangent reached one.
+
+    >>> import didax as dx
+    >>> import numpy as np
+    >>> closed = dx.make_jaxpr(lambda x: 3.0 * x)(1.0)
+    >>> x = UndefinedPrimal(closed.in_avals[0])
+    >>> backward_pass(closed.jaxpr, [x], [np.float64(2.0)])
+    [array(6.)]
+    """
+    if len(args) != len(jaxpr.in_binders):
+        raise ValueError(f"backward_pass: {len(args)} arguments for {len(jaxpr.in_binders)} inputs")
+    if len(cts_out) != len(jaxpr.outs):
+        raise ValueError(f"backward_pass: {len(cts_out)} cotangents for {len(jaxpr.outs)} outputs")
+
+    # Which variables carry linear (undefined) values, and which equations are linear.
+    undefined: set[Var] = {
+        v for v, a in zip(jaxpr.in_binders, args, strict=True) if isinstance(a, UndefinedPrimal)
+    }
+    linear_eqns: list[JaxprEqn] = []
+    forward_eqns: list[JaxprEqn] = []
+    for eqn in jaxpr.eqns:
+        if any(isinstance(x, Var) and x in undefined for x in eqn.inputs):
+            linear_eqns.append(eqn)
+            undefined.update(eqn.out_binders)
+        else:
+            forward_eqns.append(eqn)
+
+    # Only the forward equations that the linear ones depend on are evaluated:
+    # a linear jaxpr's other defined results (e.g. primal outputs that a
+    # partial evaluator left in it) would only be dead code in a staged
+    # backward pass.
+    needed: set[Var] = {
+        x for eqn in linear_eqns for x in eqn.inputs if isinstance(x, Var) and x not in undefined
+    }
+    live_forward: list[JaxprEqn] = []
+    for eqn in reversed(forward_eqns):
+        if any(v in needed for v in eqn.out_binders):
+            live_forward.append(eqn)
+            needed.update(x for x in eqn.inputs if isinstance(x, Var))
+    live_forward.reverse()
+
+    primal_env: dict[Var, Any] = {
+        v: a for v, a in zip(jaxpr.in_binders, args, strict=True) if v not in undefined
+    }
+
+    def read_primal(x: Atom) -> Any:
+        if isinstance(x, Literal):
+            return x.val
+        if x in undefined:
+            return UndefinedPrimal(x.aval)
+        return primal_env[x]
+
+    for eqn in live_forward:
+        outs = eqn.primitive.bind(*(read_primal(x) for x in eqn.inputs), **eqn.params)
+        if not eqn.primitive.multiple_results:
+            outs = [outs]
+        for v, o in zip(eqn.out_binders, outs, strict=True):
+            primal_env[v] = o
+
+    ct_env: dict[Var, Any] = {}
+
+    def write_cotangent(x: Atom, ct: Any) -> None:
+        # Cotangents of literals and of defined values are not wanted by anyone.
+        if ct is None or isinstance(ct, Zero) or not isinstance(x, Var) or x not in undefined:
+            return
+        ct_env[x] = add_tangents(ct_env[x], ct) if x in ct_env else ct
+
+    for x, ct in zip(jaxpr.outs, cts_out, strict=True):
+        # A Python scalar is weakly typed: it takes its output's dtype, as
+        # an operand takes its partner's.
+        if is_python_scalar(ct) and dtypes.is_float(x.aval.dtype):
+            ct = np.asarray(ct, x.aval.dtype)
+        write_cotangent(x, ct)
+
+    for eqn in reversed(linear_eqns):
+        cts = [ct_env.pop(v, None) for v in eqn.out_binders]
+        if all(ct is None for ct in cts):
+            continue  # nothing flows back through this equation
+        rule = TRANSPOSE_RULES[eqn.primitive]
+        primals_in = [read_primal(x) for x in eqn.inputs]
+        if eqn.primitive.multiple_results:
+            ct_arg: Any = [
+                _zero_cotangent(v.aval) if ct is None else ct
+                for v, ct in zip(eqn.out_binders, cts, strict=True)
+            ]
+        else:
+            (ct_arg,) = cts
+        cts_in = rule(ct_arg, *primals_in, **eqn.params)
+        if len(cts_in) != len(eqn.inputs):
+            raise ValueError(
+                f"the transpose rule of {eqn.primitive.name} returned {len(cts_in)} "
+                f"cotangents for {len(eqn.inputs)} operands"
+            )
+        for x, ct in zip(eqn.inputs, cts_in, strict=True):
+            write_cotangent(x, ct)
+
+    return [
+        ct_env.get(v, _zero_cotangent(v.aval))
+        for v, a in zip(jaxpr.in_binders, args, strict=True)
+        if isinstance(a, UndefinedPrimal)
+    ]
+
+
+def linear_transpose_flat(
+    fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray]
+) -> Callable[..., list[Any]]:
+    """The transpose of ``fun``, a function linear in all its (flat) arguments.
+
+    ``fun`` is traced once, on ``in_avals``; the result maps one cotangent
+    per output of ``fun`` to one cotangent per input (``Zero`` where none
+    flowed). Pytrees and the checking of cotangent types are the api
+    layer's job.
+
+    >>> from didax.core import dtypes, lax
+    >>> f_t = linear_transpose_flat(
+    ...     lambda x: [lax.mul(x, 2.0)], [ShapedArray((), dtypes.float64)]
+    ... )
+    >>> f_t(np.float64(1.5))
+    [array(3.)]
+    """
+    closed = trace_to_jaxpr(fun, in_avals, "linear_transpose")
+    args = [*closed.consts, *(UndefinedPrimal(a) for a in closed.in_avals)]
+
+    def transposed(*cts: Any) -> list[Any]:
+        return backward_pass(closed.jaxpr, args, cts)
+
+    return transposed
+
+
+# --- rules for the standard primitives ---------------------------------------
+
+
+def _not_linear(prim: Primitive, why: str) -> NonlinearError:
+    return NonlinearError(f"transpose of {prim.name}: {why}; the function is not linear there")
+
+
+def _zeros(aval: ShapedArray) -> Any:
+    zero = np.zeros((), aval.dtype)
+    return zero if aval.shape == () else lax.broadcast_in_dim(zero, aval.shape, ())
+
+
+@TRANSPOSE_RULES.defines(lax.add_p)
+def _add_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
+    return [ct if is_undefined(x) else None, ct if is_undefined(y) else None]
+
+
+@TRANSPOSE_RULES.defines(lax.sub_p)
+def _sub_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
+    return [ct if is_undefined(x) else None, lax.neg(ct) if is_undefined(y) else None]
+
+
+@TRANSPOSE_RULES.defines(lax.neg_p)
+def _neg_transpose(ct: Any, x: Any) -> list[Any]:
+    return [lax.neg(ct)]
+
+
+@TRANSPOSE_RULES.defines(lax.mul_p)
+def _mul_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
+    if is_undefined(x) and is_undefined(y):
+        raise _not_linear(lax.mul_p, "both factors are linear inputs")
+    if is_undefined(x):
+        return [lax.mul(ct, y), None]
+    return [None, lax.mul(x, ct)]
+
+
+@TRANSPOSE_RULES.defines(lax.div_p)
+def _div_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
+    if is_undefined(y):
+        raise _not_linear(lax.div_p, "the divisor is a linear input")
+    return [lax.div(ct, y), None]
+
+
+@TRANSPOSE_RULES.defines(lax.convert_element_type_p)
+def _convert_element_type_transpose(
+    ct: Any, x: Any, *, new_dtype: np.dtype[Any], weak_type: bool
+) -> list[Any]:
+    # Only float-to-float conversions are linear; the others have zero
+    # derivatives, so a linear program never applies them to a linear value.
+    old = x.aval
+    if not (dtypes.is_float(old.dtype) and dtypes.is_float(new_dtype)):
+        raise _not_linear(
+            lax.convert_element_type_p, f"a conversion from {old.dtype} to {new_dtype}"
+        )
+    return [lax.convert_element_type(ct, old.dtype, old.weak_type)]
+
+
+@TRANSPOSE_RULES.defines(lax.select_p)
+def _select_transpose(ct: Any, pred: Any, on_true: Any, on_false: Any) -> list[Any]:
+    if is_undefined(pred):
+        raise _not_linear(lax.select_p, "the predicate is a linear input")
+    zeros = _zeros(_aval(ct)) if is_undefined(on_true) or is_undefined(on_false) else None
+    return [
+        None,
+        lax.select(pred, ct, zeros) if is_undefined(on_true) else None,
+        lax.select(pred, zeros, ct) if is_undefined(on_false) else None,
+    ]
+
+
+@TRANSPOSE_RULES.defines(lax.reduce_sum_p)
+def _reduce_sum_transpose(ct: Any, x: Any, *, axes: tuple[int, ...]) -> list[Any]:
+    shape = x.aval.shape
+    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    return [lax.broadcast_in_dim(ct, shape, kept)]
+
+
+@TRANSPOSE_RULES.defines(lax.broadcast_in_dim_p)
+def _broadcast_in_dim_transpose(
+    ct: Any, x: Any, *, shape: tuple[int, ...], broadcast_dimensions: tuple[int, ...]
+) -> list[Any]:
+    # Sum over the new axes and over the operand's size-1 axes that were
+    # stretched; the stretched ones come back as size-1 axes.
+    in_shape = x.aval.shape
+    stretched = tuple(
+        i for i, d in enumerate(broadcast_dimensions) if in_shape[i] == 1 and shape[d] != 1
+    )
+    new_axes = tuple(d for d in range(len(shape)) if d not in broadcast_dimensions)
+    summed = tuple(sorted(new_axes + tuple(broadcast_dimensions[i] for i in stretched)))
+    out = lax.reduce_sum(ct, summed) if summed else ct
+    if stretched:
+        out = lax.expand_dims(out, stretched)
+    return [out]
+
+
+@TRANSPOSE_RULES.defines(lax.reshape_p)
+def _reshape_transpose(ct: Any, x: Any, *, new_sizes: tuple[int, ...]) -> list[Any]:
+    return [lax.reshape(ct, x.aval.shape)]
+
+
+@TRANSPOSE_RULES.defines(lax.transpose_p)
+def _transpose_transpose(ct: Any, x: Any, *, permutation: tuple[int, ...]) -> list[Any]:
+    return [lax.transpose(ct, tuple(int(i) for i in np.argsort(permutation)))]
+
+
+@TRANSPOSE_RULES.defines(lax.squeeze_p)
+def _squeeze_transpose(ct: Any, x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
+    return [lax.expand_dims(ct, dimensions)]
+
+
+@TRANSPOSE_RULES.defines(lax.expand_dims_p)
+def _expand_dims_transpose(ct: Any, x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
+    return [lax.squeeze(ct, dimensions)]
+
+
+@TRANSPOSE_RULES.defines(lax.rev_p)
+def _rev_transpose(ct: Any, x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
+    return [lax.rev(ct, dimensions)]
+
+
+@TRANSPOSE_RULES.defines(lax.cumsum_p)
+def _cumsum_transpose(ct: Any, x: Any, *, axis: int, reverse: bool) -> list[Any]:
+    # Each input feeds the partial sums at and after it (before it, reversed).
+    return [lax.cumsum(ct, axis, reverse=not reverse)]
+
+
+@TRANSPOSE_RULES.defines(lax.slice_p)
+def _slice_transpose(
+    ct: Any,
+    x: Any,
+    *,
+    start_indices: tuple[int, ...],
+    limit_indices: tuple[int, ...],
+    strides: tuple[int, ...],
+) -> list[Any]:
+    # Scatter back by padding with zeros: ``start`` before, the skipped
+    # elements of a stride as interior padding, and after the last element
+    # taken whatever is left (limit - 1 may not be on the stride).
+    config = []
+    for start, stride, n_out, n in zip(
+        start_indices, strides, _aval(ct).shape, x.aval.shape, strict=True
+    ):
+        end = start + (n_out - 1) * stride + 1 if n_out else start
+        config.append((start, n - end, stride - 1))
+    return [lax.pad(ct, np.zeros((), _aval(ct).dtype), config)]
+
+
+@TRANSPOSE_RULES.defines(lax.pad_p)
+def _pad_transpose(
+    ct: Any, x: Any, padding_value: Any, *, padding_config: tuple[tuple[int, int, int], ...]
+) -> list[Any]:
+    # The operand's cotangent: undo the edge padding (negative edges were
+    # crops, whose elements get zeros), then take every (interior + 1)-th.
+    def operand_ct() -> Any:
+        unpad = [(-lo, -hi, 0) for lo, hi, _ in padding_config]
+        unpadded = lax.pad(ct, np.zeros((), _aval(ct).dtype), unpad)
+        shape = _aval(unpadded).shape
+        return lax.slice(
+            unpadded, (0,) * len(shape), shape, tuple(i + 1 for _, _, i in padding_config)
+        )
+
+    # The padding value's cotangent needs the operand's, even for a defined operand.
+    t_operand = operand_ct() if is_undefined(x) or is_undefined(padding_value) else None
+    t_padding = None
+    if is_undefined(padding_value):
+        # Every output element that is not the operand's is the padding value.
+        def total(v: Any) -> Any:
+            return lax.reduce_sum(v, tuple(range(_aval(v).ndim)))
+
+        t_padding = lax.sub(total(ct), total(t_operand))
+    return [t_operand if is_undefined(x) else None, t_padding]
+
+
+@TRANSPOSE_RULES.defines(lax.concatenate_p)
+def _concatenate_transpose(ct: Any, *xs: Any, dimension: int) -> list[Any]:
+    shape = _aval(ct).shape
+    cts: list[Any] = []
+    offset = 0
+    for x in xs:
+        size = _aval(x).shape[dimension]
+        if is_undefined(x):
+            start = tuple(offset if d == dimension else 0 for d in range(len(shape)))
+            limit = tuple(offset + size if d == dimension else n for d, n in enumerate(shape))
+            cts.append(lax.slice(ct, start, limit))
+        else:
+            cts.append(None)
+        offset += size
+    return cts
+
+
+@TRANSPOSE_RULES.defines(lax.dynamic_slice_p)
+def _dynamic_slice_transpose(
+    ct: Any, x: Any, *starts: Any, slice_sizes: tuple[int, ...]
+) -> list[Any]:
+    if any(is_undefined(i) for i in starts):
+        raise _not_linear(lax.dynamic_slice_p, "a start index is a linear input")
+    # dynamic_update_slice clamps its start indices exactly as dynamic_slice does.
+    operand_ct = lax.dynamic_update_slice(_zeros(_ct_aval(x)), ct, starts)
+    return [operand_ct, *(None for _ in starts)]
+
+
+@TRANSPOSE_RULES.defines(lax.dynamic_update_slice_p)
+def _dynamic_update_slice_transpose(ct: Any, x: Any, update: Any, *starts: Any) -> list[Any]:
+    if any(is_undefined(i) for i in starts):
+        raise _not_linear(lax.dynamic_update_slice_p, "a start index is a linear input")
+    update_shape = _aval(update).shape
+    operand_ct = (
+        lax.dynamic_update_slice(ct, _zeros(_ct_aval(update)), starts) if is_undefined(x) else None
+    )
+    update_ct = lax.dynamic_slice(ct, starts, update_shape) if is_undefined(update) else None
+    return [operand_ct, update_ct, *(None for _ in starts)]
+
+
+@TRANSPOSE_RULES.defines(lax.dot_general_p)
+def _dot_general_transpose(
+    ct: Any, lhs: Any, rhs: Any, *, dimension_numbers: lax.DotDimensionNumbers
+) -> list[Any]:
+    if is_undefined(lhs) and is_undefined(rhs):
+        raise _not_linear(lax.dot_general_p, "both operands are linear inputs")
+    (lc, rc), (lb, rb) = dimension_numbers
+    if is_undefined(lhs):
+        return [_dot_general_transpose_lhs(ct, lhs, rhs, lc, rc, lb, rb, swap_ans=False), None]
+    return [None, _dot_general_transpose_lhs(ct, rhs, lhs, rc, lc, rb, lb, swap_ans=True)]
+
+
+def _dot_general_transpose_lhs(
+    ct: Any,
+    x: Any,
+    y: Any,
+    x_contract: tuple[int, ...],
+    y_contract: tuple[int, ...],
+    x_batch: tuple[int, ...],
+    y_batch: tuple[int, ...],
+    *,
+    swap_ans: bool,
+) -> Any:
+    """The cotangent of ``x`` in ``dot_general(x, y)`` (``y, x`` when ``swap_ans``).
+
+    ``ct``'s axes are (batch, lhs free, rhs free). Contracting ``ct``'s axes
+    of ``y``'s free part with ``y``'s free axes, batched over the batch axes,
+    gives (batch, ``x``'s free axes, ``y``'s contracting axes in increasing
+    order); the last group are ``x``'s contracting axes in the order of
+    their partners in ``y``. A transpose puts every axis where ``x`` has it.
+    """
+    x_ndim, y_ndim = _aval(x).ndim, _aval(y).ndim
+    x_kept = [i for i in range(x_ndim) if i not in x_contract and i not in x_batch]
+    y_kept = [i for i in range(y_ndim) if i not in y_contract and i not in y_batch]
+    nb = len(x_batch)
+    ct_batch = tuple(range(nb))
+    if swap_ans:  # ct is (batch, y free, x free)
+        ct_y = tuple(range(nb, nb + len(y_kept)))
+    else:  # ct is (batch, x free, y free)
+        ct_y = tuple(range(nb + len(x_kept), nb + len(x_kept) + len(y_kept)))
+    dims = ((ct_y, tuple(y_kept)), (ct_batch, tuple(y_batch)))
+    out = lax.dot_general(ct, y, dims)
+    x_contract_by_y = [x_contract[k] for k in np.argsort(y_contract)]
+    produced = [*x_batch, *x_kept, *x_contract_by_y]
+    permutation = tuple(int(i) for i in np.argsort(produced))
+    if permutation == tuple(range(x_ndim)):
+        return out
+    return lax.transpose(out, permutation)
+
+
+# --- the jit call -----------------------------------------------------------
+
+
+_TRANSPOSE_JAXPRS: Final[LRUCache[tuple[ClosedJaxpr, tuple[bool, ...]]]] = LRUCache(maxsize=512)
+
+
+def transpose_jaxpr(
+    closed: ClosedJaxpr, linear: Sequence[bool], ct_nonzero: Sequence[bool]
+) -> tuple[ClosedJaxpr, tuple[bool, ...]]:
+    """The jaxpr ``(defined inputs, nonzero output cotangents) -> nonzero input cotangents``.
+
+    ``closed`` must have no constants (close it over nothing first: a
+    constant is then a defined input). ``linear`` marks its linear inputs,
+    ``ct_nonzero`` its outputs whose cotangent is not a symbolic zero; only
+    those cotangents are inputs of the result. Also returns, per linear
+    input, whether its cotangent is nonzero (only those are outputs).
+    Cached by fingerprint, like the jit call's jvp and vmap jaxprs.
+    """
+    if closed.consts:
+        raise ValueError("transpose_jaxpr: close the jaxpr over nothing first")
+    if len(linear) != len(closed.in_avals) or len(ct_nonzero) != len(closed.out_avals):
+        raise ValueError("transpose_jaxpr: one flag per input and per output is needed")
+    key = (fingerprint(closed), tuple(linear), tuple(ct_nonzero))
+    return _TRANSPOSE_JAXPRS.get_or_create(
+        key, lambda: _build_transpose_jaxpr(closed, linear, ct_nonzero)
+    )
+
+
+def _build_transpose_jaxpr(
+    closed: ClosedJaxpr, linear: Sequence[bool], ct_nonzero: Sequence[bool]
+) -> tuple[ClosedJaxpr, tuple[bool, ...]]:
+    in_avals, out_avals = closed.in_avals, closed.out_avals
+    defined_avals = [a for a, lin in zip(in_avals, linear, strict=True) if not lin]
+    ct_avals = [_zero_cotangent(a).aval for a, nz in zip(out_avals, ct_nonzero, strict=True) if nz]
+    out_nonzero: list[bool] = []
+
+    def fun(*ins: Any) -> list[Any]:
+        defined = iter(ins[: len(defined_avals)])
+        nz_cts = iter(ins[len(defined_avals) :])
+        args = [
+            UndefinedPrimal(a) if lin else next(defined)
+            for a, lin in zip(in_avals, linear, strict=True)
+        ]
+        cts = [
+            next(nz_cts) if nz else _zero_cotangent(a)
+            for a, nz in zip(out_avals, ct_nonzero, strict=True)
+        ]
+        cts_in = backward_pass(closed.jaxpr, args, cts)
+        out_nonzero[:] = [not isinstance(c, Zero) for c in cts_in]
+        return [c for c in cts_in if not isinstance(c, Zero)]
+
+    transposed = trace_to_jaxpr(fun, [*defined_avals, *ct_avals], "jit")
+    return transposed, tuple(out_nonzero)
+
+
+@TRANSPOSE_RULES.defines(jit_p)
+def _jit_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, name: str) -> list[Any]:
+    body, consts = close_over_nothing(jaxpr)
+    all_args = [*consts, *args]
+    linear = [is_undefined(a) for a in all_args]
+    ct_nonzero = [not isinstance(c, Zero) for c in cts]
+    t_closed, out_nonzero = transpose_jaxpr(body, linear, ct_nonzero)
+    outs: list[Any] = []
+    if any(out_nonzero):
+        t_body, t_consts = close_over_nothing(t_closed)
+        defined = [a for a in all_args if not is_undefined(a)]
+        nz_cts = [c for c in cts if not isinstance(c, Zero)]
+        outs = jit_p.bind(*t_consts, *defined, *nz_cts, jaxpr=t_body, name=f"transpose({name})")
+    nz_outs = iter(outs)
+    flags = iter(out_nonzero)
+    result: list[Any] = []
+    for a in args:
+        if is_undefined(a):
+            result.append(next(nz_outs) if next(flags) else _zero_cotangent(a.aval))
+        else:
+            result.append(None)
+    return result
