@@ -52,7 +52,7 @@ def test_compile_transfer_execute_round_trip(dtype: str) -> None:
     buf = xla.to_device(x)
     assert xla.is_buffer(buf)
     np.testing.assert_array_equal(xla.to_host(buf), x)  # 64-bit values survive the transfer
-    (out,) = xla.execute(exe, [buf, buf])
+    (out,) = xla.execute(exe, [buf, buf], xla.result_handlers([(x.shape, x.dtype)]))
     xla.block_until_ready(out)
     result = xla.to_host(out)
     assert result.dtype == dtype

@@ -7,7 +7,6 @@ thread-safe, with ``info()`` (hits, misses, currsize) and ``clear()``.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -55,8 +54,10 @@ class LRUCache(Generic[V]):
         # eviction only makes move_to_end miss.
         value = self._data.get(key)
         if value is not None:
-            with contextlib.suppress(KeyError):
+            try:  # noqa: SIM105 - contextlib.suppress costs ~1 µs on the jit hit path
                 self._data.move_to_end(key)
+            except KeyError:
+                pass
             self._hits += 1
         return value
 

@@ -37,6 +37,11 @@ class Compiled:
     executable: xla.Executable
     out_avals: tuple[ShapedArray, ...]
     module: ir.Module
+    handlers: list[xla.ResultHandler] = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        handlers = xla.result_handlers([(a.shape, a.dtype) for a in self.out_avals])
+        object.__setattr__(self, "handlers", handlers)
 
     @property
     def text(self) -> str:
@@ -49,7 +54,7 @@ class Compiled:
     def run(self, const_buffers: Sequence[xla.Buffer], args: Sequence[Any]) -> list[Array]:
         """Executes on constants already on the device, then ``args``."""
         buffers = [*const_buffers, *map(to_buffer, args)]
-        outs = xla.execute(self.executable, buffers)
+        outs = xla.execute(self.executable, buffers, self.handlers)
         return [Array(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
 
 
