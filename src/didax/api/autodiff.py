@@ -93,23 +93,28 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     (array(3.), array(2.))
     """
     leaves, in_tree = _flat_inputs(primals, "vjp primal")
-    aux_box: list[Any] = []
 
     def main(*args: Any) -> Any:
         out = fun(*args)
-        if not has_aux:
-            return out
-        if not (isinstance(out, tuple) and len(out) == 2):
+        if has_aux and not (isinstance(out, tuple) and len(out) == 2):
             raise TypeError("vjp with has_aux=True needs fun to return a pair (out, aux)")
-        aux_box.append(out[1])
-        return out[0]
+        return out
 
+    # With has_aux, aux is an output too: linearize hands back its primal value
+    # (never a tracer of its own trace), and its cotangent is always zero.
     flat = _FlatFun(main, in_tree)
     outs, linear, residuals, differentiable, nonzero = linearize_flat(flat, leaves)
-    in_avals = [get_aval(x) for x in leaves]
-    out_avals = [get_aval(o) for o in outs]
     assert flat.out_tree is not None
-    out_tree = flat.out_tree
+    # jaxlib's PyTreeDef is untyped for mypy: Any.
+    out_tree: Any
+    aux_tree: Any
+    if has_aux:
+        out_tree, aux_tree = tree_util.treedef_children(flat.out_tree)
+    else:
+        out_tree, aux_tree = flat.out_tree, None
+    num_out: int = out_tree.num_leaves
+    in_avals = [get_aval(x) for x in leaves]
+    out_avals = [get_aval(o) for o in outs[:num_out]]
 
     def f_vjp(cotangent: Any) -> tuple[Any, ...]:
         ct_leaves, ct_tree = tree_util.tree_flatten(cotangent)
@@ -122,7 +127,8 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
                 raise ValueError(
                     f"vjp: cotangent of shape {get_aval(ct).shape} for an output of shape {a.shape}"
                 )
-        cts = [ct for ct, nz in zip(ct_leaves, nonzero, strict=True) if nz]
+        all_cts = [*ct_leaves, *(Zero.like(get_aval(o)) for o in outs[num_out:])]
+        cts = [ct for ct, nz in zip(all_cts, nonzero, strict=True) if nz]
         undefined = [
             UndefinedPrimal(a.strip_weak())
             for a, d in zip(in_avals, differentiable, strict=True)
@@ -135,9 +141,9 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
             results.append(_zeros(ct.aval) if isinstance(ct, Zero) else ct)
         return tuple(tree_util.tree_unflatten(in_tree, results))
 
-    out = tree_util.tree_unflatten(out_tree, outs)
-    if has_aux:
-        return out, f_vjp, aux_box[0]
+    out = tree_util.tree_unflatten(out_tree, outs[:num_out])
+    if aux_tree is not None:
+        return out, f_vjp, tree_util.tree_unflatten(aux_tree, outs[num_out:])
     return out, f_vjp
 
 
