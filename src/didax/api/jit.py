@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Final, cast, final, overload
 
@@ -98,7 +97,6 @@ class Jitted:
             names + tuple(positional[i] for i in nums if 0 <= i < len(positional))
         )
         self._cache: LRUCache[_Entry] = LRUCache(maxsize=TRACE_CACHE_SIZE)
-        self._lock = threading.Lock()
 
     # --- calling ---------------------------------------------------------------
 

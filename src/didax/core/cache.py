@@ -72,12 +72,18 @@ class LRUCache(Generic[V]):
                 if key in self._data:  # another thread built it while we waited
                     self._hits += 1
                     return self._data[key]
-            value = create()
+            try:
+                value = create()
+            except BaseException:  # the next caller tries again
+                with self._lock:
+                    self._building.pop(key, None)
+                raise
             with self._lock:
                 self._misses += 1
                 self._data[key] = value
                 while len(self._data) > self.maxsize:
                     self._data.popitem(last=False)
+                # Only now: a caller arriving from here on finds the value.
                 self._building.pop(key, None)
             return value
 
