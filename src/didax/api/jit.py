@@ -25,7 +25,7 @@ from typing import Any, Final, cast, final, overload
 import numpy as np
 from jax import tree_util
 
-from didax.core.abstract import DeviceArray, is_python_scalar
+from didax.core.abstract import DeviceArray, ShapedArray, is_python_scalar
 from didax.core.cache import CacheInfo, LRUCache
 from didax.core.trace import current_trace, get_aval
 from didax.interpreters.evaluation import EVAL_TRACE
@@ -54,18 +54,24 @@ class _Entry:
 
 
 def _leaf_signature(x: Any) -> Hashable:
-    """What tracing depends on about a leaf: its type (shape, dtype, weakness)."""
-    # NumPy arrays and device Arrays of one type share a signature.
+    """What tracing depends on about a leaf: its type (shape, dtype, weakness).
+
+    A device Array's signature is its aval, an object its Compiled shares
+    among all its results (equal and usually identical keys: the cheapest
+    dict hit); a NumPy array of the same type has an equal signature.
+    """
+    if isinstance(x, DeviceArray):
+        return x.aval
     t = type(x)
     if t is np.ndarray:
-        return (x.shape, x.dtype, False)
-    if isinstance(x, DeviceArray):
-        aval = x.aval
-        return (aval.shape, aval.dtype, aval.weak_type)
+        return ShapedArray(x.shape, x.dtype)
     if is_python_scalar(x):
         return cast(Hashable, t)
-    aval = get_aval(x)
-    return (aval.shape, aval.dtype, aval.weak_type)
+    return get_aval(x)
+
+
+def _is_array_leaf(x: Any) -> bool:
+    return isinstance(x, (DeviceArray, np.ndarray, float, int))
 
 
 class Jitted:
@@ -101,13 +107,22 @@ class Jitted:
     # --- calling ---------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        dyn, static_key, rebuild = self._split(args, kwargs)
-        leaves, in_tree = tree_util.tree_flatten(dyn)
         if current_trace() is EVAL_TRACE:
-            # The cache-hit path: one lookup and the XLA call.
-            key = (in_tree, tuple(map(_leaf_signature, leaves)), static_key)
-            entry = self._cache.get(key)
+            # The cache-hit path: one lookup and the XLA call. Positional
+            # array arguments (the common case) skip pytree flattening: their
+            # key names only how many there are.
+            if not kwargs and not self._static_nums and all(map(_is_array_leaf, args)):
+                key: Hashable = (len(args), tuple(map(_leaf_signature, args)))
+                entry = self._cache.get(key)
+                leaves: Sequence[Any] = args
+            else:
+                dyn, static_key, rebuild = self._split(args, kwargs)
+                leaves, in_tree = tree_util.tree_flatten(dyn)
+                key = (in_tree, tuple(map(_leaf_signature, leaves)), static_key)
+                entry = self._cache.get(key)
             if entry is None:
+                dyn, _, rebuild = self._split(args, kwargs)
+                leaves, in_tree = tree_util.tree_flatten(dyn)
                 entry = self._cache.get_or_create(
                     key, lambda: self._compile(leaves, in_tree, rebuild)
                 )
@@ -115,6 +130,8 @@ class Jitted:
             assert compiled is not None
             outs: list[Any] = compiled.run(entry.const_buffers, leaves)
         else:
+            dyn, static_key, rebuild = self._split(args, kwargs)
+            leaves, in_tree = tree_util.tree_flatten(dyn)
             entry = self._trace(leaves, in_tree, rebuild)
             outs = jit_p.bind(*entry.consts, *leaves, jaxpr=entry.jaxpr, name=self._name)
         return tree_util.tree_unflatten(entry.out_tree, outs)
