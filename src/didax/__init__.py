@@ -5,10 +5,12 @@
     (array(9.), array(6.))
 
 The public names live here and in ``didax.numpy``, ``didax.lax``,
-``didax.tree_util`` and ``didax.errors``; everything else is internal.
+``didax.tree_util``, ``didax.errors`` and ``didax.extend``; everything else
+is internal.
 """
 
 from didax import errors as errors
+from didax import extend as extend
 from didax import lax as lax
 from didax import numpy as numpy
 from didax import tree_util as tree_util
@@ -33,6 +35,7 @@ __all__ = [
     "device_put",
     "jit",
     "errors",
+    "extend",
     "lax",
     "numpy",
     "tree_util",

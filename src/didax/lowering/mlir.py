@@ -20,7 +20,7 @@ from typing import Any, Final, cast, final
 
 import attrs
 import numpy as np
-from jaxlib.mlir import ir
+from jaxlib.mlir import ir as ir  # re-exported for didax.extend.lowering
 from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
 
@@ -35,6 +35,9 @@ from didax.lowering import xla
 # because each rule names its own params.
 IrValue = Any  # jaxlib.mlir.ir.Value (generic in jaxlib's stubs, not at runtime)
 LoweringRule = Callable[..., Sequence[IrValue]]
+
+# The StableHLO dialect, re-exported for rules written outside (didax.extend.lowering).
+stablehlo: Final = hlo
 
 LOWERING_RULES: Final[RuleTable[LoweringRule]] = RuleTable("lowering (StableHLO)")
 
