@@ -22,7 +22,15 @@ from typing import Any
 import numpy as np
 from jax import tree_util
 
-from didax.api.transformations import _argnums_tuple, _FlatFun, _input_value, jacfwd, vmap
+from didax.api.transformations import (
+    _argnums_tuple,
+    _FlatFun,
+    _input_value,
+    jacfwd,
+    partial_at,
+    split_basis,
+    vmap,
+)
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.trace import get_aval
@@ -176,13 +184,9 @@ def value_and_grad(
                         "arguments only (see argnums)"
                     )
 
-        def partial_fun(*dyn: Any) -> Any:
-            full = list(args)
-            for i, x in zip(nums, dyn, strict=True):
-                full[i] = x
-            return fun(*full, **kwargs)
-
-        result = vjp(partial_fun, *(args[i] for i in nums), has_aux=has_aux)
+        result = vjp(
+            partial_at(fun, args, nums, **kwargs), *(args[i] for i in nums), has_aux=has_aux
+        )
         out, f_vjp = result[0], result[1]
         aval = get_aval(out) if not isinstance(out, (tuple, list, dict)) else None
         if aval is None or aval.shape != ():
@@ -238,14 +242,8 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
     def jacobian(*args: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args), "jacrev")
 
-        def partial_fun(*dyn: Any) -> Any:
-            full = list(args)
-            for i, x in zip(nums, dyn, strict=True):
-                full[i] = x
-            return fun(*full)
-
         dyn = tuple(args[i] for i in nums)
-        out, f_vjp = vjp(partial_fun, *dyn)
+        out, f_vjp = vjp(partial_at(fun, args, nums), *dyn)
         out_leaves, out_tree = tree_util.tree_flatten(out)
         out_avals = [get_aval(o) for o in out_leaves]
         sizes = [a.size for a in out_avals]
@@ -253,16 +251,7 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
         total = int(offsets[-1])
 
         def pullback(basis: Any) -> Any:
-            cts = [
-                lax.reshape(
-                    lax.convert_element_type(
-                        lax.slice(basis, (int(offsets[i]),), (int(offsets[i + 1]),)), a.dtype
-                    ),
-                    a.shape,
-                )
-                for i, a in enumerate(out_avals)
-            ]
-            return f_vjp(tree_util.tree_unflatten(out_tree, cts))
+            return f_vjp(tree_util.tree_unflatten(out_tree, split_basis(basis, out_avals)))
 
         # per dynamic argument: a pytree of leaves of shape (total, *in_shape)
         rows = vmap(pullback)(np.eye(total))

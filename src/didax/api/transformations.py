@@ -232,6 +232,31 @@ def _argnums_tuple(argnums: int | Sequence[int], nargs: int, what: str) -> tuple
     return tuple(i % nargs for i in nums)
 
 
+def partial_at(
+    fun: Callable[..., Any], args: Sequence[Any], positions: Sequence[int], **kwargs: Any
+) -> Callable[..., Any]:
+    """``fun`` as a function of ``args[positions]`` only, the other arguments fixed."""
+
+    def partial_fun(*chosen: Any) -> Any:
+        full = list(args)
+        for i, x in zip(positions, chosen, strict=True):
+            full[i] = x
+        return fun(*full, **kwargs)
+
+    return partial_fun
+
+
+def split_basis(basis: Any, avals: Sequence[ShapedArray]) -> list[Any]:
+    """Cuts a flat basis vector into one array per aval (consecutive slices, reshaped, cast)."""
+    parts = []
+    start = 0
+    for a in avals:
+        piece = lax.slice(basis, (start,), (start + a.size,))
+        parts.append(lax.reshape(lax.convert_element_type(piece, a.dtype), a.shape))
+        start += a.size
+    return parts
+
+
 def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
     """The Jacobian of ``fun`` by forward mode: one jvp per input element, vmapped.
 
@@ -262,23 +287,15 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
         total = sum(sizes)
         offsets = np.cumsum([0, *sizes])
 
-        def with_dyn(dyn_args: Sequence[Any]) -> Any:
-            full = list(args)
-            for i, x in zip(nums, tree_util.tree_unflatten(dyn_tree, list(dyn_args)), strict=True):
-                full[i] = x
-            return fun(*full)
+        with_dyn = partial_at(fun, args, nums)
 
         def pushforward(basis: Any) -> Any:
-            tangents = [
-                lax.reshape(
-                    lax.convert_element_type(
-                        lax.slice(basis, (int(offsets[i]),), (int(offsets[i + 1]),)), a.dtype
-                    ),
-                    a.shape,
-                )
-                for i, a in enumerate(avals)
-            ]
-            return jvp(lambda *xs: with_dyn(xs), tuple(dyn_leaves), tuple(tangents))[1]
+            tangents = split_basis(basis, avals)
+
+            def of_leaves(*xs: Any) -> Any:
+                return with_dyn(*tree_util.tree_unflatten(dyn_tree, list(xs)))
+
+            return jvp(of_leaves, tuple(dyn_leaves), tuple(tangents))[1]
 
         jac = vmap(pushforward, out_axes=-1)(np.eye(total))
 
@@ -324,12 +341,7 @@ def make_jaxpr(
         nums = {i % len(args) for i in static} if args else set()
         dyn_idx = [i for i in range(len(args)) if i not in nums]
 
-        def with_static(*dyn: Any) -> Any:
-            full = list(args)
-            for i, x in zip(dyn_idx, dyn, strict=True):
-                full[i] = x
-            return fun(*full)
-
+        with_static = partial_at(fun, args, dyn_idx)
         leaves, in_tree = tree_util.tree_flatten(tuple(args[i] for i in dyn_idx))
         avals = [get_aval(_input_value(x, "make_jaxpr argument")) for x in leaves]
         flat = _FlatFun(with_static, in_tree)
