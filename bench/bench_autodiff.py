@@ -121,6 +121,8 @@ def _chain(add: Callable[[Any, Any], Any], mul: Callable[[Any, Any], Any], n: in
 def _chain_call(impl: Impl, n: int, grad: bool) -> Callable[[], Any]:
     """The timed call; a two-link chain runs first, so JAX has compiled its per-op kernels."""
     transform: Callable[..., Any]
+    add: Callable[[Any, Any], Any]
+    mul: Callable[[Any, Any], Any]
     if impl == "didax":
         add, mul, transform = dlax.add, dlax.mul, dx.grad
         args: tuple[Any, Any] = (np.float32(A), np.float32(Z0))

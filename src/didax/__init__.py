@@ -6,7 +6,8 @@
 
 The public names live here and in ``didax.numpy``, ``didax.lax``,
 ``didax.tree_util``, ``didax.errors`` and ``didax.extend``; everything else
-is internal.
+is internal. Each public module re-exports, in one hop, the ``__all__`` of
+the modules that implement its names.
 """
 
 from didax import errors as errors
@@ -14,39 +15,20 @@ from didax import extend as extend
 from didax import lax as lax
 from didax import numpy as numpy
 from didax import tree_util as tree_util
-from didax.api.autodiff import grad as grad
-from didax.api.autodiff import hessian as hessian
-from didax.api.autodiff import jacrev as jacrev
-from didax.api.autodiff import linearize as linearize
-from didax.api.autodiff import value_and_grad as value_and_grad
-from didax.api.autodiff import vjp as vjp
-from didax.api.jit import Array as Array
-from didax.api.jit import compile_cache_info as compile_cache_info
-from didax.api.jit import device_put as device_put
-from didax.api.jit import jit as jit
-from didax.api.transformations import jacfwd as jacfwd
-from didax.api.transformations import jvp as jvp
-from didax.api.transformations import make_jaxpr as make_jaxpr
-from didax.api.transformations import vmap as vmap
+from didax.api import autodiff as _autodiff
+from didax.api import jit as _jit
+from didax.api import transformations as _transformations
+from didax.api.autodiff import *  # noqa: F403
+from didax.api.jit import *  # noqa: F403
+from didax.api.transformations import *  # noqa: F403
 
 __all__ = [
-    "Array",
-    "compile_cache_info",
-    "device_put",
-    "jit",
+    *_jit.__all__,
+    *_transformations.__all__,
+    *_autodiff.__all__,
     "errors",
     "extend",
     "lax",
     "numpy",
     "tree_util",
-    "grad",
-    "hessian",
-    "jacfwd",
-    "jacrev",
-    "linearize",
-    "value_and_grad",
-    "vjp",
-    "jvp",
-    "make_jaxpr",
-    "vmap",
 ]

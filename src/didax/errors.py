@@ -1,8 +1,6 @@
-"""The exceptions didax raises for misuse (see ``didax.api`` for where)."""
+"""The exceptions didax raises for misuse (defined in ``didax.core.errors``)."""
 
-from didax.core.errors import ConcretizationTypeError as ConcretizationTypeError
-from didax.core.errors import DTypeError as DTypeError
-from didax.core.errors import ShapeError as ShapeError
-from didax.core.errors import UnexpectedTracerError as UnexpectedTracerError
+from didax.core import errors as _errors
+from didax.core.errors import *  # noqa: F403
 
-__all__ = ["ConcretizationTypeError", "DTypeError", "ShapeError", "UnexpectedTracerError"]
+__all__ = [*_errors.__all__]

@@ -38,8 +38,8 @@ from jax import lax as jlax
 import didax
 from didax import lax as dlax
 from didax.core import lax as core_lax
+from didax.core.abstract_eval import abstract_eval
 from didax.core.primitive import Primitive
-from didax.core.typerules import abstract_eval
 from didax.interpreters.evaluation import IMPL_RULES, eval_closed_jaxpr, eval_jaxpr
 from didax.ir.jaxpr import Jaxpr
 from didax.ir.typecheck import typecheck_jaxpr

@@ -21,9 +21,9 @@ from typing import Any, Final
 import pytest
 
 import didax
+from didax.core.abstract_eval import ABSTRACT_EVAL
 from didax.core.lax import STANDARD_PRIMITIVES
 from didax.core.primitive import ALL_PRIMITIVES, Primitive, RuleTable
-from didax.core.typerules import ABSTRACT_EVAL
 from didax.interpreters.batching import BATCH_RULES
 from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.jvp import JVP_RULES

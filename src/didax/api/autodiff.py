@@ -33,11 +33,20 @@ from didax.api.transformations import (
 )
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
-from didax.core.trace import get_aval
+from didax.core.values import get_aval
 from didax.interpreters.evaluation import eval_jaxpr
 from didax.interpreters.jvp import Zero, instantiate
 from didax.interpreters.partial_eval import linearize_flat
 from didax.interpreters.transpose import UndefinedPrimal, backward_pass
+
+__all__ = [
+    "linearize",
+    "vjp",
+    "value_and_grad",
+    "grad",
+    "jacrev",
+    "hessian",
+]
 
 
 def _flat_inputs(primals: Sequence[Any], what: str) -> tuple[list[Any], Any]:

@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from didax.core.abstract import ShapedArray as ShapedArray
+from didax.core.abstract_eval import ABSTRACT_EVAL
 from didax.core.primitive import Primitive as _CorePrimitive
-from didax.core.typerules import ABSTRACT_EVAL
 from didax.interpreters.batching import BATCH_RULES
 from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.jvp import JVP_RULES
@@ -27,6 +27,13 @@ from didax.interpreters.jvp import Zero as Zero
 from didax.interpreters.transpose import TRANSPOSE_RULES
 from didax.interpreters.transpose import UndefinedPrimal as UndefinedPrimal
 from didax.lowering.mlir import LOWERING_RULES
+
+__all__ = [
+    "Primitive",
+    "ShapedArray",
+    "UndefinedPrimal",
+    "Zero",
+]
 
 
 class Primitive(_CorePrimitive):

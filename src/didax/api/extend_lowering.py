@@ -5,12 +5,14 @@
 helpers for types and constants.
 """
 
-from didax.lowering.mlir import LoweringRuleContext as LoweringRuleContext
-from didax.lowering.mlir import aval_to_ir_type as aval_to_ir_type
-from didax.lowering.mlir import constant as constant
-from didax.lowering.mlir import dense_i64 as dense_i64
-from didax.lowering.mlir import full as full
-from didax.lowering.mlir import ir as ir
+from didax.lowering.mlir import (
+    LoweringRuleContext,
+    aval_to_ir_type,
+    constant,
+    dense_i64,
+    full,
+    ir,
+)
 from didax.lowering.mlir import stablehlo as hlo
 
 __all__ = ["LoweringRuleContext", "aval_to_ir_type", "constant", "dense_i64", "full", "hlo", "ir"]

@@ -25,9 +25,10 @@ from typing import Any, Final, cast, final, overload
 import numpy as np
 from jax import tree_util
 
-from didax.core.abstract import DeviceArray, ShapedArray, is_python_scalar
+from didax.core.abstract import DeviceArray, ShapedArray
 from didax.core.cache import CacheInfo, LRUCache
-from didax.core.trace import current_trace, get_aval
+from didax.core.trace import current_trace
+from didax.core.values import get_aval, is_python_scalar
 from didax.interpreters.evaluation import EVAL_TRACE
 from didax.interpreters.jit import close_over_nothing, jit_p
 from didax.interpreters.staging import trace_to_jaxpr
@@ -35,6 +36,16 @@ from didax.ir.jaxpr import ClosedJaxpr
 from didax.lowering.array import Array, device_put
 from didax.lowering.dispatch import Compiled, compile_cache_info, compile_jaxpr, to_buffer
 from didax.lowering.mlir import lower_to_text
+
+__all__ = [
+    "jit",
+    "Jitted",
+    "Lowered",
+    "CompiledFunction",
+    "Array",
+    "device_put",
+    "compile_cache_info",
+]
 
 TRACE_CACHE_SIZE: Final = 256
 
@@ -288,6 +299,3 @@ def jit(
     if fun is None:
         return lambda f: Jitted(f, static_argnums, static_argnames)
     return Jitted(fun, static_argnums, static_argnames)
-
-
-__all__ = ["Array", "Jitted", "Lowered", "compile_cache_info", "device_put", "jit"]

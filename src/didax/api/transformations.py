@@ -19,12 +19,20 @@ import numpy as np
 from jax import tree_util
 
 from didax.core import dtypes, lax
-from didax.core.abstract import ShapedArray, as_array
-from didax.core.trace import Tracer, get_aval
+from didax.core.abstract import ShapedArray
+from didax.core.trace import Tracer
+from didax.core.values import as_array, get_aval
 from didax.interpreters.batching import move_axis, vmap_flat
 from didax.interpreters.jvp import Zero, instantiate, jvp_flat
 from didax.interpreters.staging import trace_to_jaxpr
 from didax.ir.jaxpr import ClosedJaxpr
+
+__all__ = [
+    "jvp",
+    "vmap",
+    "jacfwd",
+    "make_jaxpr",
+]
 
 PyTreeDef = Any
 

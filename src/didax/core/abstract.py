@@ -5,13 +5,13 @@ Design rules:
   key caches and be compared in type checks.
 - There is no ``ConcreteArray``: concreteness is a property of tracers (see
   ``trace.Tracer.to_concrete_value``), not of abstract values.
-- ``get_aval`` is the one place that decides which Python objects are didax
-  values; everything else asks it.
+- Which Python objects are didax values, and their abstract values, is
+  decided in ``core.values``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final, final
+from typing import Any, final
 
 import attrs
 import numpy as np
@@ -82,37 +82,3 @@ class DeviceArray:
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
         raise NotImplementedError
-
-
-PYTHON_SCALARS: Final = (bool, int, float)
-
-
-def is_python_scalar(x: object) -> bool:
-    return type(x) in PYTHON_SCALARS
-
-
-def concrete_aval(x: np.ndarray[Any, Any] | np.generic) -> ShapedArray:
-    """The abstract value of a NumPy array or scalar (always strongly typed)."""
-    return ShapedArray(x.shape, x.dtype)
-
-
-def as_array(x: object) -> np.ndarray[Any, Any]:
-    """Converts a concrete didax value to a NumPy array of a supported dtype.
-
-    Python scalars take their default dtype (float64, int64, bool); arrays of
-    other libraries are read through ``__array__``. Raises ``TypeError`` for
-    anything that is not an array of a supported dtype.
-    """
-    if isinstance(x, np.ndarray):
-        arr = x
-    elif is_python_scalar(x):
-        arr = np.asarray(x, dtypes.python_scalar_dtype(x))  # type: ignore[arg-type]
-    elif isinstance(x, np.generic) or hasattr(x, "__array__"):
-        arr = np.asarray(x)
-    else:
-        raise TypeError(f"{type(x).__name__} {x!r} is not a valid didax value")
-    # float0 arrays (tangents of integers) are values too, though no
-    # primitive takes them.
-    if arr.dtype not in dtypes.SUPPORTED and arr.dtype != dtypes.float0:
-        raise TypeError(f"didax does not support arrays of dtype {arr.dtype}")
-    return arr

@@ -7,6 +7,13 @@ points at the user's source line, found by ``source_info.user_frame``.
 
 from __future__ import annotations
 
+__all__ = [
+    "ConcretizationTypeError",
+    "UnexpectedTracerError",
+    "ShapeError",
+    "DTypeError",
+]
+
 
 class ConcretizationTypeError(TypeError):
     """A tracer was used where a concrete Python value is needed.

@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from didax.core import dtypes
-from didax.core.abstract import DeviceArray, ShapedArray, is_python_scalar
+from didax.core.abstract import ShapedArray
 from didax.core.errors import ConcretizationTypeError, UnexpectedTracerError
 
 if TYPE_CHECKING:
@@ -155,22 +154,6 @@ class Tracer:
         raise TypeError("tracers are not hashable")
 
 
-def get_aval(x: Any) -> ShapedArray:
-    """The abstract value of any didax value: a tracer, an array, or a (weak) Python scalar."""
-    if isinstance(x, Tracer):
-        return x.aval
-    if is_python_scalar(x):
-        return ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
-    if isinstance(x, DeviceArray):
-        return x.aval
-    if isinstance(x, (np.ndarray, np.generic)):
-        return ShapedArray(x.shape, x.dtype)
-    if hasattr(x, "__array__"):
-        arr = np.asarray(x)
-        return ShapedArray(arr.shape, arr.dtype)
-    raise TypeError(f"{type(x).__name__} {x!r} is not a valid didax value")
-
-
 # --- the thread-local context ------------------------------------------------
 
 
@@ -208,6 +191,14 @@ def set_current_trace(trace: Trace) -> Iterator[None]:
         yield
     finally:
         _context.trace = prev
+
+
+@contextmanager
+def eager_evaluation() -> Iterator[None]:
+    """Runs the body under the root trace: primitives bound there are evaluated now."""
+    current_trace()  # installs the root for this thread
+    with set_current_trace(_root[0]):
+        yield
 
 
 @contextmanager

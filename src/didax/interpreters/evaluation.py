@@ -23,11 +23,12 @@ from typing import Any, Final
 import numpy as np
 
 from didax.core import lax
-from didax.core.abstract import ShapedArray, as_array
+from didax.core.abstract import ShapedArray
+from didax.core.abstract_eval import abstract_eval
 from didax.core.errors import UnexpectedTracerError
 from didax.core.primitive import Primitive, RuleTable
 from didax.core.trace import Trace, Tracer, check_valid, set_root_trace
-from didax.core.typerules import abstract_eval
+from didax.core.values import as_array
 from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var
 
 Array = np.ndarray[Any, Any]

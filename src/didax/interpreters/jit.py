@@ -24,9 +24,9 @@ from typing import Any, Final
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
+from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
 from didax.core.cache import LRUCache
 from didax.core.primitive import Primitive
-from didax.core.typerules import ABSTRACT_EVAL, shape_failure
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, vmap_flat
 from didax.interpreters.evaluation import eval_jaxpr
 from didax.interpreters.jvp import JVP_RULES, Zero, jvp_flat

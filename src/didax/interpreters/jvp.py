@@ -23,15 +23,8 @@ import numpy as np
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.primitive import Primitive, RuleTable
-from didax.core.trace import (
-    Trace,
-    Tracer,
-    check_valid,
-    current_trace,
-    get_aval,
-    new_trace,
-    set_current_trace,
-)
+from didax.core.trace import Trace, Tracer, check_valid, current_trace, new_trace, set_current_trace
+from didax.core.values import get_aval
 
 
 @final

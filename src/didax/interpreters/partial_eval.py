@@ -33,7 +33,8 @@ from typing import Any, Final
 from didax.core import dtypes
 from didax.core.cache import LRUCache
 from didax.core.primitive import Primitive, RuleTable
-from didax.core.trace import Trace, current_trace, get_aval, new_trace, set_current_trace
+from didax.core.trace import Trace, current_trace, new_trace, set_current_trace
+from didax.core.values import get_aval
 from didax.interpreters.evaluation import eval_jaxpr
 from didax.interpreters.jit import close_over_nothing, jit_p
 from didax.interpreters.jvp import Zero, jvp_flat

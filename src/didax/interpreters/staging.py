@@ -21,10 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from didax.core.abstract import ShapedArray, as_array, is_python_scalar
+from didax.core.abstract import ShapedArray
+from didax.core.abstract_eval import abstract_eval
 from didax.core.primitive import Primitive
-from didax.core.trace import Trace, Tracer, check_valid, current_trace, get_aval, new_trace
-from didax.core.typerules import abstract_eval
+from didax.core.trace import Trace, Tracer, check_valid, current_trace, new_trace
+from didax.core.values import as_array, get_aval, is_python_scalar
 from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
 

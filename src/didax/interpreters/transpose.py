@@ -39,10 +39,10 @@ import attrs
 import numpy as np
 
 from didax.core import dtypes, lax
-from didax.core.abstract import ShapedArray, is_python_scalar
+from didax.core.abstract import ShapedArray
 from didax.core.cache import LRUCache
 from didax.core.primitive import Primitive, RuleTable
-from didax.core.trace import get_aval
+from didax.core.values import get_aval, is_python_scalar
 from didax.interpreters.jit import close_over_nothing, jit_p
 from didax.interpreters.jvp import Zero, add_tangents
 from didax.interpreters.staging import trace_to_jaxpr
@@ -292,7 +292,8 @@ def _convert_element_type_transpose(
 def _select_transpose(ct: Any, pred: Any, on_true: Any, on_false: Any) -> list[Any]:
     if is_undefined(pred):
         raise _not_linear(lax.select_p, "the predicate is a linear input")
-    zeros = _zeros(_aval(ct)) if is_undefined(on_true) or is_undefined(on_false) else None
+    # The rule runs only for a linear use, so one of the cases is undefined.
+    zeros = _zeros(_aval(ct))
     return [
         None,
         lax.select(pred, ct, zeros) if is_undefined(on_true) else None,

@@ -9,7 +9,7 @@ Design rules:
 
 from __future__ import annotations
 
-from didax.core.typerules import abstract_eval
+from didax.core.abstract_eval import abstract_eval
 from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprType, Literal, Var
 
 

@@ -151,7 +151,7 @@ def device_put(x: Any) -> Array:
     """Copies ``x`` (an array-like) to the device as an ``Array``; an Array is returned as is."""
     if isinstance(x, Array):
         return x
-    from didax.core.abstract import as_array
+    from didax.core.values import as_array
 
     arr = as_array(x)
     return Array(xla.to_device(arr), ShapedArray(arr.shape, arr.dtype))

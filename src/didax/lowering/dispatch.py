@@ -18,8 +18,9 @@ from typing import Any, Final, final
 import attrs
 from jaxlib.mlir import ir
 
-from didax.core.abstract import ShapedArray, as_array, is_python_scalar
+from didax.core.abstract import ShapedArray
 from didax.core.cache import CacheInfo, LRUCache
+from didax.core.values import as_array, is_python_scalar
 from didax.interpreters.evaluation import IMPL_RULES, VALUE_IMPLS
 from didax.interpreters.jit import jit_p
 from didax.ir.fingerprint import fingerprint

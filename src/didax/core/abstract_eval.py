@@ -13,16 +13,21 @@ Design rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, Final
+from collections.abc import Sequence
+from typing import Any, Final, Protocol
 
 from didax.core.abstract import ShapedArray
 from didax.core.errors import DTypeError, ShapeError
 from didax.core.primitive import Primitive, RuleTable
 
-# ``(*avals, **params) -> aval`` (a list when the primitive has multiple results).
-# Typed as ``Callable[..., ...]`` because each rule names its own params.
-AbstractEvalRule = Callable[..., ShapedArray | list[ShapedArray]]
+
+class AbstractEvalRule(Protocol):
+    """``(*avals, **params) -> aval`` (a list when the primitive has multiple results).
+
+    Each rule names its own operands and params, so only the result is typed.
+    """
+
+    def __call__(self, *avals: Any, **params: Any) -> ShapedArray | list[ShapedArray]: ...
 
 
 ABSTRACT_EVAL: Final[RuleTable[AbstractEvalRule]] = RuleTable("abstract evaluation")

@@ -1,0 +1,39 @@
+"""didax.numpy's implementation: NumPy's names over didax's primitives.
+
+    >>> import numpy as np
+    >>> import didax as dx
+    >>> import didax.numpy as dnp
+    >>> x = np.arange(3, dtype=np.float32)
+    >>> dnp.multiply(x, 2.0).dtype
+    dtype('float32')
+    >>> print(dx.make_jaxpr(lambda x: dnp.sum(x * 2.0))(x))
+    { lambda a:f32[3] .
+      let b:f32[3] = broadcast_in_dim[broadcast_dimensions=() shape=(3,)] 2.0
+          c:f32[3] = mul a b
+          d:f32[] = reduce_sum[axes=(0,)] c
+      in ( d ) }
+
+The modules follow the sections of NumPy's reference:
+
+| module | NumPy's section |
+| --- | --- |
+| ``creation`` | array creation routines (and the dtype converters) |
+| ``elementwise`` | mathematical functions, logic functions |
+| ``reductions`` | sums, products, extrema, statistics |
+| ``manipulation`` | array manipulation routines |
+| ``linear_algebra`` | linear algebra (products) |
+| ``indexing`` | indexing routines |
+| ``methods`` | the ndarray's operators and methods |
+
+and ``operands`` is what they share: turning arguments into operands of one
+dtype and shape (promotion from ``core.promotion``, NumPy's broadcasting).
+
+Design rules:
+- Every function is a composition of the strict ``didax.lax`` primitives.
+  Broadcasting and promotion are never left to a primitive: they are done
+  explicitly, with ``convert_element_type`` and ``broadcast_in_dim`` before
+  a primitive is bound, so that a jaxpr shows every conversion.
+- dtypes are NumPy 2's, with 64-bit defaults, and NEP 50 weak scalars.
+- Each module lists its public names in ``__all__``; the facade
+  ``didax.numpy`` re-exports exactly those, in one hop.
+"""

@@ -1,0 +1,231 @@
+"""Array creation: dtypes usable as converters, arrays from data, ranges and constants.
+
+Functions of static arguments only (``zeros``, ``arange``, ``eye``, ...) build
+their result from ``iota`` and ``broadcast_in_dim``: staged they are a few
+equations instead of a hoisted constant, eager they are NumPy arrays.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+from collections.abc import Sequence
+from typing import Any, Final, final
+
+import numpy as np
+
+from didax.api.numpy.elementwise import add, divide, floor, multiply, subtract
+from didax.api.numpy.manipulation import broadcast_to, concatenate, expand_dims, moveaxis, reshape
+from didax.api.numpy.operands import (
+    Array,
+    ArrayLike,
+    as_result,
+    asarray,
+    cast,
+    dtype_arg,
+    full_of,
+    operand,
+    promote,
+    shape_arg,
+    static_scalar,
+)
+from didax.core import dtypes, lax
+from didax.core.dtypes import DType
+from didax.core.values import get_aval
+
+__all__ = [
+    "float32",
+    "float64",
+    "int32",
+    "int64",
+    "bool_",
+    "array",
+    "asarray",
+    "zeros",
+    "ones",
+    "zeros_like",
+    "ones_like",
+    "full",
+    "arange",
+    "linspace",
+    "eye",
+]
+
+
+@final
+class _ScalarType:
+    """A dtype that is also a converter, as JAX's ``jnp.float32``.
+
+    ``np.dtype(dnp.float32)`` reads the ``dtype`` attribute, so the object
+    works wherever NumPy or didax expect a dtype.
+    """
+
+    __slots__ = ("dtype", "name")
+
+    def __init__(self, name: str, dtype: DType) -> None:
+        self.dtype: Final = dtype
+        self.name: Final = name
+
+    def __call__(self, x: ArrayLike) -> Array:
+        """Converts ``x`` (a value or a tracer) to this dtype."""
+        return asarray(x, dtype=self.dtype)
+
+    def __repr__(self) -> str:
+        return f"didax.numpy.{self.name}"
+
+
+float32: Final = _ScalarType("float32", dtypes.float32)
+float64: Final = _ScalarType("float64", dtypes.float64)
+int32: Final = _ScalarType("int32", dtypes.int32)
+int64: Final = _ScalarType("int64", dtypes.int64)
+bool_: Final = _ScalarType("bool_", dtypes.bool_)
+
+
+def array(object: ArrayLike, dtype: Any = None, *, copy: bool = True, ndmin: int = 0) -> Array:
+    """A new array from ``object`` (NumPy's ``array``); nested lists of tracers are stacked.
+
+    >>> array([[1, 2], [3, 4]], dtype=float32).shape
+    (2, 2)
+    """
+    out = asarray(object, dtype)
+    if copy and isinstance(out, np.ndarray) and out is object:
+        out = out.copy()
+    ndim = get_aval(out).ndim
+    if ndmin > ndim:
+        out = reshape(out, (1,) * (ndmin - ndim) + get_aval(out).shape)
+    return out
+
+
+def zeros(shape: int | Sequence[int], dtype: Any = None) -> Array:
+    """An array of zeros (float64 unless ``dtype`` says otherwise).
+
+    >>> zeros((2, 3), dtype=int32)
+    array([[0, 0, 0],
+           [0, 0, 0]], dtype=int32)
+    """
+    return full_of(shape_arg(shape), 0, dtype_arg(dtype) or dtypes.float64)
+
+
+def ones(shape: int | Sequence[int], dtype: Any = None) -> Array:
+    """An array of ones (float64 unless ``dtype`` says otherwise)."""
+    return full_of(shape_arg(shape), 1, dtype_arg(dtype) or dtypes.float64)
+
+
+def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: Any = None) -> Array:
+    """An array of ``shape`` filled with ``fill_value`` (broadcast, if it is an array)."""
+    shp = shape_arg(shape)
+    v = operand(fill_value)
+    dt = dtype_arg(dtype) or get_aval(v).dtype
+    out = broadcast_to(cast(v, dt), shp)
+    return out.copy() if out is fill_value and isinstance(out, np.ndarray) else out
+
+
+def zeros_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> Array:
+    """Zeros of ``a``'s shape and dtype (or of ``dtype``/``shape`` if given)."""
+    aval = get_aval(operand(a))
+    shp = aval.shape if shape is None else shape_arg(shape)
+    return full_of(shp, 0, dtype_arg(dtype) or aval.dtype)
+
+
+def ones_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> Array:
+    """Ones of ``a``'s shape and dtype (or of ``dtype``/``shape`` if given)."""
+    aval = get_aval(operand(a))
+    shp = aval.shape if shape is None else shape_arg(shape)
+    return full_of(shp, 1, dtype_arg(dtype) or aval.dtype)
+
+
+def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Array:
+    """Evenly spaced values in ``[start, stop)`` (static arguments), built from ``iota``.
+
+    >>> arange(2, 11, 3)
+    array([2, 5, 8])
+    """
+    if stop is None:
+        start, stop = 0, start
+    if step is None:
+        step = 1
+    lo, hi, st = (static_scalar(v, "arange's arguments") for v in (start, stop, step))
+    if st == 0:
+        raise ZeroDivisionError("arange: step must not be zero")
+    any_float = builtins.any(isinstance(v, (float, np.floating)) for v in (lo, hi, st))
+    # NumPy reads the arguments as Python numbers: int64 or float64, whatever their types.
+    dt = dtype_arg(dtype) or (dtypes.float64 if any_float else dtypes.int64)
+    if any_float:
+        n = math.ceil((float(hi) - float(lo)) / float(st))
+    else:
+        n = -(-(int(hi) - int(lo)) // int(st))
+    n = builtins.max(n, 0)
+    # Computed in the result dtype unless that would lose the fractions of
+    # float arguments (NumPy's arange with an integer dtype truncates).
+    work = dtypes.float64 if any_float and not dtypes.is_float(dt) else dt
+    out: Any = lax.iota(work, n)
+    if st != 1:
+        out = lax.mul(out, full_of((n,), st, work))
+    if lo != 0:
+        out = lax.add(out, full_of((n,), lo, work))
+    return out if work == dt else lax.convert_element_type(out, dt)
+
+
+def linspace(
+    start: ArrayLike,
+    stop: ArrayLike,
+    num: int = 50,
+    endpoint: bool = True,
+    retstep: bool = False,
+    dtype: Any = None,
+    axis: int = 0,
+) -> Any:
+    """``num`` evenly spaced values from ``start`` to ``stop`` (NumPy's algorithm).
+
+    ``start`` and ``stop`` may be traced arrays; ``num`` is static.
+
+    >>> linspace(0.0, 1.0, 5)
+    array([0.  , 0.25, 0.5 , 0.75, 1.  ])
+    """
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"linspace: number of samples, {num}, must be non-negative")
+    (lo, hi, _), dt, _ = promote("linspace", start, stop, float(num), inexact=True)
+    lo, hi = as_result(lo), as_result(hi)
+    shape = get_aval(lo).shape
+    div = num - 1 if endpoint else num
+    full_shape = (num, *shape)
+    steps = lax.broadcast_in_dim(lax.iota(dt, num), full_shape, (0,))
+    delta = subtract(hi, lo)
+    step: Any
+    if div > 0:
+        step = divide(delta, float(div))
+        y = add(multiply(steps, step), lo)
+    else:
+        step = full(shape, np.nan, dt)
+        y = add(multiply(steps, delta), lo)
+    if endpoint and num > 1:
+        # The last sample is exactly ``stop``, as NumPy makes it.
+        y = concatenate([y[: num - 1], expand_dims(hi, 0)], axis=0)
+    if axis != 0:
+        y = moveaxis(y, 0, axis)
+    out_dt = dtype_arg(dtype)
+    if out_dt is not None and out_dt != dt:
+        y = asarray(floor(y) if dtypes.is_integer(out_dt) else y, out_dt)
+    return (y, step) if retstep else y
+
+
+def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
+    """The ``N x M`` matrix with ones on diagonal ``k``, built from two ``iota``.
+
+    >>> eye(2, 3, k=1, dtype=int32)
+    array([[0, 1, 0],
+           [0, 0, 1]], dtype=int32)
+    """
+    n = operator.index(N)
+    m = n if M is None else operator.index(M)
+    k = operator.index(k)
+    dt = dtype_arg(dtype) or dtypes.float64
+    rows: Any = lax.iota(dtypes.int64, n)
+    if k:
+        rows = lax.add(rows, full_of((n,), k, dtypes.int64))
+    rows = lax.broadcast_in_dim(rows, (n, m), (0,))
+    cols = lax.broadcast_in_dim(lax.iota(dtypes.int64, m), (n, m), (1,))
+    mask = lax.eq(rows, cols)
+    return mask if dt == dtypes.bool_ else lax.convert_element_type(mask, dt)

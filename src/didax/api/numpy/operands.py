@@ -1,0 +1,216 @@
+"""Operands: how ``didax.numpy``'s arguments become arrays of one dtype and shape.
+
+Design rules:
+- ``operand`` turns an argument into something a primitive takes: a tracer
+  or device array as it is (nothing is copied to the host), a Python scalar
+  kept weak until the dtype it takes is known, a NumPy array checked for a
+  supported dtype; a (nested) list goes through ``asarray``.
+- Promotion is ``core.promotion``'s (NumPy 2's lattice with NEP 50 weak
+  scalars), shared with the ``lax`` wrappers; every conversion goes through
+  ``core.promotion.convert`` (``convert_element_type``), so eager NumPy input
+  and jitted code convert alike. Broadcasting is NumPy's, done here with an
+  explicit ``broadcast_in_dim`` before a primitive is bound.
+- Axis and shape arguments are normalised here once (``normalize_axes``,
+  ``shape_arg``), with NumPy's errors.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+import didax.interpreters  # noqa: F401  (installs the root trace and all rules)
+from didax.core import dtypes, lax
+from didax.core.abstract import DeviceArray
+from didax.core.dtypes import DType
+from didax.core.errors import ShapeError
+from didax.core.primitive import Primitive
+from didax.core.promotion import convert, result_type
+from didax.core.source_info import user_frame_summary
+from didax.core.trace import Tracer
+from didax.core.values import ValueKind, as_array, get_aval, is_python_scalar, is_value, value_kind
+
+ArrayLike = Any  # a Tracer, NumPy array or scalar, Python scalar, or (nested) list
+Array = Any  # a Tracer under a transformation, a NumPy array in eager code
+
+
+def dtype_arg(dtype: Any) -> DType | None:
+    """A ``dtype=`` argument as a dtype (None stays None); ``dnp.float32`` works too."""
+    return None if dtype is None else dtypes.canonicalize(dtype)
+
+
+def contains_tracer(x: Any) -> bool:
+    if isinstance(x, Tracer):
+        return True
+    if isinstance(x, (list, tuple)):
+        return builtins.any(contains_tracer(e) for e in x)
+    return False
+
+
+def operand(x: ArrayLike) -> Any:
+    """``x`` as an operand: a Tracer, a (weak) Python scalar, or a typed array.
+
+    Values that know their own type (tracers, device arrays) are kept as they
+    are, so that nothing is copied to the host; lists go through ``asarray``.
+    """
+    if isinstance(x, (list, tuple)):
+        return asarray(x)
+    kind = value_kind(x)
+    if kind is ValueKind.HOST or kind is ValueKind.FOREIGN:
+        return as_array(x)  # rejects dtypes didax does not support
+    return x
+
+
+def is_array_like(x: object) -> bool:
+    """A value, or a (nested) list of them: what NumPy's operators accept."""
+    return isinstance(x, (list, tuple)) or is_value(x)
+
+
+def cast(x: Any, dtype: DType, weak: bool = False) -> Any:
+    """``x`` (an operand from ``operand``) converted to ``dtype`` (``core.promotion.convert``)."""
+    return convert(x, dtype, weak)
+
+
+def broadcast_to_shape(x: Any, shape: tuple[int, ...]) -> Any:
+    """``x`` broadcast to ``shape`` by NumPy's rule (trailing axes aligned)."""
+    aval = get_aval(x)
+    if aval.shape == shape:
+        return x
+    if is_python_scalar(x):
+        # Bound directly so that a weak scalar stays weak (lax's wrapper would
+        # make it a strong array first).
+        return lax.broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=())
+    offset = len(shape) - aval.ndim
+    if offset < 0 or builtins.any(
+        s not in (1, shape[offset + i]) for i, s in enumerate(aval.shape)
+    ):
+        raise ValueError(f"operand of shape {aval.shape} cannot be broadcast to {shape}")
+    return lax.broadcast_in_dim(x, shape, tuple(range(offset, len(shape))))
+
+
+def broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        # A TypeError (ShapeError), as lax's and JAX's, pointing at the user's line.
+        raise ShapeError(
+            f"{name}: operands could not be broadcast together with shapes "
+            + " ".join(str(s) for s in shapes)
+            + f" (at {user_frame_summary()})"
+        ) from None
+
+
+def promote(name: str, *args: ArrayLike, inexact: bool = False) -> tuple[list[Any], DType, bool]:
+    """Operands of one dtype and one shape, NumPy's broadcasting and NEP 50's promotion.
+
+    With ``inexact`` a non-float result dtype becomes float64 (weakness kept).
+    Returns the operands, the dtype and whether the result is weakly typed.
+    """
+    vals = [operand(a) for a in args]
+    dtype, weak = result_type(*vals)
+    if inexact and not dtypes.is_float(dtype):
+        dtype = dtypes.float64
+    shape = broadcast_shapes(name, *(get_aval(v).shape for v in vals))
+    return [broadcast_to_shape(cast(v, dtype, weak), shape) for v in vals], dtype, weak
+
+
+def as_result(x: Any) -> Array:
+    """A Python scalar that survived to the result becomes an array, as NumPy returns."""
+    return np.asarray(x, dtypes.python_scalar_dtype(x)) if is_python_scalar(x) else x
+
+
+def bind(prim: Primitive, *vals: Any, **params: Any) -> Array:
+    # Operands are already of one shape and dtype; binding directly (not via
+    # the lax wrapper) keeps weak Python scalars weak.
+    return as_result(prim.bind(*vals, **params))
+
+
+def full_of(shape: tuple[int, ...], value: bool | int | float, dtype: DType) -> Array:
+    scalar = np.asarray(value, dtype)
+    return scalar if shape == () else lax.broadcast_in_dim(scalar, shape, ())
+
+
+def asarray(a: ArrayLike, dtype: Any = None) -> Array:
+    """``a`` as an array of ``dtype``; tracers (also inside nested lists) stay traced.
+
+    >>> asarray([1, 2.5])
+    array([1. , 2.5])
+    >>> asarray(np.arange(3), dtype=np.float32)
+    array([0., 1., 2.], dtype=float32)
+    """
+    dt = dtype_arg(dtype)
+    if isinstance(a, (list, tuple)) and contains_tracer(a):
+        if len(a) == 0:
+            raise ValueError("asarray: an empty sequence has no dtype to stack")
+        a = stack_along([asarray(e) for e in a], 0)
+    if isinstance(a, (Tracer, DeviceArray)):
+        aval = get_aval(a)
+        if dt is None or (dt == aval.dtype and not aval.weak_type):
+            return a
+        return lax.convert_element_type(a, dt)
+    if dt is not None and dt.kind in "iu" and not is_python_scalar(a):
+        arr = np.asarray(a)
+        if arr.dtype.kind == "f":  # toward zero and saturating, as convert_element_type
+            return cast(as_array(arr), dt)
+    return as_array(np.asarray(a, dtype=dt))
+
+
+def stack_along(values: Sequence[Any], axis: int, dtype: DType | None = None) -> Array:
+    """Values of one shape joined along a new ``axis`` (normalised), promoted to one dtype."""
+    shapes = {get_aval(v).shape for v in values}
+    if len(shapes) != 1:
+        raise ValueError(f"stack: all input arrays must have the same shape, got {shapes}")
+    dt, weak = result_type(*values)
+    dt = dtype or dt
+    expanded = [lax.expand_dims(as_result(cast(v, dt, weak)), (axis,)) for v in values]
+    return expanded[0] if len(expanded) == 1 else lax.concatenate(expanded, axis)
+
+
+def shape_arg(shape: int | Sequence[int]) -> tuple[int, ...]:
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    out = tuple(operator.index(d) for d in dims)
+    if builtins.any(d < 0 for d in out):
+        raise ValueError(f"negative dimensions are not allowed, got shape {out}")
+    return out
+
+
+def static_scalar(x: Any, what: str) -> Any:
+    """A concrete Python or NumPy number; a tracer must be concrete (int()/float() say why not)."""
+    if isinstance(x, Tracer):
+        return x.dtype.type(float(x) if dtypes.is_float(x.dtype) else int(x))
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        return x[()]
+    if is_python_scalar(x) or isinstance(x, np.generic):
+        return x
+    raise TypeError(f"{what} must be a scalar, got {type(x).__name__}")
+
+
+def is_static_int(x: Any) -> bool:
+    if isinstance(x, (bool, np.bool_)):
+        return False
+    if isinstance(x, (int, np.integer)):
+        return True
+    return isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iu"
+
+
+def normalize_axes(axis: int | Sequence[int] | None, ndim: int, name: str) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    raw = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = []
+    for a in raw:
+        a = operator.index(a)
+        if not -ndim <= a < ndim:
+            raise np.exceptions.AxisError(a, ndim)
+        out.append(a % ndim if ndim else a)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name}: duplicate value in 'axis': {axis}")
+    return tuple(sorted(out))
+
+
+def as_sequence(x: int | Sequence[int]) -> Sequence[int]:
+    return (x,) if isinstance(x, (int, np.integer)) else x

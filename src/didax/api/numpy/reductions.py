@@ -1,0 +1,176 @@
+"""Reductions: sums, products, extrema, means, arg-extrema and cumulative sums.
+
+Booleans and small integers sum and multiply in the default integer of
+their signedness, as NumPy does; an empty max/min is an error, as NumPy's.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from didax.api.numpy.elementwise import divide
+from didax.api.numpy.manipulation import ravel, reshape
+from didax.api.numpy.operands import (
+    Array,
+    ArrayLike,
+    as_result,
+    asarray,
+    cast,
+    dtype_arg,
+    normalize_axes,
+    operand,
+)
+from didax.core import dtypes, lax
+from didax.core.dtypes import DType
+from didax.core.values import get_aval
+
+__all__ = [
+    "sum",
+    "prod",
+    "max",
+    "min",
+    "mean",
+    "argmax",
+    "argmin",
+    "cumsum",
+]
+
+
+def _accumulator_dtype(dtype: DType) -> DType:
+    # NumPy sums and multiplies booleans and small integers in the default
+    # integer of their signedness.
+    if dtype == dtypes.bool_ or (dtype.kind == "i" and dtype.itemsize < 8):
+        return dtypes.int64
+    if dtype.kind == "u" and dtype.itemsize < 8:
+        return dtypes.uint64
+    return dtype
+
+
+def _reduce_over(
+    name: str,
+    reducer: Callable[[Any, tuple[int, ...]], Any],
+    a: ArrayLike,
+    axis: int | Sequence[int] | None,
+    keepdims: bool,
+    dtype: DType | None,
+    needs_identity: bool = False,
+) -> Array:
+    v = operand(a)
+    aval = get_aval(v)
+    axes = normalize_axes(axis, aval.ndim, name)
+    if dtype is not None:
+        v = cast(v, dtype, weak=aval.weak_type and dtype == aval.dtype)
+    if needs_identity and builtins.any(aval.shape[i] == 0 for i in axes):
+        raise ValueError(f"{name}: zero-size array to reduction operation which has no identity")
+    out = reducer(v, axes) if axes else as_result(v)
+    return lax.expand_dims(out, axes) if keepdims and axes else out
+
+
+def sum(
+    a: ArrayLike,
+    axis: int | Sequence[int] | None = None,
+    dtype: Any = None,
+    keepdims: bool = False,
+) -> Array:
+    """Sum over ``axis`` (all axes by default); booleans and small integers sum in int64.
+
+    >>> sum(np.array([[1, 2], [3, 4]], np.int32), axis=0)
+    array([4, 6])
+    """
+    dt = dtype_arg(dtype) or _accumulator_dtype(get_aval(operand(a)).dtype)
+    return _reduce_over("sum", lax.reduce_sum, a, axis, keepdims, dt)
+
+
+def prod(
+    a: ArrayLike,
+    axis: int | Sequence[int] | None = None,
+    dtype: Any = None,
+    keepdims: bool = False,
+) -> Array:
+    """Product over ``axis``; booleans and small integers multiply in int64."""
+    dt = dtype_arg(dtype) or _accumulator_dtype(get_aval(operand(a)).dtype)
+    return _reduce_over("prod", lax.reduce_prod, a, axis, keepdims, dt)
+
+
+def max(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
+    """Maximum over ``axis``; NaN propagates; an empty reduction is an error."""
+    return _reduce_over("max", lax.reduce_max, a, axis, keepdims, None, needs_identity=True)
+
+
+def min(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
+    """Minimum over ``axis``; NaN propagates; an empty reduction is an error."""
+    return _reduce_over("min", lax.reduce_min, a, axis, keepdims, None, needs_identity=True)
+
+
+def mean(
+    a: ArrayLike,
+    axis: int | Sequence[int] | None = None,
+    dtype: Any = None,
+    keepdims: bool = False,
+) -> Array:
+    """Arithmetic mean over ``axis``; integers and booleans average in float64.
+
+    >>> mean(np.array([[1, 2], [3, 5]]), axis=1)
+    array([1.5, 4. ])
+    """
+    v = operand(a)
+    aval = get_aval(v)
+    out_dt = dtype_arg(dtype) or (aval.dtype if dtypes.is_float(aval.dtype) else dtypes.float64)
+    # float16 accumulates in float32, as NumPy does.
+    work = dtypes.float32 if out_dt == dtypes.float16 else out_dt
+    axes = normalize_axes(axis, aval.ndim, "mean")
+    count = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+    total = sum(v, axis=axes, dtype=work, keepdims=keepdims)
+    out = divide(total, float(count))
+    return asarray(out, out_dt) if get_aval(out).dtype != out_dt else out
+
+
+def _arg_reduce(
+    name: str,
+    reducer: Callable[[Any, int], Any],
+    a: ArrayLike,
+    axis: int | None,
+    keepdims: bool,
+) -> Array:
+    v = operand(a)
+    aval = get_aval(v)
+    if axis is None:
+        if aval.size == 0:
+            raise ValueError(f"{name}: attempt to get {name} of an empty sequence")
+        out = reducer(ravel(v), 0)
+        return reshape(out, (1,) * aval.ndim) if keepdims else out
+    (ax,) = normalize_axes(axis, aval.ndim, name)
+    if aval.shape[ax] == 0:
+        raise ValueError(f"{name}: attempt to get {name} of an empty sequence")
+    out = reducer(as_result(v), ax)
+    return lax.expand_dims(out, (ax,)) if keepdims else out
+
+
+def argmax(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
+    """Index (int64) of the first maximum along ``axis``, or in the flattened array."""
+    return _arg_reduce("argmax", lax.argmax, a, axis, keepdims)
+
+
+def argmin(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
+    """Index (int64) of the first minimum along ``axis``, or in the flattened array."""
+    return _arg_reduce("argmin", lax.argmin, a, axis, keepdims)
+
+
+def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
+    """Inclusive cumulative sum along ``axis`` (of the flattened array by default).
+
+    >>> cumsum(np.array([[1, 2], [3, 4]]), axis=1)
+    array([[1, 3],
+           [3, 7]])
+    """
+    v = operand(a)
+    if axis is None:
+        v, axis = ravel(v), 0
+    aval = get_aval(v)
+    dt = dtype_arg(dtype) or _accumulator_dtype(aval.dtype)
+    (ax,) = normalize_axes(axis, aval.ndim, "cumsum")
+    return lax.cumsum(as_result(cast(v, dt)), ax)

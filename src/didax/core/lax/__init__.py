@@ -1,0 +1,13 @@
+"""The standard primitives: declarations, typing rules and ``didax.lax``'s bind wrappers.
+
+Three modules, one concern each: ``primitives`` declares them (``add_p``,
+...), ``typing_rules`` registers their abstract-evaluation rules, and
+``wrappers`` holds the strict ``didax.lax`` functions (``add``, ...).
+Inside didax, ``from didax.core import lax`` gives both kinds of names, as
+JAX's ``lax`` module does (``lax.add_p`` beside ``lax.add``), which is what
+interpreters' rules read best with.
+"""
+
+from didax.core.lax import typing_rules as _typing_rules  # noqa: F401  (registers the rules)
+from didax.core.lax.primitives import *  # noqa: F403
+from didax.core.lax.wrappers import *  # noqa: F403

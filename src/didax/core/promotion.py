@@ -1,0 +1,156 @@
+"""Promotion: how operands of different dtypes, and weakly typed values, meet.
+
+Design rules:
+- One home for promotion. The strict ``didax.lax`` wrappers (a weakly typed
+  operand takes its strong partner's dtype; nothing else is converted:
+  ``coerce_weak``) and ``didax.numpy`` (NumPy's lattice with NEP 50 weak
+  scalars: ``result_type``, then ``convert``) both build on the functions
+  here, so a Python scalar is turned into an array in exactly one way.
+- Every conversion of an array goes through ``convert_element_type``:
+  staged, it is an explicit equation; on concrete host data it runs that
+  primitive's impl rule right away (under the root trace, so nothing is
+  staged), which saturates floats converted to integers as XLA does (NaN
+  becomes 0, out-of-range values the nearest bound). NumPy's own casts are
+  never used for that, so eager NumPy input and jitted code agree.
+- A Python scalar stays a Python scalar while it can (a weak result of the
+  default width): it is then weak to every trace, and stages as a weak
+  literal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import numpy as np
+
+from didax.core import dtypes
+from didax.core.abstract import ShapedArray
+from didax.core.dtypes import DType
+from didax.core.errors import DTypeError
+from didax.core.lax.primitives import broadcast_in_dim_p, convert_element_type_p
+from didax.core.primitive import Primitive
+from didax.core.trace import Tracer, eager_evaluation
+from didax.core.values import (
+    ArrayLike,
+    HostArray,
+    PythonScalar,
+    ValueKind,
+    as_array,
+    get_aval,
+    is_python_scalar,
+    value_kind,
+)
+
+_KIND_RANK: Final = {"b": 0, "u": 1, "i": 1, "f": 2}
+
+
+def kind_rank(dtype: DType) -> int:
+    """bool < integers < floats: the order in which weak values raise a result's kind."""
+    return _KIND_RANK[dtype.kind]
+
+
+def result_type(*values: ArrayLike) -> tuple[DType, bool]:
+    """The promoted dtype of ``values`` and whether it is weak (NEP 50, ``dtypes.result_type``).
+
+    >>> result_type(np.ones(2, np.float32), 2.0)
+    (dtype('float32'), False)
+    """
+    avals = [get_aval(v) for v in values]
+    return dtypes.result_type(*((a.dtype, a.weak_type) for a in avals))
+
+
+def scalar_as(x: PythonScalar, dtype: DType, weak: bool = False) -> ArrayLike:
+    """The Python scalar ``x`` as a value of ``dtype``.
+
+    A weak result of the default width keeps the Python scalar itself (it is
+    weak to every trace); otherwise ``x`` becomes a NumPy scalar array.
+    """
+    if weak and dtype == dtypes.float64 and not isinstance(x, bool):
+        return float(x)
+    if weak and dtype == dtypes.int64 and type(x) is int:
+        return x
+    if dtype.kind in "iu" and isinstance(x, float):
+        return _host_convert(np.asarray(x, dtypes.float64), dtype)
+    return np.asarray(x, dtype)
+
+
+def _host_convert(x: HostArray, dtype: DType, weak: bool = False) -> HostArray:
+    """``convert_element_type`` of concrete host data, evaluated now (the impl rule)."""
+    with eager_evaluation():
+        out = convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak)
+    assert isinstance(out, np.ndarray)
+    return out
+
+
+def convert(x: ArrayLike, dtype: DType, weak: bool = False) -> Any:
+    """``x`` converted to ``dtype`` (weakly typed if ``weak``), by ``convert_element_type``.
+
+    Python scalars are converted on the host (``scalar_as``); host arrays
+    by the primitive's impl rule, now; tracers and device arrays by binding
+    the primitive under the current trace.
+
+    >>> convert(np.array([np.nan, 1e10, -2.7]), dtypes.int32)
+    array([          0,  2147483647,          -2], dtype=int32)
+    """
+    if is_python_scalar(x):
+        return scalar_as(x, dtype, weak)
+    aval = get_aval(x)
+    if aval.dtype == dtype and aval.weak_type == weak:
+        return x
+    kind = value_kind(x)
+    if kind is ValueKind.HOST or kind is ValueKind.FOREIGN:
+        arr = as_array(x)
+        return arr if arr.dtype == dtype else _host_convert(arr, dtype, weak)
+    return convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak)
+
+
+def coerce_weak(prim: Primitive, args: Sequence[ArrayLike]) -> list[ArrayLike]:
+    """The strict ``lax`` rule: weakly typed operands take their strong partner's dtype.
+
+    A Python scalar also takes its partner's shape (an explicit
+    ``broadcast_in_dim``). With no strong operand, the first weak one's
+    dtype wins; with only Python scalars, each takes its default dtype. A
+    Python scalar of a higher kind than its partner (``2.5`` with an integer
+    array) is a ``DTypeError``: lax never promotes.
+    """
+    # Fast path (eager dispatch, most tracing): nothing is weakly typed.
+    for a in args:
+        if type(a) is not np.ndarray and not (isinstance(a, Tracer) and not a.aval.weak_type):
+            break
+    else:
+        return list(args)
+    avals = [None if is_python_scalar(a) else get_aval(a) for a in args]
+    strong = [a for a in avals if a is not None and not a.weak_type]
+    target: ShapedArray
+    if strong:
+        target = strong[0]
+    else:
+        weak_avals = [a for a in avals if a is not None]
+        if not weak_avals:  # only Python scalars: they take their own default dtype
+            return [as_array(a) for a in args]
+        target = weak_avals[0]
+    out: list[ArrayLike] = []
+    for a, aval in zip(args, avals, strict=True):
+        if is_python_scalar(a):
+            out.append(_scalar_like(prim, a, target))
+        elif aval is not None and aval.weak_type and aval.dtype != target.dtype:
+            out.append(convert(a, target.dtype))
+        else:
+            out.append(a)
+    return out
+
+
+def _scalar_like(prim: Primitive, x: PythonScalar, target: ShapedArray) -> Any:
+    """The Python scalar ``x`` as an array of ``target``'s dtype and shape."""
+    if kind_rank(dtypes.python_scalar_dtype(x)) > kind_rank(target.dtype):
+        from didax.core.source_info import user_frame_summary
+
+        raise DTypeError(
+            f"{prim.name}: the Python scalar {x!r} cannot take the dtype {target.dtype} "
+            f"of its partner (at {user_frame_summary()})"
+        )
+    value = np.asarray(x, target.dtype)
+    if target.shape == ():
+        return value
+    return broadcast_in_dim_p.bind(value, shape=target.shape, broadcast_dimensions=())

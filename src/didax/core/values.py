@@ -1,0 +1,141 @@
+"""What a didax value is: the one place that classifies Python objects.
+
+Design rules:
+- ``value_kind`` decides, once, what kind of value an object is: a weakly
+  typed Python scalar, a host NumPy array or scalar, a device array, a
+  tracer, or a foreign array read through ``__array__`` (a JAX array, ...).
+  Everything else that asks "is this a value, and what is its type?"
+  (``get_aval``, ``as_array``, the jit signature, ``didax.numpy``'s operand
+  conversion, the transformations' argument checks) asks it, so the answer
+  cannot differ from one place to another.
+- The answer depends only on the object's type, so it is memoised per type:
+  after the first value of a type, classifying costs one dict lookup (the
+  jit cache-hit path and every traced operation pay it).
+- Python scalars are weakly typed (NEP 50): ``get_aval(2.0)`` is a weak
+  ``f64[]``; ``bool`` is the exception, as in JAX. Only exactly ``bool``,
+  ``int`` and ``float`` are scalars (an ``IntEnum`` is not a value).
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Final, TypeAlias, TypeGuard
+
+import numpy as np
+
+from didax.core import dtypes
+from didax.core.abstract import DeviceArray, ShapedArray
+from didax.core.trace import Tracer
+
+PythonScalar: TypeAlias = bool | int | float
+HostArray: TypeAlias = np.ndarray[Any, Any]
+# What a primitive's operand may be. Results of eager evaluation are NumPy
+# arrays; under a transformation they are tracers.
+ArrayLike: TypeAlias = Tracer | DeviceArray | HostArray | np.generic | PythonScalar
+
+PYTHON_SCALARS: Final = (bool, int, float)
+
+
+class ValueKind(enum.Enum):
+    SCALAR = "a Python scalar"
+    HOST = "a NumPy array or scalar"
+    DEVICE = "a device array"
+    TRACER = "a tracer"
+    FOREIGN = "an array of another library"
+
+
+_KIND_BY_TYPE: Final[dict[type, ValueKind]] = {
+    bool: ValueKind.SCALAR,
+    int: ValueKind.SCALAR,
+    float: ValueKind.SCALAR,
+    np.ndarray: ValueKind.HOST,
+}
+
+
+def _classify_type(t: type) -> ValueKind | None:
+    if issubclass(t, Tracer):
+        return ValueKind.TRACER
+    if issubclass(t, DeviceArray):
+        return ValueKind.DEVICE
+    if issubclass(t, (np.ndarray, np.generic)):
+        return ValueKind.HOST
+    if hasattr(t, "__array__"):
+        return ValueKind.FOREIGN
+    return None
+
+
+def value_kind(x: object) -> ValueKind:
+    """The kind of value ``x`` is; ``TypeError`` if it is not a didax value.
+
+    >>> value_kind(2.0), value_kind(np.ones(2))
+    (<ValueKind.SCALAR: 'a Python scalar'>, <ValueKind.HOST: 'a NumPy array or scalar'>)
+    """
+    t = type(x)
+    kind = _KIND_BY_TYPE.get(t)
+    if kind is None:
+        kind = _classify_type(t)
+        if kind is None:
+            raise TypeError(f"{t.__name__} {x!r} is not a valid didax value")
+        _KIND_BY_TYPE[t] = kind  # types are few; a racing write stores the same
+    return kind
+
+
+def is_value(x: object) -> bool:
+    """Whether ``x`` is a didax value (an array, a scalar or a tracer)."""
+    try:
+        value_kind(x)
+    except TypeError:
+        return False
+    return True
+
+
+def is_python_scalar(x: object) -> TypeGuard[PythonScalar]:
+    """Exactly a ``bool``, ``int`` or ``float`` (not a NumPy scalar, which subclasses ``float``)."""
+    return type(x) in PYTHON_SCALARS
+
+
+def get_aval(x: object) -> ShapedArray:
+    """The abstract value of any didax value: a tracer, an array, or a (weak) Python scalar.
+
+    >>> get_aval(2.0)
+    ShapedArray(f64[], weak)
+    """
+    kind = value_kind(x)
+    if kind is ValueKind.TRACER or kind is ValueKind.DEVICE:
+        assert isinstance(x, (Tracer, DeviceArray))
+        return x.aval
+    if kind is ValueKind.SCALAR:
+        assert isinstance(x, PYTHON_SCALARS)
+        return ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
+    if kind is ValueKind.HOST:
+        assert isinstance(x, (np.ndarray, np.generic))
+        return ShapedArray(x.shape, x.dtype)
+    arr = np.asarray(x)
+    return ShapedArray(arr.shape, arr.dtype)
+
+
+def as_array(x: object) -> HostArray:
+    """Converts a concrete didax value to a NumPy array of a supported dtype.
+
+    Python scalars take their default dtype (float64, int64, bool); device
+    and foreign arrays are read through ``__array__`` (a tracer must be
+    concrete). Raises ``TypeError`` for anything that is not an array of a
+    supported dtype.
+
+    >>> as_array(True)
+    array(True)
+    """
+    kind = value_kind(x)
+    arr: HostArray
+    if kind is ValueKind.SCALAR:
+        assert isinstance(x, PYTHON_SCALARS)
+        arr = np.asarray(x, dtypes.python_scalar_dtype(x))
+    elif type(x) is np.ndarray:
+        arr = x
+    else:
+        arr = np.asarray(x)
+    # float0 arrays (tangents of integers) are values too, though no
+    # primitive takes them.
+    if arr.dtype not in dtypes.SUPPORTED and arr.dtype != dtypes.float0:
+        raise TypeError(f"didax does not support arrays of dtype {arr.dtype}")
+    return arr

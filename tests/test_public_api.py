@@ -1,0 +1,141 @@
+"""Every name of the public API contract (``shared/API.md``) is importable from its module.
+
+The contract's names are copied here, section by section, because CI has
+only this repository. Names whose issue has not landed yet are listed in
+``PENDING`` with that issue, and the test asserts that they are *not* there
+yet: whoever implements one must move it to ``PUBLIC``, so this list can
+never silently drift from the code.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Final
+
+import numpy as np
+import pytest
+
+import didax as dx
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+PUBLIC: Final[dict[str, list[str]]] = {
+    "didax": _words(
+        "jit grad value_and_grad jvp linearize vjp vmap jacfwd jacrev hessian make_jaxpr "
+        "device_put compile_cache_info Array errors extend lax numpy tree_util"
+    ),
+    "didax.lax": _words(
+        # element-wise
+        "add sub mul div rem pow integer_pow neg sign abs max min exp log log1p expm1 sin "
+        "cos tan tanh logistic sqrt rsqrt floor ceil round eq ne lt le gt ge and_ or_ not_ "
+        "select convert_element_type stop_gradient "
+        # structural
+        "broadcast_in_dim reshape transpose squeeze expand_dims slice dynamic_slice "
+        "dynamic_update_slice concatenate pad rev iota "
+        # reductions, linear algebra
+        "reduce_sum reduce_max reduce_min reduce_prod argmax argmin cumsum dot_general dot"
+    ),
+    "didax.numpy": _words(
+        "array asarray zeros ones zeros_like ones_like full arange linspace eye add "
+        "subtract multiply divide true_divide power negative abs exp log log1p sqrt sin cos "
+        "tan tanh maximum minimum where clip sum mean max min prod argmax argmin cumsum dot "
+        "matmul einsum outer transpose swapaxes moveaxis reshape ravel broadcast_to "
+        "expand_dims squeeze concatenate stack greater greater_equal less less_equal equal "
+        "not_equal logical_and logical_or logical_not sign floor ceil round float32 float64 "
+        "int32 int64 bool_ floor_divide"
+    ),
+    "didax.tree_util": _words(
+        "tree_flatten tree_unflatten tree_map tree_leaves tree_structure register_pytree_node"
+    ),
+    "didax.extend": _words("Primitive ShapedArray Zero UndefinedPrimal lowering"),
+    "didax.errors": _words("ConcretizationTypeError UnexpectedTracerError ShapeError DTypeError"),
+}
+
+# (module, name) -> the issue that delivers it.
+PENDING: Final[dict[tuple[str, str], int]] = {
+    **{("didax.lax", n): 7 for n in _words("cond switch while_loop fori_loop scan")},
+    **{("didax", n): 8 for n in _words("flops custom_jvp custom_vjp checkpoint remat")},
+    ("didax", "config"): 9,
+    **{("didax", n): 10 for n in ("random", "nn", "scipy")},
+    **{
+        ("didax.numpy", n): 10
+        for n in _words(
+            "take take_along_axis sort argsort cumprod var std linalg tril triu diag trace "
+            "tile repeat split flip roll meshgrid all any isnan isfinite nan_to_num logaddexp "
+            "square reciprocal exp2 log2 log10 arctan2 sinh cosh arcsin arccos arctan mod "
+            "count_nonzero"
+        )
+    },
+    **{
+        ("didax", n): 14
+        for n in _words(
+            "devices device_count P shard_map pmap sharding distributed process_index "
+            "process_count local_device_count make_array_from_process_local_data"
+        )
+    },
+    **{
+        ("didax.lax", n): 14
+        for n in _words(
+            "with_sharding_constraint psum pmean pmax all_gather psum_scatter ppermute axis_index"
+        )
+    },
+}
+
+# The Array attributes and methods API.md names ("Values and dtypes", "didax.numpy");
+# those of arrays and tracers alike, then those of Arrays only.
+ARRAY_AND_TRACER_ATTRIBUTES: Final = _words(
+    "shape dtype ndim size __array__ __getitem__ T reshape sum mean astype __add__ __mul__ __lt__"
+)
+ARRAY_ONLY_ATTRIBUTES: Final = ["__dlpack__", "block_until_ready"]
+
+
+@pytest.mark.parametrize(("module", "name"), [(m, n) for m, names in PUBLIC.items() for n in names])
+def test_public_name_importable(module: str, name: str) -> None:
+    mod = importlib.import_module(module)
+    assert hasattr(mod, name), f"{module}.{name} is in API.md but missing"
+    assert name in mod.__all__, f"{module}.__all__ lacks {name}"
+
+
+@pytest.mark.parametrize("name", ["hlo", "ir", "LoweringRuleContext"])
+def test_extend_lowering_names(name: str) -> None:
+    from didax.extend import lowering
+
+    assert name in lowering.__all__
+    assert hasattr(lowering, name)
+
+
+@pytest.mark.parametrize(("module", "name"), sorted(PENDING))
+def test_pending_name_not_there_yet(module: str, name: str) -> None:
+    mod = importlib.import_module(module)
+    assert not hasattr(mod, name), (
+        f"{module}.{name} exists now: move it from PENDING (issue {PENDING[module, name]}) "
+        "to PUBLIC"
+    )
+
+
+@pytest.mark.parametrize("name", ARRAY_AND_TRACER_ATTRIBUTES + ARRAY_ONLY_ATTRIBUTES)
+def test_array_attributes(name: str) -> None:
+    x = dx.device_put(np.ones((2, 3)))
+    assert hasattr(x, name)
+    if name in ARRAY_ONLY_ATTRIBUTES:
+        return
+    traced: list[bool] = []
+
+    def f(t: dx.Array) -> dx.Array:
+        traced.append(hasattr(t, name))
+        return t
+
+    dx.make_jaxpr(f)(x)
+    assert traced == [True]
+
+
+@pytest.mark.parametrize("module", sorted(PUBLIC))
+def test_all_is_exact(module: str) -> None:
+    """``__all__`` lists only names the module has, each once."""
+    mod = importlib.import_module(module)
+    names = list(mod.__all__)
+    assert len(names) == len(set(names))
+    assert [n for n in names if not hasattr(mod, n)] == []
