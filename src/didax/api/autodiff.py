@@ -3,7 +3,7 @@
 Design rules:
 - ``linearize`` is jvp + partial evaluation (``interpreters.partial_eval``);
   ``vjp`` is linearize + transposition of the linear jaxpr
-  (``interpreters.transpose.backward_pass``); ``grad`` is vjp with a unit
+  (``interpreters.transpose.vjp_flat``); ``grad`` is vjp with a unit
   cotangent; ``jacrev`` is vmap of vjp; ``hessian`` is jacfwd of jacrev.
   No interpreter is written twice.
 - The backward pass binds under whatever trace is current when ``f_vjp`` is
@@ -35,9 +35,9 @@ from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.values import get_aval
 from didax.interpreters.evaluation import eval_jaxpr
-from didax.interpreters.jvp import Zero, instantiate
+from didax.interpreters.jvp import Zero, instantiate_zeros
 from didax.interpreters.partial_eval import linearize_flat
-from didax.interpreters.transpose import UndefinedPrimal, backward_pass
+from didax.interpreters.transpose import vjp_flat
 
 __all__ = [
     "linearize",
@@ -52,10 +52,6 @@ __all__ = [
 def _flat_inputs(primals: Sequence[Any], what: str) -> tuple[list[Any], Any]:
     leaves, tree = tree_util.tree_flatten(tuple(primals))
     return [_input_value(x, what) for x in leaves], tree
-
-
-def _zeros(aval: ShapedArray) -> Any:
-    return instantiate(Zero(aval))
 
 
 # --- linearize --------------------------------------------------------------------------
@@ -79,15 +75,15 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
 
     def f_jvp(*tangents: Any) -> Any:
         t_leaves, t_tree = tree_util.tree_flatten(tuple(tangents))
-        if str(t_tree) != str(in_tree):
+        if t_tree != in_tree:
             raise TypeError(
                 f"linearize: f_jvp takes tangents structured as the primals ({in_tree}), "
                 f"got {t_tree}"
             )
         ts = [t for t, d in zip(t_leaves, differentiable, strict=True) if d]
-        results = iter(eval_jaxpr(linear.jaxpr, [*residuals, *ts]))
+        results = iter(eval_jaxpr(linear, [*residuals, *ts]))
         t_outs = [
-            next(results) if nz else _zeros(Zero.like(a).aval)
+            next(results) if nz else instantiate_zeros(Zero.like(a))
             for a, nz in zip(out_avals, nonzero, strict=True)
         ]
         return flat.unflatten(t_outs)
@@ -120,7 +116,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     # With has_aux, aux is an output too: linearize hands back its primal value
     # (never a tracer of its own trace), and its cotangent is always zero.
     flat = _FlatFun(main, in_tree)
-    outs, linear, residuals, differentiable, nonzero = linearize_flat(flat, leaves)
+    outs, pullback = vjp_flat(flat, leaves)
     assert flat.out_tree is not None
     # jaxlib's PyTreeDef is untyped for mypy: Any.
     out_tree: Any
@@ -130,12 +126,11 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     else:
         out_tree, aux_tree = flat.out_tree, None
     num_out: int = out_tree.num_leaves
-    in_avals = [get_aval(x) for x in leaves]
     out_avals = [get_aval(o) for o in outs[:num_out]]
 
     def f_vjp(cotangent: Any) -> tuple[Any, ...]:
         ct_leaves, ct_tree = tree_util.tree_flatten(cotangent)
-        if str(ct_tree) != str(out_tree):
+        if ct_tree != out_tree:
             raise TypeError(
                 f"vjp: the cotangent must be structured as the output ({out_tree}), got {ct_tree}"
             )
@@ -144,19 +139,10 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
                 raise ValueError(
                     f"vjp: cotangent of shape {get_aval(ct).shape} for an output of shape {a.shape}"
                 )
-        all_cts = [*ct_leaves, *(Zero.like(get_aval(o)) for o in outs[num_out:])]
-        cts = [ct for ct, nz in zip(all_cts, nonzero, strict=True) if nz]
-        undefined = [
-            UndefinedPrimal(a.strip_weak())
-            for a, d in zip(in_avals, differentiable, strict=True)
-            if d
-        ]
-        in_cts = iter(backward_pass(linear.jaxpr, [*residuals, *undefined], cts))
-        results = []
-        for a, d in zip(in_avals, differentiable, strict=True):
-            ct = next(in_cts) if d else Zero.like(a)
-            results.append(_zeros(ct.aval) if isinstance(ct, Zero) else ct)
-        return tuple(tree_util.tree_unflatten(in_tree, results))
+        # aux outputs get zero cotangents.
+        cts = [*ct_leaves, *(Zero.like(get_aval(o)) for o in outs[num_out:])]
+        in_cts = [instantiate_zeros(ct) for ct in pullback(cts)]
+        return tuple(tree_util.tree_unflatten(in_tree, in_cts))
 
     out = tree_util.tree_unflatten(out_tree, outs[:num_out])
     if aux_tree is not None:

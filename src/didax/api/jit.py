@@ -30,9 +30,10 @@ from didax.core.cache import CacheInfo, LRUCache
 from didax.core.trace import current_trace
 from didax.core.values import get_aval, is_python_scalar
 from didax.interpreters.evaluation import EVAL_TRACE
-from didax.interpreters.jit import close_over_nothing, jit_p
+from didax.interpreters.jaxpr_transforms import close_over_nothing
+from didax.interpreters.jit import jit_p
 from didax.interpreters.staging import trace_to_jaxpr
-from didax.ir.jaxpr import ClosedJaxpr
+from didax.ir.jaxpr import Jaxpr
 from didax.lowering.array import Array, device_put
 from didax.lowering.dispatch import Compiled, compile_cache_info, compile_jaxpr, to_buffer
 from didax.lowering.mlir import lower_to_text
@@ -56,7 +57,7 @@ class _Entry:
 
     __slots__ = ("compiled", "const_buffers", "consts", "jaxpr", "out_tree")
 
-    def __init__(self, jaxpr: ClosedJaxpr, consts: tuple[Any, ...], out_tree: Any) -> None:
+    def __init__(self, jaxpr: Jaxpr, consts: tuple[Any, ...], out_tree: Any) -> None:
         self.jaxpr = jaxpr
         self.consts = consts
         self.out_tree = out_tree
@@ -258,7 +259,7 @@ class CompiledFunction:
                 f"({', '.join(a.str_short() for a in got)}), compiled for "
                 f"({', '.join(a.str_short() for a in expected)})"
             )
-        outs = self._compiled([*self._entry.consts, *leaves])
+        outs = self._compiled.run((), [*self._entry.consts, *leaves])
         return tree_util.tree_unflatten(self._entry.out_tree, outs)
 
     def as_text(self) -> str:

@@ -23,7 +23,7 @@ from didax.core.abstract import ShapedArray
 from didax.core.trace import Tracer
 from didax.core.values import as_array, get_aval
 from didax.interpreters.batching import move_axis, vmap_flat
-from didax.interpreters.jvp import Zero, instantiate, jvp_flat
+from didax.interpreters.jvp import Zero, instantiate_zeros, jvp_flat
 from didax.interpreters.staging import trace_to_jaxpr
 from didax.ir.jaxpr import ClosedJaxpr
 
@@ -34,6 +34,7 @@ __all__ = [
     "make_jaxpr",
 ]
 
+# jaxlib's PyTreeDef reaches mypy as a partial type (jaxlib._jax has no stubs).
 PyTreeDef = Any
 
 
@@ -92,9 +93,11 @@ def jvp(
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("jvp: primals and tangents must be tuples or lists of arguments")
+    in_tree: PyTreeDef
+    t_tree: PyTreeDef
     primals_flat, in_tree = tree_util.tree_flatten(tuple(primals))
     tangents_flat, t_tree = tree_util.tree_flatten(tuple(tangents))
-    if str(in_tree) != str(t_tree):
+    if in_tree != t_tree:
         raise TypeError(
             "jvp: primals and tangents must have the same tree structure, "
             f"got {in_tree} and {t_tree}"
@@ -103,7 +106,7 @@ def jvp(
     tangent_ins = [_tangent_input(p, t) for p, t in zip(primals_flat, tangents_flat, strict=True)]
     flat = _FlatFun(fun, in_tree)
     outs, t_outs = jvp_flat(flat, primals_flat, tangent_ins)
-    return flat.unflatten(outs), flat.unflatten([instantiate(t) for t in t_outs])
+    return flat.unflatten(outs), flat.unflatten([instantiate_zeros(t) for t in t_outs])
 
 
 def _tangent_input(primal: Any, tangent: Any) -> Any:

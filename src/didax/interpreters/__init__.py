@@ -7,6 +7,7 @@ interpreter's rules for the standard primitives.
 from didax.interpreters import (
     batching,
     evaluation,
+    jaxpr_transforms,
     jit,
     jvp,
     partial_eval,
@@ -14,4 +15,13 @@ from didax.interpreters import (
     transpose,
 )
 
-__all__ = ["batching", "evaluation", "jit", "jvp", "partial_eval", "staging", "transpose"]
+__all__ = [
+    "batching",
+    "evaluation",
+    "jaxpr_transforms",
+    "jit",
+    "jvp",
+    "partial_eval",
+    "staging",
+    "transpose",
+]

@@ -21,7 +21,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import numpy as np
 
@@ -36,10 +36,16 @@ Dim = int | None
 not_mapped: Final = None
 
 
-# ``(axis_size, values, dims, **params) -> (result, result_dim)``; results and
-# dims are lists when the primitive has multiple results. Typed as
-# ``Callable[..., ...]`` because each rule names its own params.
-BatchRule = Callable[..., tuple[Any, Any]]
+class BatchRule(Protocol):
+    """``(axis_size, values, dims, **params) -> (result, result_dim)``.
+
+    Results and dims are lists when the primitive has multiple results; a
+    dim is an axis or ``None`` (unbatched). Each rule names its own params.
+    """
+
+    def __call__(
+        self, axis_size: int, args: Sequence[Any], dims: Sequence[Dim], /, *a: Any, **params: Any
+    ) -> tuple[Any, Any]: ...
 
 
 BATCH_RULES: Final[RuleTable[BatchRule]] = RuleTable("batching (vmap)")

@@ -17,8 +17,8 @@ Design rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, Final
+from collections.abc import Sequence
+from typing import Any, Final, Protocol
 
 import numpy as np
 
@@ -34,17 +34,23 @@ from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var
 Array = np.ndarray[Any, Any]
 
 
-# ``(*arrays, **params) -> array`` (a list when the primitive has multiple results;
-# the jit call's impl takes and returns device Arrays).
-# Typed as ``Callable[..., ...]`` because each rule names its own params.
-ImplRule = Callable[..., Any]
+class ImplRule(Protocol):
+    """``(*arrays, **params) -> array`` (a list when the primitive has multiple results).
+
+    The arrays are NumPy arrays, except for the primitives in ``VALUE_IMPLS``
+    (those that compile and execute, and take device Arrays as they are).
+    Each rule names its own operands and params.
+    """
+
+    def __call__(self, *args: Any, **params: Any) -> Any: ...
 
 
 IMPL_RULES: Final[RuleTable[ImplRule]] = RuleTable("impl (eager evaluation)")
 
 # Primitives whose impl takes didax values as they are (device arrays stay on
-# the device) and types its own results: the jit call, whose impl compiles
-# and executes. Every other impl gets NumPy arrays.
+# the device) and types its own results: the higher-order primitives (the jit
+# call, cond, while, scan), whose impl compiles and executes. Every other impl
+# gets NumPy arrays.
 VALUE_IMPLS: Final[set[Primitive]] = set()
 
 

@@ -1,118 +1,73 @@
-"""The jit-call primitive: a higher-order primitive carrying a closed jaxpr.
+"""The jit-call primitive: a higher-order primitive carrying a jaxpr, with all its rules.
 
 Design rules:
-- ``jit_p`` binds a ``ClosedJaxpr`` *without constants* (param ``jaxpr``)
-  to explicit operands. Whatever the traced function closed over (arrays,
-  tracers of enclosing transformations) was hoisted by staging and is
-  passed as leading operands: that is closure conversion, and it is why
-  jvp/vmap of jit need no special knowledge of closures.
-- Its transformation rules transform the jaxpr (initial style): the jvp
-  rule builds a jvp jaxpr and binds ``jit_p`` again; so does batching. The
-  rebuilt jaxprs are cached by structural fingerprint, so ``jvp(jit(f))``
-  called again builds nothing new.
-- Its impl rule (compile and execute) is the only rule registered outside
-  this layer: the lowering layer installs it, because running a jit call
-  means compiling it, and compiling is lowering's job.
-- cond, while and scan (later) reuse ``jaxpr_as_fun``, ``jvp_jaxpr`` and
-  ``vmap_jaxpr``.
+- ``jit_p`` binds a constant-free ``Jaxpr`` (param ``jaxpr``) to explicit
+  operands. Whatever the traced function closed over (arrays, tracers of
+  enclosing transformations) was hoisted by staging and is passed as
+  leading operands: that is closure conversion, and it is why jvp/vmap of
+  jit need no special knowledge of closures.
+- This module holds every rule of the primitive but its lowering (a
+  ``func.call``, in ``lowering.mlir``) and its impl (compile and execute,
+  which is the lowering layer's job and is registered there): abstract
+  evaluation, jvp, batching, partial evaluation, transposition and DCE.
+  Each transforms the body with ``jaxpr_transforms`` and binds ``jit_p``
+  again on the result (initial style); those jaxprs are cached by
+  fingerprint, so ``jvp(jit(f))`` called again builds nothing new.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
-from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
-from didax.core.cache import LRUCache
 from didax.core.primitive import Primitive
-from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, vmap_flat
-from didax.interpreters.evaluation import eval_jaxpr
-from didax.interpreters.jvp import JVP_RULES, Zero, jvp_flat
-from didax.interpreters.staging import trace_to_jaxpr
-from didax.ir.fingerprint import fingerprint
-from didax.ir.jaxpr import ClosedJaxpr
+from didax.core.trace import set_current_trace
+from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
+from didax.interpreters.jaxpr_transforms import (
+    close_over_nothing,
+    jvp_jaxpr,
+    partial_eval_jaxpr,
+    transpose_jaxpr,
+    vmap_jaxpr,
+)
+from didax.interpreters.jvp import JVP_RULES, Zero
+from didax.interpreters.partial_eval import PE_RULES, PartialEvalTrace
+from didax.interpreters.transpose import TRANSPOSE_RULES, is_undefined
+from didax.ir.jaxpr import Jaxpr, JaxprEqn
+from didax.ir.passes import DCE_RULES, dce_jaxpr
 
 jit_p: Final = Primitive("jit", multiple_results=True)
 
 
-def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable[..., list[Any]]:
-    """The closed jaxpr as a Python function, binding each equation under the current trace."""
-    return lambda *args: eval_jaxpr(closed.jaxpr, [*closed.consts, *args])
-
-
-def close_over_nothing(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, tuple[Any, ...]]:
-    """Closure conversion: the same jaxpr with its constants turned into leading operands."""
-    return ClosedJaxpr(closed.jaxpr, ()), closed.consts
-
-
-@ABSTRACT_EVAL.defines(jit_p)
-def _jit_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, name: str) -> list[ShapedArray]:
-    expected = jaxpr.in_avals
+def check_operands(
+    avals: Sequence[ShapedArray], expected: Sequence[ShapedArray], what: str
+) -> None:
+    """Operand types must be a body's input types (weakness aside)."""
     if len(avals) != len(expected) or any(
         a.strip_weak() != e.strip_weak() for a, e in zip(avals, expected, strict=True)
     ):
         shown = ", ".join(a.str_short() for a in expected)
-        raise shape_failure(f"the jitted function {name} expects operands of types ({shown})")
+        raise shape_failure(f"{what} expects operands of types ({shown})")
+
+
+@ABSTRACT_EVAL.defines(jit_p)
+def _jit_abstract_eval(*avals: ShapedArray, jaxpr: Jaxpr, name: str) -> list[ShapedArray]:
+    check_operands(avals, jaxpr.in_avals, f"the jitted function {name}")
     return list(jaxpr.out_avals)
-
-
-# --- jvp -----------------------------------------------------------------------
-
-
-_JVP_JAXPRS: Final[LRUCache[tuple[ClosedJaxpr, tuple[bool, ...]]]] = LRUCache(maxsize=512)
-_VMAP_JAXPRS: Final[LRUCache[ClosedJaxpr]] = LRUCache(maxsize=512)
-
-
-def jvp_jaxpr(
-    closed: ClosedJaxpr, nonzeros: Sequence[bool]
-) -> tuple[ClosedJaxpr, tuple[bool, ...]]:
-    """The jaxpr ``(primals, nonzero tangents) -> (primals_out, nonzero tangents_out)``.
-
-    Also returns which output tangents are nonzero. Cached by fingerprint:
-    equal programs have equal jvp jaxprs.
-    """
-    key = (fingerprint(closed), tuple(nonzeros))
-    return _JVP_JAXPRS.get_or_create(key, lambda: _build_jvp_jaxpr(closed, nonzeros))
-
-
-def _build_jvp_jaxpr(
-    closed: ClosedJaxpr, nonzeros: Sequence[bool]
-) -> tuple[ClosedJaxpr, tuple[bool, ...]]:
-    in_avals = closed.in_avals
-    tangent_avals = [
-        ShapedArray(a.shape, dtypes.tangent_dtype(a.dtype))
-        for a, nz in zip(in_avals, nonzeros, strict=True)
-        if nz
-    ]
-    out_nonzeros: list[bool] = []
-
-    def fun(*args: Any) -> list[Any]:
-        primals = args[: len(in_avals)]
-        nz_tangents = iter(args[len(in_avals) :])
-        tangents = [
-            next(nz_tangents) if nz else Zero.like(a)
-            for a, nz in zip(in_avals, nonzeros, strict=True)
-        ]
-        outs, t_outs = jvp_flat(jaxpr_as_fun(closed), primals, tangents)
-        out_nonzeros.extend(not isinstance(t, Zero) for t in t_outs)
-        return [*outs, *(t for t in t_outs if not isinstance(t, Zero))]
-
-    jvp_closed = trace_to_jaxpr(fun, [*in_avals, *tangent_avals], "jit")
-    return jvp_closed, tuple(out_nonzeros)
 
 
 @JVP_RULES.defines(jit_p)
 def _jit_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJaxpr, name: str
+    primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: Jaxpr, name: str
 ) -> tuple[list[Any], list[Any]]:
     nonzeros = [not isinstance(t, Zero) for t in tangents]
-    jvp_closed, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
-    new_jaxpr, consts = close_over_nothing(jvp_closed)
+    closed, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
+    body, consts = close_over_nothing(closed)
     nz_tangents = [t for t in tangents if not isinstance(t, Zero)]
-    outs = jit_p.bind(*consts, *primals, *nz_tangents, jaxpr=new_jaxpr, name=f"jvp({name})")
-    n = len(jaxpr.out_avals)
+    outs = jit_p.bind(*consts, *primals, *nz_tangents, jaxpr=body, name=f"jvp({name})")
+    n = len(jaxpr.outs)
     primals_out, nz_t_out = outs[:n], iter(outs[n:])
     tangents_out = [
         next(nz_t_out) if nz else Zero.like(a)
@@ -121,37 +76,73 @@ def _jit_jvp(
     return primals_out, tangents_out
 
 
-# --- batching --------------------------------------------------------------------
-
-
-def vmap_jaxpr(closed: ClosedJaxpr, axis_size: int, batched: Sequence[bool]) -> ClosedJaxpr:
-    """The jaxpr taking operands batched at axis 0 where ``batched``; every output batched at 0."""
-    key = (fingerprint(closed), axis_size, tuple(batched))
-    return _VMAP_JAXPRS.get_or_create(key, lambda: _build_vmap_jaxpr(closed, axis_size, batched))
-
-
-def _build_vmap_jaxpr(closed: ClosedJaxpr, axis_size: int, batched: Sequence[bool]) -> ClosedJaxpr:
-    in_avals = [
-        ShapedArray((axis_size, *a.shape), a.dtype, a.weak_type) if b else a
-        for a, b in zip(closed.in_avals, batched, strict=True)
-    ]
-    dims: list[Dim] = [0 if b else None for b in batched]
-
-    def fun(*args: Any) -> list[Any]:
-        pairs = vmap_flat(jaxpr_as_fun(closed), axis_size, args, dims)
-        return [bdim_at_front(v, d, axis_size) for v, d in pairs]
-
-    return trace_to_jaxpr(fun, in_avals, "jit")
-
-
 @BATCH_RULES.defines(jit_p)
 def _jit_batch(
-    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], *, jaxpr: ClosedJaxpr, name: str
+    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], *, jaxpr: Jaxpr, name: str
 ) -> tuple[list[Any], list[Dim]]:
     batched = [d is not None for d in dims]
     args = [
         x if d is None else bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)
     ]
-    new_jaxpr, consts = close_over_nothing(vmap_jaxpr(jaxpr, axis_size, batched))
-    outs = jit_p.bind(*consts, *args, jaxpr=new_jaxpr, name=f"vmap({name})")
+    body, consts = close_over_nothing(vmap_jaxpr(jaxpr, axis_size, batched)[0])
+    outs = jit_p.bind(*consts, *args, jaxpr=body, name=f"vmap({name})")
     return outs, [0] * len(outs)
+
+
+def _jit_partial_eval(trace: PartialEvalTrace, args: Sequence[Any], params: dict[str, Any]) -> Any:
+    """A jit call with unknown operands: a known call now, an unknown call staged."""
+    jaxpr: Jaxpr = params["jaxpr"]
+    name: str = params["name"]
+    in_unknowns = [trace.is_unknown(x) for x in args]
+    known, unknown, out_unknowns, num_res = partial_eval_jaxpr(jaxpr, in_unknowns)
+    known_args = [x for x, u in zip(args, in_unknowns, strict=True) if not u]
+    parent = trace.parent
+    assert parent is not None
+    known_body, known_consts = close_over_nothing(known)
+    with set_current_trace(parent):
+        known_results = jit_p.bind(*known_consts, *known_args, jaxpr=known_body, name=name)
+    num_known = len(known_results) - num_res
+    known_outs, residuals = known_results[:num_known], known_results[num_known:]
+    unknown_args = [x for x, u in zip(args, in_unknowns, strict=True) if u]
+    unknown_outs = trace.stage(
+        jit_p, [*residuals, *unknown_args], {"jaxpr": unknown, "name": f"{name}_unknown"}
+    )
+    known_it, unknown_it = iter(known_outs), iter(unknown_outs)
+    return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
+
+
+PE_RULES.register(jit_p, _jit_partial_eval)
+
+
+@TRANSPOSE_RULES.defines(jit_p)
+def _jit_transpose(cts: Sequence[Any], *args: Any, jaxpr: Jaxpr, name: str) -> list[Any]:
+    linear = [is_undefined(a) for a in args]
+    ct_nonzero = [not isinstance(c, Zero) for c in cts]
+    t_closed, out_nonzero = transpose_jaxpr(jaxpr, linear, ct_nonzero)
+    outs: list[Any] = []
+    if any(out_nonzero):
+        t_body, t_consts = close_over_nothing(t_closed)
+        defined = [a for a in args if not is_undefined(a)]
+        nz_cts = [c for c in cts if not isinstance(c, Zero)]
+        outs = jit_p.bind(*t_consts, *defined, *nz_cts, jaxpr=t_body, name=f"transpose({name})")
+    nz_outs = iter(outs)
+    flags = iter(out_nonzero)
+    result: list[Any] = []
+    for a in args:
+        if is_undefined(a):
+            result.append(next(nz_outs) if next(flags) else Zero.like(a.aval))
+        else:
+            result.append(None)
+    return result
+
+
+@DCE_RULES.defines(jit_p)
+def _jit_dce(used_outputs: Sequence[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn | None]:
+    body, used_inputs = dce_jaxpr(eqn.params["jaxpr"], used_outputs, prune_inputs=True)
+    new_eqn = JaxprEqn(
+        jit_p,
+        tuple(x for x, u in zip(eqn.inputs, used_inputs, strict=True) if u),
+        {**eqn.params, "jaxpr": body},
+        tuple(v for v, u in zip(eqn.out_binders, used_outputs, strict=True) if u),
+    )
+    return used_inputs, new_eqn

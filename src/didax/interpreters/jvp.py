@@ -3,7 +3,7 @@
 Design rules:
 - A tangent known to be zero is ``Zero(aval)``, never an array of zeros:
   rules receive ``Zero`` and must not materialise it unless an operation
-  truly needs an array (``instantiate``). A primitive all of whose tangents
+  truly needs an array (``instantiate_zeros``). A primitive all of whose tangents
   are ``Zero`` is not differentiated at all: it is bound under the parent.
 - Rules run under the parent trace (they compute primals and tangents with
   ordinary ``bind`` calls), so jvp of jvp, jvp of vmap and jvp of staging
@@ -15,7 +15,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final, final
+from typing import Any, Final, Protocol, final
 
 import attrs
 import numpy as np
@@ -40,7 +40,7 @@ class Zero:
         return Zero(ShapedArray(primal_aval.shape, dtypes.tangent_dtype(primal_aval.dtype)))
 
 
-def instantiate(t: Any) -> Any:
+def instantiate_zeros(t: Any) -> Any:
     """An array for the tangent ``t`` (zeros, staged as a broadcast, if ``t`` is ``Zero``)."""
     if not isinstance(t, Zero):
         return t
@@ -49,9 +49,16 @@ def instantiate(t: Any) -> Any:
     return lax.broadcast_in_dim(np.zeros((), t.aval.dtype), t.aval.shape, ())
 
 
-# ``(primals, tangents, **params) -> (primal_out, tangent_out)``; a tangent may
-# be ``Zero``. Typed as ``Callable[..., ...]`` because each rule names its own params.
-JVPRule = Callable[..., tuple[Any, Any]]
+class JVPRule(Protocol):
+    """``(primals, tangents, **params) -> (primal_out, tangent_out)``; a tangent may be ``Zero``.
+
+    Lists of results for a primitive with multiple results. Each rule names
+    its own params.
+    """
+
+    def __call__(
+        self, primals: Sequence[Any], tangents: Sequence[Any], /, *args: Any, **params: Any
+    ) -> tuple[Any, Any]: ...
 
 
 JVP_RULES: Final[RuleTable[JVPRule]] = RuleTable("jvp")
@@ -166,7 +173,7 @@ def _linear_jvp(prim: Primitive) -> None:
     """A primitive linear in all its operands: its tangent is itself on the tangents."""
 
     def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
-        return prim.bind(*primals, **params), prim.bind(*map(instantiate, tangents), **params)
+        return prim.bind(*primals, **params), prim.bind(*map(instantiate_zeros, tangents), **params)
 
     JVP_RULES.register(prim, rule)
 
@@ -283,7 +290,7 @@ def _select_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, A
     pred, on_true, on_false = primals
     _, t_true, t_false = tangents
     out = lax.select(pred, on_true, on_false)
-    return out, lax.select(pred, instantiate(t_true), instantiate(t_false))
+    return out, lax.select(pred, instantiate_zeros(t_true), instantiate_zeros(t_false))
 
 
 @JVP_RULES.defines(lax.convert_element_type_p)
@@ -311,7 +318,7 @@ def _dynamic_update_slice_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -
     x, update, *starts = primals
     out = lax.dynamic_update_slice_p.bind(x, update, *starts)
     t_out = lax.dynamic_update_slice_p.bind(
-        instantiate(tangents[0]), instantiate(tangents[1]), *starts
+        instantiate_zeros(tangents[0]), instantiate_zeros(tangents[1]), *starts
     )
     return out, t_out
 

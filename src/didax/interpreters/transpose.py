@@ -15,6 +15,8 @@ Design rules:
   an equation all of whose output cotangents are zero is skipped, and the
   jit call's transposed jaxpr takes only the nonzero cotangents as inputs
   and returns only the nonzero ones.
+- ``vjp_flat`` is the whole of reverse mode: ``linearize_flat`` (jvp and
+  partial evaluation), then ``backward_pass`` over the linear jaxpr.
 - Rules (``TRANSPOSE_RULES``) have the signature ``(ct, *args, **params)``
   where ``ct`` is the output cotangent (a list for multiple-result
   primitives, whose entries may be ``Zero``; a single-result rule is never
@@ -33,21 +35,20 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final, final
+from typing import Any, Final, Protocol, final
 
 import attrs
 import numpy as np
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
-from didax.core.cache import LRUCache
 from didax.core.primitive import Primitive, RuleTable
 from didax.core.values import get_aval, is_python_scalar
-from didax.interpreters.jit import close_over_nothing, jit_p
 from didax.interpreters.jvp import Zero, add_tangents
+from didax.interpreters.partial_eval import linearize_flat
 from didax.interpreters.staging import trace_to_jaxpr
-from didax.ir.fingerprint import fingerprint
-from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from didax.ir.jaxpr import Atom, Jaxpr, JaxprEqn, Literal, Var
+from didax.ir.passes import live_equations
 
 
 @final
@@ -67,9 +68,14 @@ class NonlinearError(TypeError):
     """A primitive was asked to transpose a use in which it is not linear."""
 
 
-# ``(ct, *args, **params) -> cotangents``, one entry per arg (``None`` for a defined
-# arg). Typed as ``Callable[..., ...]`` because each rule names its own params.
-TransposeRule = Callable[..., list[Any]]
+class TransposeRule(Protocol):
+    """``(ct, *args, **params) -> cotangents``, one entry per arg (``None`` for a defined arg).
+
+    ``ct`` is a list for a primitive with multiple results. Each rule names
+    its own operands and params.
+    """
+
+    def __call__(self, ct: Any, /, *args: Any, **params: Any) -> list[Any]: ...
 
 
 TRANSPOSE_RULES: Final[RuleTable[TransposeRule]] = RuleTable("transpose")
@@ -136,12 +142,7 @@ def backward_pass(jaxpr: Jaxpr, args: Sequence[Any], cts_out: Sequence[Any]) -> 
     needed: set[Var] = {
         x for eqn in linear_eqns for x in eqn.inputs if isinstance(x, Var) and x not in undefined
     }
-    live_forward: list[JaxprEqn] = []
-    for eqn in reversed(forward_eqns):
-        if any(v in needed for v in eqn.out_binders):
-            live_forward.append(eqn)
-            needed.update(x for x in eqn.inputs if isinstance(x, Var))
-    live_forward.reverse()
+    live_forward = live_equations(forward_eqns, needed)
 
     primal_env: dict[Var, Any] = {
         v: a for v, a in zip(jaxpr.in_binders, args, strict=True) if v not in undefined
@@ -205,6 +206,44 @@ def backward_pass(jaxpr: Jaxpr, args: Sequence[Any], cts_out: Sequence[Any]) -> 
     ]
 
 
+def vjp_flat(
+    fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
+) -> tuple[list[Any], Callable[[Sequence[Any]], list[Any]]]:
+    """Reverse mode: ``fun``'s outputs, and the function from output to input cotangents.
+
+    The pullback takes one cotangent per output (a value or ``Zero``; a
+    Python scalar takes its output's dtype) and returns one per primal:
+    ``Zero`` where none reached it, and for every primal that is not
+    floating point (whose cotangent dtype is float0). The primal computation
+    runs once, now; the pullback runs the transposed linear jaxpr under the
+    current trace, so it can itself be jitted, vmapped or differentiated.
+
+    >>> from didax.core import lax
+    >>> outs, pullback = vjp_flat(lambda x, y: [lax.mul(x, y)], [2.0, 3.0])
+    >>> pullback([np.float64(1.0)])
+    [array(3.), array(2.)]
+    """
+    outs, linear, residuals, differentiable, nonzero = linearize_flat(fun, primals)
+    in_avals = [get_aval(p) for p in primals]
+
+    def pullback(cts: Sequence[Any]) -> list[Any]:
+        if len(cts) != len(outs):
+            raise ValueError(f"vjp: {len(cts)} cotangents for {len(outs)} outputs")
+        nz_cts = [ct for ct, nz in zip(cts, nonzero, strict=True) if nz]
+        undefined = [
+            UndefinedPrimal(a.strip_weak())
+            for a, d in zip(in_avals, differentiable, strict=True)
+            if d
+        ]
+        in_cts = iter(backward_pass(linear, [*residuals, *undefined], nz_cts))
+        return [
+            next(in_cts) if d else Zero.like(a)
+            for a, d in zip(in_avals, differentiable, strict=True)
+        ]
+
+    return outs, pullback
+
+
 def linear_transpose_flat(
     fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray]
 ) -> Callable[..., list[Any]]:
@@ -238,7 +277,7 @@ def _not_linear(prim: Primitive, why: str) -> NonlinearError:
     return NonlinearError(f"transpose of {prim.name}: {why}; the function is not linear there")
 
 
-def _zeros(aval: ShapedArray) -> Any:
+def _zeros_of(aval: ShapedArray) -> Any:
     zero = np.zeros((), aval.dtype)
     return zero if aval.shape == () else lax.broadcast_in_dim(zero, aval.shape, ())
 
@@ -293,7 +332,7 @@ def _select_transpose(ct: Any, pred: Any, on_true: Any, on_false: Any) -> list[A
     if is_undefined(pred):
         raise _not_linear(lax.select_p, "the predicate is a linear input")
     # The rule runs only for a linear use, so one of the cases is undefined.
-    zeros = _zeros(_aval(ct))
+    zeros = _zeros_of(_aval(ct))
     return [
         None,
         lax.select(pred, ct, zeros) if is_undefined(on_true) else None,
@@ -428,7 +467,7 @@ def _dynamic_slice_transpose(
     if any(is_undefined(i) for i in starts):
         raise _not_linear(lax.dynamic_slice_p, "a start index is a linear input")
     # dynamic_update_slice clamps its start indices exactly as dynamic_slice does.
-    operand_ct = lax.dynamic_update_slice(_zeros(_ct_aval(x)), ct, starts)
+    operand_ct = lax.dynamic_update_slice(_zeros_of(_ct_aval(x)), ct, starts)
     return [operand_ct, *(None for _ in starts)]
 
 
@@ -438,7 +477,9 @@ def _dynamic_update_slice_transpose(ct: Any, x: Any, update: Any, *starts: Any) 
         raise _not_linear(lax.dynamic_update_slice_p, "a start index is a linear input")
     update_shape = _aval(update).shape
     operand_ct = (
-        lax.dynamic_update_slice(ct, _zeros(_ct_aval(update)), starts) if is_undefined(x) else None
+        lax.dynamic_update_slice(ct, _zeros_of(_ct_aval(update)), starts)
+        if is_undefined(x)
+        else None
     )
     update_ct = lax.dynamic_slice(ct, starts, update_shape) if is_undefined(update) else None
     return [operand_ct, update_ct, *(None for _ in starts)]
@@ -492,82 +533,3 @@ def _dot_general_transpose_lhs(
     if permutation == tuple(range(x_ndim)):
         return out
     return lax.transpose(out, permutation)
-
-
-# --- the jit call -----------------------------------------------------------
-
-
-_TRANSPOSE_JAXPRS: Final[LRUCache[tuple[ClosedJaxpr, tuple[bool, ...]]]] = LRUCache(maxsize=512)
-
-
-def transpose_jaxpr(
-    closed: ClosedJaxpr, linear: Sequence[bool], ct_nonzero: Sequence[bool]
-) -> tuple[ClosedJaxpr, tuple[bool, ...]]:
-    """The jaxpr ``(defined inputs, nonzero output cotangents) -> nonzero input cotangents``.
-
-    ``closed`` must have no constants (close it over nothing first: a
-    constant is then a defined input). ``linear`` marks its linear inputs,
-    ``ct_nonzero`` its outputs whose cotangent is not a symbolic zero; only
-    those cotangents are inputs of the result. Also returns, per linear
-    input, whether its cotangent is nonzero (only those are outputs).
-    Cached by fingerprint, like the jit call's jvp and vmap jaxprs.
-    """
-    if closed.consts:
-        raise ValueError("transpose_jaxpr: close the jaxpr over nothing first")
-    if len(linear) != len(closed.in_avals) or len(ct_nonzero) != len(closed.out_avals):
-        raise ValueError("transpose_jaxpr: one flag per input and per output is needed")
-    key = (fingerprint(closed), tuple(linear), tuple(ct_nonzero))
-    return _TRANSPOSE_JAXPRS.get_or_create(
-        key, lambda: _build_transpose_jaxpr(closed, linear, ct_nonzero)
-    )
-
-
-def _build_transpose_jaxpr(
-    closed: ClosedJaxpr, linear: Sequence[bool], ct_nonzero: Sequence[bool]
-) -> tuple[ClosedJaxpr, tuple[bool, ...]]:
-    in_avals, out_avals = closed.in_avals, closed.out_avals
-    defined_avals = [a for a, lin in zip(in_avals, linear, strict=True) if not lin]
-    ct_avals = [_zero_cotangent(a).aval for a, nz in zip(out_avals, ct_nonzero, strict=True) if nz]
-    out_nonzero: list[bool] = []
-
-    def fun(*ins: Any) -> list[Any]:
-        defined = iter(ins[: len(defined_avals)])
-        nz_cts = iter(ins[len(defined_avals) :])
-        args = [
-            UndefinedPrimal(a) if lin else next(defined)
-            for a, lin in zip(in_avals, linear, strict=True)
-        ]
-        cts = [
-            next(nz_cts) if nz else _zero_cotangent(a)
-            for a, nz in zip(out_avals, ct_nonzero, strict=True)
-        ]
-        cts_in = backward_pass(closed.jaxpr, args, cts)
-        out_nonzero[:] = [not isinstance(c, Zero) for c in cts_in]
-        return [c for c in cts_in if not isinstance(c, Zero)]
-
-    transposed = trace_to_jaxpr(fun, [*defined_avals, *ct_avals], "jit")
-    return transposed, tuple(out_nonzero)
-
-
-@TRANSPOSE_RULES.defines(jit_p)
-def _jit_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, name: str) -> list[Any]:
-    body, consts = close_over_nothing(jaxpr)
-    all_args = [*consts, *args]
-    linear = [is_undefined(a) for a in all_args]
-    ct_nonzero = [not isinstance(c, Zero) for c in cts]
-    t_closed, out_nonzero = transpose_jaxpr(body, linear, ct_nonzero)
-    outs: list[Any] = []
-    if any(out_nonzero):
-        t_body, t_consts = close_over_nothing(t_closed)
-        defined = [a for a in all_args if not is_undefined(a)]
-        nz_cts = [c for c in cts if not isinstance(c, Zero)]
-        outs = jit_p.bind(*t_consts, *defined, *nz_cts, jaxpr=t_body, name=f"transpose({name})")
-    nz_outs = iter(outs)
-    flags = iter(out_nonzero)
-    result: list[Any] = []
-    for a in args:
-        if is_undefined(a):
-            result.append(next(nz_outs) if next(flags) else _zero_cotangent(a.aval))
-        else:
-            result.append(None)
-    return result

@@ -10,11 +10,14 @@ Design rules:
   different programs; its hash is computed once.
 - Constants' *values* are not part of a closed jaxpr's fingerprint, only
   their types: they are inputs of the compiled program.
+- A jaxpr's fingerprint is computed once and remembered with the jaxpr, so
+  keying a cache by it costs a lookup after the first time.
 """
 
 from __future__ import annotations
 
-from typing import Any, final
+import weakref
+from typing import Any, Final, final
 
 import attrs
 import numpy as np
@@ -33,11 +36,25 @@ class Fingerprint:
         return f"Fingerprint({hash(self):#x})"
 
 
+# Jaxprs are immutable, so each one's fingerprint is computed once: a cache
+# keyed by the object (weakly, so it dies with the jaxpr). The rebuilt jaxprs
+# of jvp, vmap, partial evaluation and transposition are looked up by
+# fingerprint every time a transformed higher-order primitive is bound.
+_MEMO: Final[weakref.WeakKeyDictionary[Jaxpr | ClosedJaxpr, Fingerprint]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def fingerprint(jaxpr: Jaxpr | ClosedJaxpr) -> Fingerprint:
-    """The structural fingerprint of ``jaxpr``."""
-    if isinstance(jaxpr, ClosedJaxpr):
-        return Fingerprint(("closed", len(jaxpr.consts), _form(jaxpr.jaxpr)))
-    return Fingerprint(_form(jaxpr))
+    """The structural fingerprint of ``jaxpr`` (computed once per jaxpr object)."""
+    fp = _MEMO.get(jaxpr)
+    if fp is None:
+        if isinstance(jaxpr, ClosedJaxpr):
+            fp = Fingerprint(("closed", len(jaxpr.consts), _form(jaxpr.jaxpr)))
+        else:
+            fp = Fingerprint(_form(jaxpr))
+        _MEMO[jaxpr] = fp
+    return fp
 
 
 def _form(jaxpr: Jaxpr) -> tuple[Any, ...]:

@@ -10,6 +10,11 @@ Design rules:
 - A ``ClosedJaxpr`` binds its constants to the *leading* ``in_binders`` of
   its jaxpr (Autodidax's convention): the constants are just inputs whose
   values are known, which keeps every interpreter over jaxprs uniform.
+- A jaxpr carried as a param of a higher-order primitive is a ``Jaxpr``,
+  never a ``ClosedJaxpr``: constant-free by type, its constants passed as
+  explicit operands. Params then compare and fingerprint by structure
+  alone, and no cache keyed by a fingerprint can hand one program's result
+  to another with different constants.
 """
 
 from __future__ import annotations
@@ -78,6 +83,18 @@ class Jaxpr:
     in_binders: tuple[Var, ...]
     eqns: tuple[JaxprEqn, ...]
     outs: tuple[Atom, ...]
+
+    @property
+    def in_avals(self) -> tuple[ShapedArray, ...]:
+        return tuple(v.aval for v in self.in_binders)
+
+    @property
+    def out_avals(self) -> tuple[ShapedArray, ...]:
+        return tuple(x.aval for x in self.outs)
+
+    @property
+    def type(self) -> JaxprType:
+        return JaxprType(self.in_avals, self.out_avals)
 
     def __str__(self) -> str:
         from didax.ir.pprint import pp_jaxpr

@@ -72,16 +72,23 @@ def _pp_eqn(eqn: JaxprEqn, names: _Names) -> list[str]:
     nested: list[str] = []
     for k, v in sorted(eqn.params.items()):
         if isinstance(v, (Jaxpr, ClosedJaxpr)):
-            inner = v.jaxpr if isinstance(v, ClosedJaxpr) else v
-            n = len(v.consts) if isinstance(v, ClosedJaxpr) else 0
-            body = _pp_jaxpr(inner, n, _Names())
-            nested.append(f"  {k}=" + body[0])
-            nested.extend("  " + " " * (len(k) + 1) + line for line in body[1:])
+            nested.extend(_pp_nested(k, v))
+        elif isinstance(v, tuple) and v and all(isinstance(x, (Jaxpr, ClosedJaxpr)) for x in v):
+            # cond's branches: one nested jaxpr each, labelled by position.
+            for i, x in enumerate(v):
+                nested.extend(_pp_nested(f"{k}[{i}]", x))
         else:
             simple.append(f"{k}={_pp_param(v)}")
     params = f"[{' '.join(simple)}]" if simple else ""
     lhs = " ".join(names.binder(v) for v in eqn.out_binders)
     return [f"{lhs} = {eqn.primitive.name}{params} {ins}".rstrip(), *nested]
+
+
+def _pp_nested(label: str, v: Jaxpr | ClosedJaxpr) -> list[str]:
+    inner = v.jaxpr if isinstance(v, ClosedJaxpr) else v
+    n = len(v.consts) if isinstance(v, ClosedJaxpr) else 0
+    body = _pp_jaxpr(inner, n, _Names())
+    return [f"  {label}=" + body[0], *("  " + " " * (len(label) + 1) + line for line in body[1:])]
 
 
 def _pp_param(v: Any) -> str:

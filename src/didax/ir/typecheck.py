@@ -4,10 +4,18 @@ Design rules:
 - It trusts nothing a transformation produced: every variable must be bound
   exactly once before use, and every equation's out-binder types must be
   exactly what the primitive's typing rule computes from its inputs.
+- It descends into every jaxpr a higher-order primitive carries (a param
+  that is a ``Jaxpr``, or a tuple of them as ``cond``'s branches) and checks
+  it on its own; the primitive's typing rule then checks the body against
+  its equation (operand types against the body's inputs, carries against
+  carries). A ``ClosedJaxpr`` param is refused: bodies are constant-free.
 - Tests run it after every transformation; it never runs on the hot path.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from didax.core.abstract_eval import abstract_eval
 from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprType, Literal, Var
@@ -51,6 +59,16 @@ def typecheck_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> JaxprType:
     for eqn in jaxpr.eqns:
         for x in eqn.inputs:
             read(x)
+        for name, sub in _subjaxprs(eqn.params):
+            if isinstance(sub, ClosedJaxpr):
+                raise JaxprTypeError(
+                    f"{eqn.primitive.name}'s param {name} is a ClosedJaxpr: a body carried "
+                    "by a primitive must be constant-free (its constants explicit operands)"
+                )
+            try:
+                typecheck_jaxpr(sub)
+            except JaxprTypeError as e:
+                raise JaxprTypeError(f"in {eqn.primitive.name}'s {name}: {e}") from e
         try:
             out_types = abstract_eval(eqn.primitive, [x.aval for x in eqn.inputs], dict(eqn.params))
         except TypeError as e:
@@ -73,3 +91,13 @@ def typecheck_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> JaxprType:
         tuple(v.aval for v in jaxpr.in_binders[num_consts:]),
         tuple(x.aval for x in jaxpr.outs),
     )
+
+
+def _subjaxprs(params: Mapping[str, Any]) -> Iterator[tuple[str, Jaxpr | ClosedJaxpr]]:
+    for name, value in params.items():
+        if isinstance(value, (Jaxpr, ClosedJaxpr)):
+            yield name, value
+        elif isinstance(value, tuple):
+            for i, v in enumerate(value):
+                if isinstance(v, (Jaxpr, ClosedJaxpr)):
+                    yield f"{name}[{i}]", v

@@ -24,7 +24,7 @@ from didax.core.values import as_array, is_python_scalar
 from didax.interpreters.evaluation import IMPL_RULES, VALUE_IMPLS
 from didax.interpreters.jit import jit_p
 from didax.ir.fingerprint import fingerprint
-from didax.ir.jaxpr import ClosedJaxpr
+from didax.ir.jaxpr import Jaxpr
 from didax.lowering import xla
 from didax.lowering.array import Array
 from didax.lowering.mlir import lower_to_module
@@ -49,9 +49,6 @@ class Compiled:
         with self.module.context:
             return str(self.module)
 
-    def __call__(self, args: Sequence[Any]) -> list[Array]:
-        return self.run((), args)
-
     def run(self, const_buffers: Sequence[xla.Buffer], args: Sequence[Any]) -> list[Array]:
         """Executes on constants already on the device, then ``args``."""
         buffers = [*const_buffers, *map(to_buffer, args)]
@@ -67,14 +64,18 @@ def compile_cache_info() -> CacheInfo:
     return COMPILE_CACHE.info()
 
 
-def compile_jaxpr(closed: ClosedJaxpr, name: str = "main") -> Compiled:
-    """The executable for ``closed`` (a jaxpr without constants), compiled at most once."""
+def compile_jaxpr(jaxpr: Jaxpr, name: str = "main") -> Compiled:
+    """The executable for ``jaxpr`` (constant-free), compiled at most once per program.
+
+    Keyed by the fingerprint, which is computed once per jaxpr object: a
+    nested eager jit call finds its executable with two dict lookups.
+    """
 
     def build() -> Compiled:
-        module = lower_to_module(closed, name)
-        return Compiled(xla.compile(module), closed.out_avals, module)
+        module = lower_to_module(jaxpr, name)
+        return Compiled(xla.compile(module), jaxpr.out_avals, module)
 
-    return COMPILE_CACHE.get_or_create(fingerprint(closed), build)
+    return COMPILE_CACHE.get_or_create(fingerprint(jaxpr), build)
 
 
 def to_buffer(x: Any) -> xla.Buffer:
@@ -97,8 +98,9 @@ def _scalar_buffer(x: bool | int | float) -> xla.Buffer:
 
 
 @IMPL_RULES.defines(jit_p)
-def _jit_impl(*args: Any, jaxpr: ClosedJaxpr, name: str) -> list[Array]:
-    return compile_jaxpr(jaxpr, name)(args)
+def _jit_impl(*args: Any, jaxpr: Jaxpr, name: str) -> list[Array]:
+    # The one dispatch path: the api's cache-hit path runs ``Compiled.run`` too.
+    return compile_jaxpr(jaxpr, name).run((), args)
 
 
 VALUE_IMPLS.add(jit_p)

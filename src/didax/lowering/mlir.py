@@ -28,7 +28,7 @@ from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.primitive import RuleTable
 from didax.ir.fingerprint import Fingerprint, fingerprint
-from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var
+from didax.ir.jaxpr import Atom, Jaxpr, Literal, Var
 from didax.lowering import xla
 
 # ``(ctx, *operands, **params) -> results``. Typed as ``Callable[..., ...]``
@@ -109,14 +109,14 @@ class ModuleContext:
         self.functions: dict[Fingerprint, func.FuncOp] = {}
         self._count = 0
 
-    def function_for(self, closed: ClosedJaxpr, name: str) -> func.FuncOp:
-        """The private function computing ``closed``, emitted once per equal jaxpr."""
-        key = fingerprint(closed)
+    def function_for(self, jaxpr: Jaxpr, name: str) -> func.FuncOp:
+        """The private function computing ``jaxpr``, emitted once per equal jaxpr."""
+        key = fingerprint(jaxpr)
         fn = self.functions.get(key)
         if fn is None:
             # Numbered before its body is lowered: the body may emit functions too.
             self._count += 1
-            fn = _lower_function(self, closed, f"{_sanitize(name)}_{self._count}", public=False)
+            fn = _lower_function(self, jaxpr, f"{_sanitize(name)}_{self._count}", public=False)
             self.functions[key] = fn
         return fn
 
@@ -135,12 +135,7 @@ def _sanitize(name: str) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "fn"
 
 
-def _lower_function(
-    mctx: ModuleContext, closed: ClosedJaxpr, name: str, public: bool
-) -> func.FuncOp:
-    if closed.consts:
-        raise ValueError("only jaxprs without constants are lowered; hoist them to arguments")
-    jaxpr = closed.jaxpr
+def _lower_function(mctx: ModuleContext, jaxpr: Jaxpr, name: str, public: bool) -> func.FuncOp:
     in_types = [aval_to_ir_type(v.aval) for v in jaxpr.in_binders]
     out_types = [aval_to_ir_type(x.aval) for x in jaxpr.outs]
     with ir.InsertionPoint(mctx.module.body):
@@ -179,40 +174,19 @@ def lower_jaxpr_body(mctx: ModuleContext, jaxpr: Jaxpr, args: Sequence[IrValue])
     return [read(x) for x in jaxpr.outs]
 
 
-def lower_to_module(closed: ClosedJaxpr, name: str = "main") -> ir.Module:
-    """A StableHLO module whose public ``main`` computes ``closed``."""
+def lower_to_module(jaxpr: Jaxpr, name: str = "main") -> ir.Module:
+    """A StableHLO module whose public ``main`` computes ``jaxpr`` (constant-free)."""
     with xla.ir_context(), ir.Location.unknown():
         module = ir.Module.create()
         module.operation.attributes["sym_name"] = ir.StringAttr.get(_sanitize(name))
-        _lower_function(ModuleContext(module), closed, "main", public=True)
+        _lower_function(ModuleContext(module), jaxpr, "main", public=True)
         if not module.operation.verify():
             raise RuntimeError(f"didax produced an invalid StableHLO module:\n{module}")
     return module
 
 
-def lower_to_text(closed: ClosedJaxpr, name: str = "main") -> str:
+def lower_to_text(jaxpr: Jaxpr, name: str = "main") -> str:
     """The StableHLO text of ``lower_to_module``."""
-    module = lower_to_module(closed, name)
+    module = lower_to_module(jaxpr, name)
     with module.context:
         return str(module)
-
-
-# --- the jit primitive: a call of a private function --------------------------------
-
-
-def _jit_lowering(
-    ctx: LoweringRuleContext, *args: IrValue, jaxpr: ClosedJaxpr, name: str
-) -> list[IrValue]:
-    fn = ctx.module_context.function_for(jaxpr, name)
-    out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
-    callee = ir.FlatSymbolRefAttr.get(fn.sym_name.value)
-    return list(func.CallOp(out_types, callee, list(args)).results)
-
-
-def _register_jit_lowering() -> None:
-    from didax.interpreters.jit import jit_p
-
-    LOWERING_RULES.register(jit_p, _jit_lowering)
-
-
-_register_jit_lowering()
