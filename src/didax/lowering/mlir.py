@@ -15,8 +15,8 @@ Design rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, Final, cast, final
+from collections.abc import Sequence
+from typing import Any, Final, Protocol, TypeAlias, final
 
 import attrs
 import numpy as np
@@ -31,10 +31,19 @@ from didax.ir.fingerprint import Fingerprint, fingerprint
 from didax.ir.jaxpr import Atom, Jaxpr, Literal, Var
 from didax.lowering import xla
 
-# ``(ctx, *operands, **params) -> results``. Typed as ``Callable[..., ...]``
-# because each rule names its own params.
-IrValue = Any  # jaxlib.mlir.ir.Value (generic in jaxlib's stubs, not at runtime)
-LoweringRule = Callable[..., Sequence[IrValue]]
+IrValue: TypeAlias = ir.Value[Any]
+
+
+class LoweringRule(Protocol):
+    """``(ctx, *operands, **params) -> results``: StableHLO ops built at the insertion point.
+
+    Each rule names its own operands and params.
+    """
+
+    def __call__(
+        self, ctx: LoweringRuleContext, /, *args: Any, **params: Any
+    ) -> Sequence[IrValue]: ...
+
 
 # The StableHLO dialect, re-exported for rules written outside (didax.extend.lowering).
 stablehlo: Final = hlo
@@ -73,14 +82,12 @@ def constant(value: np.ndarray[Any, Any] | np.generic) -> IrValue:
     if arr.dtype == dtypes.bool_:
         # MLIR's dense i1 attributes take one bit per element, packed.
         attr = ir.DenseElementsAttr.get(
-            cast(Any, np.packbits(arr, bitorder="little")),
+            np.packbits(arr, bitorder="little").data,
             type=ir.IntegerType.get_signless(1),
             shape=shape,
         )
     else:
-        attr = ir.DenseElementsAttr.get(
-            cast(Any, arr), type=dtype_to_ir_type(arr.dtype), shape=shape
-        )
+        attr = ir.DenseElementsAttr.get(arr.data, type=dtype_to_ir_type(arr.dtype), shape=shape)
     return hlo.constant(attr)
 
 
@@ -141,7 +148,7 @@ def _lower_function(mctx: ModuleContext, jaxpr: Jaxpr, name: str, public: bool) 
     with ir.InsertionPoint(mctx.module.body):
         fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
     fn.attributes["sym_visibility"] = ir.StringAttr.get("public" if public else "private")
-    entry = fn.add_entry_block()  # type: ignore[attr-defined]  # missing from jaxlib's stubs
+    entry = fn.regions[0].blocks.append(*in_types)
     with ir.InsertionPoint(entry):
         outs = lower_jaxpr_body(mctx, jaxpr, list(entry.arguments))
         func.ReturnOp(outs)

@@ -22,7 +22,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final, TypeAlias, cast
+from typing import Final, TypeAlias
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -34,6 +34,7 @@ from didax.core.dtypes import DType
 from didax.core.primitive import Primitive
 from didax.lowering.mlir import (
     LOWERING_RULES,
+    IrValue,
     LoweringRuleContext,
     aval_to_ir_type,
     constant,
@@ -42,7 +43,7 @@ from didax.lowering.mlir import (
     full,
 )
 
-Value: TypeAlias = ir.Value[Any]
+Value: TypeAlias = IrValue
 # Builds a region's results from its block arguments (scalars).
 RegionBody: TypeAlias = Callable[[Sequence[Value]], Sequence[Value]]
 
@@ -75,7 +76,7 @@ def _max_identity(dtype: DType) -> bool | int | float:
     if dtype == dtypes.bool_:
         return False
     if dtype.kind in "iu":
-        return int(np.iinfo(cast(Any, dtype)).min)  # the stubs want a concrete integer dtype
+        return int(np.iinfo(dtype.name).min)
     return -np.inf
 
 
@@ -84,7 +85,7 @@ def _min_identity(dtype: DType) -> bool | int | float:
     if dtype == dtypes.bool_:
         return True
     if dtype.kind in "iu":
-        return int(np.iinfo(cast(Any, dtype)).max)
+        return int(np.iinfo(dtype.name).max)
     return np.inf
 
 
@@ -97,7 +98,7 @@ def _min(x: Value, y: Value, dtype: DType) -> Value:
     return hlo.and_(x, y) if dtype == dtypes.bool_ else hlo.minimum(x, y)
 
 
-def _reduce(
+def _stablehlo_reduce(
     operands: Sequence[Value],
     init_values: Sequence[Value],
     axes: Sequence[int],
@@ -433,7 +434,7 @@ def _monoid_reduction_rule(
         aval_out = ctx.avals_out[0]
         dtype = aval_out.dtype
         init = constant(np.asarray(identity(dtype), dtype))
-        return _reduce(
+        return _stablehlo_reduce(
             [x], [init], axes, [dtype], [aval_out], lambda a: [combine(a[0], a[1], dtype)]
         )
 
@@ -494,26 +495,23 @@ def _arg_extremum(
         return [hlo.select(pick_x, x_val, y_val), hlo.select(pick_x, x_idx, y_idx)]
 
     value_aval = ShapedArray(aval_out.shape, dtype)
-    _, index = _reduce(
+    _, index = _stablehlo_reduce(
         [x, indices], inits, (axis,), [dtype, index_dtype], [value_aval, aval_out], body
     )
     return [index]
 
 
-@LOWERING_RULES.defines(lax.argmax_p)
-def _argmax_lowering(
-    ctx: LoweringRuleContext, x: Value, *, axis: int, index_dtype: DType
-) -> list[Value]:
-    identity = _max_identity(ctx.avals_in[0].dtype)
-    return _arg_extremum(ctx, x, axis, index_dtype, "GT", identity)
+def _arg_extremum_rule(
+    direction: str, identity: Callable[[DType], bool | int | float]
+) -> Callable[..., list[Value]]:
+    def rule(ctx: LoweringRuleContext, x: Value, *, axis: int, index_dtype: DType) -> list[Value]:
+        return _arg_extremum(ctx, x, axis, index_dtype, direction, identity(ctx.avals_in[0].dtype))
+
+    return rule
 
 
-@LOWERING_RULES.defines(lax.argmin_p)
-def _argmin_lowering(
-    ctx: LoweringRuleContext, x: Value, *, axis: int, index_dtype: DType
-) -> list[Value]:
-    identity = _min_identity(ctx.avals_in[0].dtype)
-    return _arg_extremum(ctx, x, axis, index_dtype, "LT", identity)
+LOWERING_RULES.register(lax.argmax_p, _arg_extremum_rule("GT", _max_identity))
+LOWERING_RULES.register(lax.argmin_p, _arg_extremum_rule("LT", _min_identity))
 
 
 @LOWERING_RULES.defines(lax.cumsum_p)
@@ -537,8 +535,7 @@ def _cumsum_lowering(
         [constant(np.asarray(0, aval.dtype))],
         dense_i64(window),
         window_strides=dense_i64([1] * aval.ndim),
-        # jaxlib's stubs take a buffer protocol object, which NumPy's 3.11 stubs don't declare.
-        padding=ir.DenseIntElementsAttr.get(cast(Any, padding), shape=[aval.ndim, 2]),
+        padding=ir.DenseIntElementsAttr.get(padding.data, shape=[aval.ndim, 2]),
     )
     scalar = _scalar_type(aval.dtype)
     block = op.regions[0].blocks.append(scalar, scalar)

@@ -20,8 +20,8 @@ from __future__ import annotations
 import functools
 import io
 import threading
-from collections.abc import Sequence
-from typing import Any, Final
+from collections.abc import Callable, Sequence
+from typing import Any, Final, TypeAlias
 
 import jax
 import numpy as np
@@ -40,8 +40,10 @@ from jaxlib.mlir import ir
 
 TESTED_JAX_RANGE: Final = ((0, 10, 2), (0, 11, 0))  # [low, high)
 
-Buffer = Any  # a single-device jax Array (jaxlib's ArrayImpl)
-Executable = Any  # jaxlib's LoadedExecutable
+# jaxlib's own types, declared for mypy in typings/jaxlib/_jax.pyi.
+Buffer: TypeAlias = _jaxlib.ArrayImpl  # a single-device jax Array
+Executable: TypeAlias = _jaxlib.LoadedExecutable
+ResultHandler: TypeAlias = Callable[[Sequence[Buffer]], Any]  # makes an output buffer an Array
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:
@@ -90,18 +92,20 @@ def ir_context() -> ir.Context:
 
 
 @functools.cache
-def _backend() -> Any:
-    return jax_backend.get_backend()
+def _backend() -> _jaxlib.Client:
+    # jax annotates it with an alias mypy cannot resolve; the stub says what it is.
+    backend: _jaxlib.Client = jax_backend.get_backend()
+    return backend
 
 
 @functools.cache
-def device() -> Any:
+def device() -> _jaxlib.Device:
     """The device didax computes on: the default backend's first device."""
     return _backend().devices()[0]
 
 
 def platform() -> str:
-    return str(_backend().platform)
+    return _backend().platform
 
 
 def compile(module: ir.Module | str) -> Executable:  # noqa: A001 - the adapter's verb
@@ -118,9 +122,6 @@ def compile(module: ir.Module | str) -> Executable:  # noqa: A001 - the adapter'
         module.operation.write_bytecode(file=out)
         program = out.getvalue()
     return _backend().compile_and_load(program, [device()], xla_client.CompileOptions())
-
-
-ResultHandler = Any  # jaxlib's C++ ResultHandler: makes an output buffer an Array
 
 
 def result_handlers(outs: Sequence[tuple[tuple[int, ...], np.dtype[Any]]]) -> list[ResultHandler]:
@@ -140,16 +141,16 @@ def execute(
     executable: Executable, buffers: Sequence[Buffer], handlers: Sequence[ResultHandler]
 ) -> list[Buffer]:
     """Runs ``executable`` on device buffers; returns its result buffers."""
-    return executable.execute_sharded(buffers).consume_with_handlers(handlers)  # type: ignore[no-any-return]
+    return executable.execute_sharded(buffers).consume_with_handlers(handlers)
 
 
 @functools.cache
-def _sharding() -> Any:
+def _sharding() -> SingleDeviceSharding:
     return SingleDeviceSharding(device())
 
 
 @functools.lru_cache(maxsize=4096)
-def _jax_aval(shape: tuple[int, ...], dtype: np.dtype[Any]) -> Any:
+def _jax_aval(shape: tuple[int, ...], dtype: np.dtype[Any]) -> _jax_core.ShapedArray:
     return _jax_core.ShapedArray(shape, dtype)
 
 
