@@ -36,7 +36,9 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "broadcast_in_dim reshape transpose squeeze expand_dims slice dynamic_slice "
         "dynamic_update_slice concatenate pad rev iota "
         # reductions, linear algebra
-        "reduce_sum reduce_max reduce_min reduce_prod argmax argmin cumsum dot_general dot"
+        "reduce_sum reduce_max reduce_min reduce_prod argmax argmin cumsum dot_general dot "
+        # control flow
+        "cond switch while_loop fori_loop scan map"
     ),
     "didax.numpy": _words(
         "array asarray zeros ones zeros_like ones_like full arange linspace eye add "
@@ -56,7 +58,6 @@ PUBLIC: Final[dict[str, list[str]]] = {
 
 # (module, name) -> the issue that delivers it.
 PENDING: Final[dict[tuple[str, str], int]] = {
-    **{("didax.lax", n): 7 for n in _words("cond switch while_loop fori_loop scan")},
     **{("didax", n): 8 for n in _words("flops custom_jvp custom_vjp checkpoint remat")},
     ("didax", "config"): 9,
     **{("didax", n): 10 for n in ("random", "nn", "scipy")},

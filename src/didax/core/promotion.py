@@ -86,6 +86,8 @@ def _host_convert(x: HostArray, dtype: DType, weak: bool = False) -> HostArray:
 def convert(x: ArrayLike, dtype: DType, weak: bool = False) -> Any:
     """``x`` converted to ``dtype`` (weakly typed if ``weak``), by ``convert_element_type``.
 
+    A value already of ``dtype`` is returned as it is, weak or not.
+
     Python scalars are converted on the host (``scalar_as``); host arrays
     by the primitive's impl rule, now; tracers and device arrays by binding
     the primitive under the current trace.
@@ -96,7 +98,7 @@ def convert(x: ArrayLike, dtype: DType, weak: bool = False) -> Any:
     if is_python_scalar(x):
         return scalar_as(x, dtype, weak)
     aval = get_aval(x)
-    if aval.dtype == dtype and aval.weak_type == weak:
+    if aval.dtype == dtype:
         return x
     kind = value_kind(x)
     if kind is ValueKind.HOST or kind is ValueKind.FOREIGN:

@@ -6,22 +6,28 @@ interpreter's rules for the standard primitives.
 
 from didax.interpreters import (
     batching,
+    cond,
     evaluation,
     jaxpr_transforms,
     jit,
     jvp,
     partial_eval,
+    scan,
     staging,
     transpose,
+    while_loop,
 )
 
 __all__ = [
     "batching",
+    "cond",
     "evaluation",
     "jaxpr_transforms",
     "jit",
     "jvp",
     "partial_eval",
+    "scan",
     "staging",
     "transpose",
+    "while_loop",
 ]

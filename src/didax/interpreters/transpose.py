@@ -278,8 +278,7 @@ def _not_linear(prim: Primitive, why: str) -> NonlinearError:
 
 
 def _zeros_of(aval: ShapedArray) -> Any:
-    zero = np.zeros((), aval.dtype)
-    return zero if aval.shape == () else lax.broadcast_in_dim(zero, aval.shape, ())
+    return lax.full(aval.shape, 0, aval.dtype)
 
 
 @TRANSPOSE_RULES.defines(lax.add_p)

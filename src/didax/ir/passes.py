@@ -27,7 +27,9 @@ class DCERule(Protocol):
     """``(used_outputs, eqn) -> (used_inputs, new_eqn)``; ``new_eqn`` None drops the equation.
 
     ``new_eqn`` takes exactly the inputs flagged in ``used_inputs`` and binds
-    exactly the outputs flagged in ``used_outputs`` (in order).
+    every output flagged in ``used_outputs`` with its original variable; it
+    may bind others too, with fresh variables (a loop carry the loop itself
+    still needs).
     """
 
     def __call__(

@@ -1,4 +1,4 @@
-"""Compiling and running jaxprs: the compile cache and the jit primitive's impl.
+"""Compiling and running jaxprs: the compile cache, and the impls of the higher-order primitives.
 
 Design rules:
 - One process-wide compile cache, an ``LRUCache`` keyed by the jaxpr's
@@ -8,10 +8,14 @@ Design rules:
 - A key is compiled once even when many threads ask for it at once.
 - Arguments that are Arrays pass their buffers as they are; anything else
   is copied to the device. Results come back as Arrays.
+- One dispatch path: ``Compiled.run`` executes every program, whether the
+  api's jit cache-hit path, a nested eager jit call (the jit primitive's
+  impl) or a control-flow primitive applied eagerly (``apply_primitive``).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, Final, final
 
@@ -19,12 +23,17 @@ import attrs
 from jaxlib.mlir import ir
 
 from didax.core.abstract import ShapedArray
+from didax.core.abstract_eval import abstract_eval
 from didax.core.cache import CacheInfo, LRUCache
-from didax.core.values import as_array, is_python_scalar
+from didax.core.primitive import Primitive
+from didax.core.values import as_array, get_aval, is_python_scalar
+from didax.interpreters.cond import cond_p
 from didax.interpreters.evaluation import IMPL_RULES, VALUE_IMPLS
 from didax.interpreters.jit import jit_p
+from didax.interpreters.scan import scan_p
+from didax.interpreters.while_loop import while_p
 from didax.ir.fingerprint import fingerprint
-from didax.ir.jaxpr import Jaxpr
+from didax.ir.jaxpr import Jaxpr, JaxprEqn, Var
 from didax.lowering import xla
 from didax.lowering.array import Array
 from didax.lowering.mlir import lower_to_module
@@ -104,3 +113,29 @@ def _jit_impl(*args: Any, jaxpr: Jaxpr, name: str) -> list[Array]:
 
 
 VALUE_IMPLS.add(jit_p)
+
+
+# A higher-order primitive applied eagerly runs as a one-equation program, as
+# JAX's ``apply_primitive``: a loop compiles once and runs in XLA, not one
+# NumPy call per iteration. The program for a (primitive, operand types,
+# params) is built once; params hold jaxprs, which hash by identity.
+_ONE_EQUATION: Final[LRUCache[Jaxpr]] = LRUCache(maxsize=256)
+
+
+def apply_primitive(prim: Primitive, *args: Any, **params: Any) -> list[Array]:
+    """Runs ``prim`` on ``args`` now, compiled by XLA; results are device Arrays."""
+    avals = tuple(get_aval(x) for x in args)
+    key = (prim, avals, tuple(sorted(params.items())))
+    jaxpr = _ONE_EQUATION.get_or_create(key, lambda: _one_equation(prim, avals, params))
+    return compile_jaxpr(jaxpr, prim.name).run((), args)
+
+
+def _one_equation(prim: Primitive, avals: Sequence[ShapedArray], params: dict[str, Any]) -> Jaxpr:
+    ins = tuple(Var(a) for a in avals)
+    outs = tuple(Var(a) for a in abstract_eval(prim, avals, params))
+    return Jaxpr(ins, (JaxprEqn(prim, ins, params, outs),), outs)
+
+
+for _prim in (cond_p, while_p, scan_p):
+    IMPL_RULES.register(_prim, functools.partial(apply_primitive, _prim))
+    VALUE_IMPLS.add(_prim)

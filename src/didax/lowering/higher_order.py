@@ -10,12 +10,30 @@ Design rules:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
+from jaxlib.mlir.dialects import stablehlo as hlo
 
+from didax.core import dtypes
+from didax.core.abstract import ShapedArray
+from didax.interpreters.cond import cond_p
 from didax.interpreters.jit import jit_p
+from didax.interpreters.scan import scan_p
+from didax.interpreters.while_loop import while_p
 from didax.ir.jaxpr import Jaxpr
-from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, aval_to_ir_type
+from didax.lowering.mlir import (
+    LOWERING_RULES,
+    IrValue,
+    LoweringRuleContext,
+    aval_to_ir_type,
+    constant,
+    dense_i64,
+    full,
+    lower_jaxpr_body,
+)
 
 
 @LOWERING_RULES.defines(jit_p)
@@ -26,3 +44,138 @@ def _jit_lowering(
     out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
     callee = ir.FlatSymbolRefAttr.get(fn.sym_name.value)
     return list(func.CallOp(out_types, callee, list(args)).results)
+
+
+# --- cond: stablehlo.case ------------------------------------------------------------------
+
+
+@LOWERING_RULES.defines(cond_p)
+def _cond_lowering(
+    ctx: LoweringRuleContext, index: IrValue, *ops: IrValue, branches: tuple[Jaxpr, ...]
+) -> list[IrValue]:
+    # stablehlo.case runs the last branch for an index out of range; lax.switch
+    # clamps the index before binding, so that never matters here.
+    out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
+    op = hlo.CaseOp(out_types, index, len(branches))
+    for branch, region in zip(branches, op.regions, strict=True):
+        block = region.blocks.append()
+        with ir.InsertionPoint(block):
+            hlo.return_(lower_jaxpr_body(ctx.module_context, branch, ops))
+    return list(op.results)
+
+
+# --- while: stablehlo.while ----------------------------------------------------------------
+
+
+@LOWERING_RULES.defines(while_p)
+def _while_lowering(
+    ctx: LoweringRuleContext,
+    *args: IrValue,
+    cond_jaxpr: Jaxpr,
+    body_jaxpr: Jaxpr,
+    cond_nconsts: int,
+    body_nconsts: int,
+) -> list[IrValue]:
+    # The regions read the loop's constants from the enclosing scope (StableHLO
+    # regions may capture values); only the carry goes around the loop.
+    cconsts = args[:cond_nconsts]
+    bconsts = args[cond_nconsts : cond_nconsts + body_nconsts]
+    init = args[cond_nconsts + body_nconsts :]
+    carry_types = [aval_to_ir_type(a) for a in ctx.avals_out]
+    op = hlo.WhileOp(carry_types, list(init))
+    cond_block = op.regions[0].blocks.append(*carry_types)
+    with ir.InsertionPoint(cond_block):
+        (pred,) = lower_jaxpr_body(
+            ctx.module_context, cond_jaxpr, [*cconsts, *cond_block.arguments]
+        )
+        hlo.return_([pred])
+    body_block = op.regions[1].blocks.append(*carry_types)
+    with ir.InsertionPoint(body_block):
+        outs = lower_jaxpr_body(ctx.module_context, body_jaxpr, [*bconsts, *body_block.arguments])
+        hlo.return_(outs)
+    return list(op.results)
+
+
+# --- scan: stablehlo.while over a counter ----------------------------------------------------
+
+
+@LOWERING_RULES.defines(scan_p)
+def _scan_lowering(
+    ctx: LoweringRuleContext,
+    *args: IrValue,
+    jaxpr: Jaxpr,
+    num_consts: int,
+    num_carry: int,
+    length: int,
+    reverse: bool,
+    unroll: int,
+) -> list[IrValue]:
+    """A counted ``stablehlo.while``: slice ``xs`` at the counter, write ``ys`` there.
+
+    The loop's carry is ``(i, *carry, *ys)``; the ``ys`` start as zeros of
+    their stacked shape and each iteration writes its slice with a
+    ``dynamic_update_slice``. ``unroll`` copies of the body run per trip;
+    the ``length % unroll`` iterations left over run after the loop.
+    """
+    mctx = ctx.module_context
+    consts, init = args[:num_consts], args[num_consts : num_consts + num_carry]
+    xs = args[num_consts + num_carry :]
+    xs_avals = ctx.avals_in[num_consts + num_carry :]
+    ys_avals = ctx.avals_out[num_carry:]
+    counter = ShapedArray((), dtypes.int32)
+    i_type = aval_to_ir_type(counter)
+    zero_index = constant(np.zeros((), np.int32))
+
+    def step(
+        i: IrValue, carry: Sequence[IrValue], ys: Sequence[IrValue]
+    ) -> tuple[IrValue, list[IrValue], list[IrValue]]:
+        at = hlo.subtract(full(counter, length - 1), i) if reverse else i
+        x_slices = []
+        for x, aval in zip(xs, xs_avals, strict=True):
+            sizes = (1, *aval.shape[1:])
+            piece = hlo.dynamic_slice(x, [at, *[zero_index] * (aval.ndim - 1)], dense_i64(sizes))
+            x_slices.append(hlo.reshape(aval_to_ir_type(_slice(aval)), piece))
+        outs = lower_jaxpr_body(mctx, jaxpr, [*consts, *carry, *x_slices])
+        new_ys: list[IrValue] = []
+        for buf, y, aval in zip(ys, outs[num_carry:], ys_avals, strict=True):
+            one = ShapedArray((1, *aval.shape[1:]), aval.dtype)
+            row = hlo.reshape(aval_to_ir_type(one), y)
+            new_ys.append(hlo.dynamic_update_slice(buf, row, [at, *[zero_index] * (aval.ndim - 1)]))
+        next_i: IrValue = hlo.add(i, full(counter, 1))
+        return next_i, outs[:num_carry], new_ys
+
+    unroll = max(1, min(unroll, length)) if length else 1
+    trips = length // unroll
+    ys_init = [full(a, 0) for a in ys_avals]
+    i0 = constant(np.zeros((), np.int32))
+    carry_types = [i_type, *(aval_to_ir_type(a) for a in ctx.avals_out)]
+    op = hlo.WhileOp(carry_types, [i0, *init, *ys_init])
+    cond_block = op.regions[0].blocks.append(*carry_types)
+    with ir.InsertionPoint(cond_block):
+        i = cond_block.arguments[0]
+        hlo.return_([_compare_lt(i, full(counter, trips * unroll))])
+    body_block = op.regions[1].blocks.append(*carry_types)
+    with ir.InsertionPoint(body_block):
+        state: list[IrValue] = list(body_block.arguments)
+        i, carry, ys = state[0], state[1 : 1 + num_carry], state[1 + num_carry :]
+        for _ in range(unroll):
+            i, carry, ys = step(i, carry, ys)
+        hlo.return_([i, *carry, *ys])
+    results: list[IrValue] = list(op.results)
+    i, carry, ys = results[0], results[1 : 1 + num_carry], results[1 + num_carry :]
+    for _ in range(length - trips * unroll):
+        i, carry, ys = step(i, carry, ys)
+    return [*carry, *ys]
+
+
+def _slice(aval: ShapedArray) -> ShapedArray:
+    return ShapedArray(aval.shape[1:], aval.dtype)
+
+
+def _compare_lt(x: IrValue, y: IrValue) -> IrValue:
+    return hlo.compare(
+        x,
+        y,
+        hlo.ComparisonDirectionAttr.get("LT"),
+        compare_type=hlo.ComparisonTypeAttr.get("SIGNED"),
+    )

@@ -129,6 +129,7 @@ __all__ = [
     "convert_element_type",
     "stop_gradient",
     "broadcast_in_dim",
+    "full",
     "full_like",
     "broadcast",
     "reshape",
@@ -401,6 +402,17 @@ def broadcast_in_dim(
         shape=tuple(int(s) for s in shape),
         broadcast_dimensions=tuple(int(d) for d in broadcast_dimensions),
     )
+
+
+def full(shape: Sequence[int], fill_value: bool | int | float, dtype: Any) -> Any:
+    """An array of ``shape`` and ``dtype`` filled with ``fill_value`` (a broadcast scalar).
+
+    >>> full((2,), 1.5, np.float32)
+    array([1.5, 1.5], dtype=float32)
+    """
+    value = np.asarray(fill_value, dtypes.canonicalize(dtype))
+    shape = tuple(int(s) for s in shape)
+    return value if shape == () else broadcast_in_dim(value, shape, ())
 
 
 def full_like(x: ArrayLike, fill_value: bool | int | float) -> Any:
