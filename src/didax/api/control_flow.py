@@ -12,8 +12,9 @@ Design rules:
 - Types are checked at trace time, with the user's line in the message:
   branch outputs of different structure or types, a body that changes the
   carry's type, a predicate that is not a boolean scalar. A weakly typed
-  value (a Python scalar) takes its partner's dtype first, as JAX does:
-  ``scan(f, 0.0, xs)`` with an ``f32`` carry out carries ``f32``.
+  initial carry (a Python scalar) takes the dtype the body returns for it,
+  as JAX does: ``scan(f, 0.0, xs)`` with an ``f32`` carry out carries
+  ``f32``. Branch outputs must match exactly (weakness aside), as in JAX.
 - ``switch`` clamps its index into range, as JAX does; ``cond`` is a
   two-branch switch on ``int32(pred)``; ``fori_loop`` with Python-int (static)
   bounds is a ``scan`` (so it is reverse-differentiable), otherwise a
@@ -64,7 +65,7 @@ def _stage(
 
     Also returns the tree of its output.
     """
-    flat = _FlatFun(fun, in_tree)
+    flat = _FlatFun(fun, in_tree, keep_scalars=True)
     closed = trace_to_jaxpr(flat, in_avals, name)
     assert flat.out_tree is not None
     return closed, flat.out_tree
@@ -178,19 +179,14 @@ def _bind_cond(
                 f"{out_trees[0]} and {tree} (at {user_frame_summary()})"
             )
     out_avals = [c.out_avals for c, _ in staged]
-    if any(_differ(avals, out_avals[0]) for avals in out_avals[1:]):
-        targets = _weak_targets(out_avals)
-        if targets is None:
-            shown = ", ".join(
-                f"{n} returns {_types(a)}" for n, a in zip(names, out_avals, strict=True)
-            )
+    for name, avals in zip(names[1:], out_avals[1:], strict=True):
+        if _differ(avals, out_avals[0]):
+            # As JAX: a Python scalar does not take the other branch's dtype here.
             raise TypeError(
-                f"cond: the branches must return the same types: {shown} "
+                f"cond: the branches must return the same types: {names[0]} returns "
+                f"{_types(out_avals[0])} and {name} returns {_types(avals)} "
                 f"(at {user_frame_summary()})"
             )
-        staged = [
-            _stage(_casting_outputs(f, targets), in_tree, in_avals, "cond_branch") for f in funs
-        ]
     branches, consts = join_consts([c for c, _ in staged])
     outs = cond_p.bind(index, *consts, *leaves, branches=branches)
     return tree_util.tree_unflatten(out_trees[0], outs)
@@ -198,16 +194,6 @@ def _bind_cond(
 
 def _differ(a: Sequence[ShapedArray], b: Sequence[ShapedArray]) -> bool:
     return [x.strip_weak() for x in a] != [x.strip_weak() for x in b]
-
-
-def _casting_outputs(f: Callable[..., Any], targets: Sequence[ShapedArray]) -> Callable[..., Any]:
-    """``f`` with its output leaves converted to the dtypes of ``targets``."""
-
-    def g(*args: Any) -> Any:
-        leaves, tree = tree_util.tree_flatten(f(*args))
-        return tree_util.tree_unflatten(tree, _cast_leaves(leaves, targets))
-
-    return g
 
 
 # --- while_loop and fori_loop ------------------------------------------------------------

@@ -21,7 +21,7 @@ from jax import tree_util
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.trace import Tracer
-from didax.core.values import as_array, get_aval
+from didax.core.values import as_array, get_aval, is_python_scalar
 from didax.interpreters.batching import move_axis, vmap_flat
 from didax.interpreters.jvp import Zero, instantiate_zeros, jvp_flat
 from didax.interpreters.staging import trace_to_jaxpr
@@ -39,17 +39,27 @@ PyTreeDef = Any
 
 
 class _FlatFun:
-    """``fun`` as a function of flat leaves to flat leaves; remembers the output tree."""
+    """``fun`` as a function of flat leaves to flat leaves; remembers the output tree.
 
-    def __init__(self, fun: Callable[..., Any], in_tree: PyTreeDef) -> None:
+    Output leaves that are not tracers become arrays, as a transformation
+    returns them; with ``keep_scalars`` a Python scalar stays one (weakly
+    typed), which is what a staged body (a branch, a loop body) returns.
+    """
+
+    def __init__(
+        self, fun: Callable[..., Any], in_tree: PyTreeDef, keep_scalars: bool = False
+    ) -> None:
         self.fun = fun
         self.in_tree = in_tree
+        self.keep_scalars = keep_scalars
         self.out_tree: PyTreeDef | None = None
 
     def __call__(self, *leaves: Any) -> list[Any]:
         args = tree_util.tree_unflatten(self.in_tree, leaves)
         out = self.fun(*args)
         flat, self.out_tree = tree_util.tree_flatten(out)
+        if self.keep_scalars:
+            return [x if is_python_scalar(x) else _check_output(x) for x in flat]
         return [_check_output(x) for x in flat]
 
     def unflatten(self, leaves: Sequence[Any]) -> Any:
