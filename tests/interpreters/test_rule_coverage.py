@@ -27,7 +27,9 @@ from didax.core.primitive import ALL_PRIMITIVES, Primitive, RuleTable
 from didax.interpreters.batching import BATCH_RULES
 from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.jvp import JVP_RULES
+from didax.interpreters.partial_eval import PE_RULES
 from didax.interpreters.transpose import TRANSPOSE_RULES
+from didax.ir.passes import DCE_RULES
 from didax.lowering.mlir import LOWERING_RULES
 
 RULE_TABLES: Final[list[tuple[str, RuleTable[Any]]]] = [
@@ -37,10 +39,24 @@ RULE_TABLES: Final[list[tuple[str, RuleTable[Any]]]] = [
     ("batching", BATCH_RULES),
     ("lowering", LOWERING_RULES),
     ("transpose", TRANSPOSE_RULES),
+    ("partial_eval", PE_RULES),
+    ("dce", DCE_RULES),
 ]
+
+# The higher-order primitives: they carry jaxprs, so the default partial
+# evaluation (stage it whole) and DCE (keep it whole) are not good enough.
+HIGHER_ORDER: Final = {"jit", "cond", "while", "scan"}
 
 # (primitive name, table name) -> why that primitive needs no rule in that table.
 EXEMPT: Final[dict[tuple[str, str], str]] = {
+    **{
+        (p.name, table): (
+            "a first-order primitive: partial evaluation stages it whole when an operand "
+            "is unknown, and DCE drops it whole when no result is used; neither can do better"
+        )
+        for p in STANDARD_PRIMITIVES
+        for table in ("partial_eval", "dce")
+    },
     ("iota", "batching"): (
         "iota has no operands, so none is ever batched: the batching trace binds it "
         "under its parent without looking for a rule"
@@ -110,6 +126,10 @@ TABLE_NAMES: Final = [name for name, _ in RULE_TABLES]
 def test_tables_have_distinct_names() -> None:
     assert len(set(TABLE_NAMES)) == len(TABLE_NAMES)
     assert len({id(t) for _, t in RULE_TABLES}) == len(RULE_TABLES)
+
+
+def test_higher_order_primitives_are_walked() -> None:
+    assert HIGHER_ORDER <= {p.name for p in PRIMITIVES}
 
 
 def test_walked_primitives() -> None:

@@ -130,7 +130,7 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -
             f"switch: the branch index must be an integer, got {aval.str_short()} "
             f"(at {user_frame_summary()})"
         )
-    idx = lax.convert_element_type(index, dtypes.int32)
+    idx = convert(index, dtypes.int32)
     idx = lax.max(lax.min(idx, np.int32(len(branches) - 1)), np.int32(0))
     names = [f"branch {i}" for i in range(len(branches))]
     return _bind_cond(idx, list(branches), names, operands)

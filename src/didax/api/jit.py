@@ -22,13 +22,12 @@ import inspect
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Final, cast, final, overload
 
-import numpy as np
 from jax import tree_util
 
-from didax.core.abstract import DeviceArray, ShapedArray
+from didax.core.abstract import ShapedArray
 from didax.core.cache import CacheInfo, LRUCache
 from didax.core.trace import current_trace
-from didax.core.values import get_aval, is_python_scalar
+from didax.core.values import ValueKind, get_aval, value_kind
 from didax.interpreters.evaluation import EVAL_TRACE
 from didax.interpreters.jaxpr_transforms import close_over_nothing
 from didax.interpreters.jit import jit_p
@@ -72,18 +71,26 @@ def _leaf_signature(x: Any) -> Hashable:
     among all its results (equal and usually identical keys: the cheapest
     dict hit); a NumPy array of the same type has an equal signature.
     """
-    if isinstance(x, DeviceArray):
-        return x.aval
-    t = type(x)
-    if t is np.ndarray:
+    kind = value_kind(x)
+    if kind is ValueKind.DEVICE:
+        aval: ShapedArray = x.aval
+        return aval
+    if kind is ValueKind.SCALAR:
+        return cast(Hashable, type(x))
+    if kind is ValueKind.HOST:
         return ShapedArray(x.shape, x.dtype)
-    if is_python_scalar(x):
-        return cast(Hashable, t)
     return get_aval(x)
 
 
+_ARRAY_KINDS: Final = frozenset({ValueKind.SCALAR, ValueKind.HOST, ValueKind.DEVICE})
+
+
 def _is_array_leaf(x: Any) -> bool:
-    return isinstance(x, (DeviceArray, np.ndarray, float, int))
+    """A positional argument the hit path takes as it is: an array or a scalar."""
+    try:
+        return value_kind(x) in _ARRAY_KINDS
+    except TypeError:  # a pytree, or not a value: the general path says which
+        return False
 
 
 class Jitted:

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any, Final, final
 
 import attrs
+import numpy as np
 from jaxlib.mlir import ir
 
 from didax.core.abstract import ShapedArray
@@ -92,17 +93,24 @@ def to_buffer(x: Any) -> xla.Buffer:
         return x.buffer
     if is_python_scalar(x):
         return _scalar_buffer(x)
+    if isinstance(x, np.generic):
+        return _numpy_scalar_buffer(x)
     return xla.to_device(as_array(x))
 
 
-# Python scalars are immutable and recur (step sizes, flags, loop bounds), so
-# their device copies are kept and reused. The key tells -0.0 from 0.0 and
-# 1 from 1.0 from True.
+# Scalars are immutable and recur (step sizes, flags, loop bounds), so their
+# device copies are kept and reused. A Python scalar's key tells -0.0 from 0.0
+# and 1 from 1.0 from True; a NumPy scalar's is its dtype and bytes.
 _SCALAR_BUFFERS: Final[LRUCache[xla.Buffer]] = LRUCache(maxsize=256)
 
 
 def _scalar_buffer(x: bool | int | float) -> xla.Buffer:
     key = (type(x), x.hex() if isinstance(x, float) else x)
+    return _SCALAR_BUFFERS.get_or_create(key, lambda: xla.to_device(as_array(x)))
+
+
+def _numpy_scalar_buffer(x: np.generic) -> xla.Buffer:
+    key = (x.dtype, x.tobytes())
     return _SCALAR_BUFFERS.get_or_create(key, lambda: xla.to_device(as_array(x)))
 
 

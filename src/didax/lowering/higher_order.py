@@ -144,7 +144,9 @@ def _scan_lowering(
         next_i: IrValue = hlo.add(i, full(counter, 1))
         return next_i, outs[:num_carry], new_ys
 
-    unroll = max(1, min(unroll, length)) if length else 1
+    if length == 0:  # no iteration: the carry as given, empty ys (no slice of xs is valid)
+        return [*init, *(full(a, 0) for a in ys_avals)]
+    unroll = max(1, min(unroll, length))
     trips = length // unroll
     ys_init = [full(a, 0) for a in ys_avals]
     i0 = constant(np.zeros((), np.int32))
