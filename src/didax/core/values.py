@@ -19,7 +19,7 @@ Design rules:
 from __future__ import annotations
 
 import enum
-from typing import Any, Final, TypeAlias, TypeGuard
+from typing import Any, Final, Protocol, TypeAlias, TypeGuard
 
 import numpy as np
 
@@ -27,11 +27,18 @@ from didax.core import dtypes
 from didax.core.abstract import DeviceArray, ShapedArray
 from didax.core.trace import Tracer
 
+
+class SupportsArray(Protocol):
+    """An array of another library (a JAX array, ...), read through ``__array__``."""
+
+    def __array__(self) -> np.ndarray[Any, Any]: ...
+
+
 PythonScalar: TypeAlias = bool | int | float
 HostArray: TypeAlias = np.ndarray[Any, Any]
 # What a primitive's operand may be. Results of eager evaluation are NumPy
 # arrays; under a transformation they are tracers.
-ArrayLike: TypeAlias = Tracer | DeviceArray | HostArray | np.generic | PythonScalar
+ArrayLike: TypeAlias = Tracer | DeviceArray | HostArray | np.generic | PythonScalar | SupportsArray
 
 PYTHON_SCALARS: Final = (bool, int, float)
 

@@ -175,7 +175,7 @@ def power(x1: ArrayLike, x2: ArrayLike) -> Array:
     if is_static_int(x2):
         base = operand(x1)
         dt, weak = result_type(base, operand(x2))
-        y = int(x2)
+        y = int(np.asarray(x2))
         if not dtypes.is_float(dt) and y < 0:
             raise ValueError("power: integers to negative integer powers are not allowed")
         if dt == dtypes.bool_:
@@ -332,11 +332,11 @@ def minimum(x1: ArrayLike, x2: ArrayLike) -> Array:
 
 def clip(
     a: ArrayLike,
-    a_min: ArrayLike = None,
-    a_max: ArrayLike = None,
+    a_min: ArrayLike | None = None,
+    a_max: ArrayLike | None = None,
     *,
-    min: ArrayLike = None,
-    max: ArrayLike = None,
+    min: ArrayLike | None = None,
+    max: ArrayLike | None = None,
 ) -> Array:
     """``a`` limited to ``[a_min, a_max]`` (either may be None; ``min=``/``max=`` as NumPy 2).
 
@@ -355,7 +355,7 @@ def clip(
     return as_result(out)
 
 
-def where(condition: ArrayLike, x: ArrayLike = None, y: ArrayLike = None) -> Array:
+def where(condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None = None) -> Array:
     """Element-wise ``x if condition else y`` with broadcasting of all three.
 
     The one-argument form (indices of nonzeros) has a data-dependent shape

@@ -19,12 +19,12 @@ from __future__ import annotations
 import builtins
 import operator
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
 import didax.interpreters  # noqa: F401  (installs the root trace and all rules)
-from didax.core import dtypes, lax
+from didax.core import dtypes, lax, values
 from didax.core.abstract import DeviceArray
 from didax.core.dtypes import DType
 from didax.core.errors import ShapeError
@@ -34,7 +34,8 @@ from didax.core.source_info import user_frame_summary
 from didax.core.trace import Tracer
 from didax.core.values import ValueKind, as_array, get_aval, is_python_scalar, is_value, value_kind
 
-ArrayLike = Any  # a Tracer, NumPy array or scalar, Python scalar, or (nested) list
+# A didax value, or a (nested) list or tuple of them (``asarray`` stacks those).
+ArrayLike: TypeAlias = values.ArrayLike | list[Any] | tuple[Any, ...]
 Array = Any  # a Tracer under a transformation, a NumPy array in eager code
 
 
