@@ -396,6 +396,7 @@ def test_body_changing_the_carry_type() -> None:
 def test_weak_carry_takes_the_body_dtype() -> None:
     c, _ = dlax.scan(lambda c, x: (c + x, None), 0.0, np.ones(3, np.float32))
     assert c.dtype == np.float32
+
     def step(c: Any, x: Any) -> Any:
         return c + x, None
 

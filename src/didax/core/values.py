@@ -127,7 +127,8 @@ def as_array(x: object) -> HostArray:
     Python scalars take their default dtype (float64, int64, bool); device
     and foreign arrays are read through ``__array__`` (a tracer must be
     concrete). Raises ``TypeError`` for anything that is not an array of a
-    supported dtype.
+    supported dtype, and ``OverflowError`` for a Python int outside int64
+    (as JAX does).
 
     >>> as_array(True)
     array(True)

@@ -44,6 +44,7 @@ from didax.interpreters.staging import trace_to_jaxpr
 from didax.interpreters.transpose import UndefinedPrimal, backward_pass
 from didax.ir.fingerprint import fingerprint
 from didax.ir.jaxpr import ClosedJaxpr, Jaxpr
+from didax.ir.passes import dce_jaxpr
 
 Flags = tuple[bool, ...]
 
@@ -271,4 +272,7 @@ def _build_transpose_jaxpr(
         return [c for c in cts_in if not isinstance(c, Zero)]
 
     closed = trace_to_jaxpr(fun, [*defined_avals, *ct_avals], "transpose_jaxpr")
-    return closed, tuple(out_nonzero)
+    # The backward pass evaluates forward equations only for the linear ones,
+    # but a zero cotangent can leave some of those unused after all.
+    body, _ = dce_jaxpr(closed.jaxpr)
+    return ClosedJaxpr(body, closed.consts), tuple(out_nonzero)

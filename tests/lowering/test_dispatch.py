@@ -1,0 +1,206 @@
+"""lowering.dispatch: the compile cache, Compiled.run, scalar buffers and result Arrays."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+import pytest
+
+import didax as dx
+from didax.core import dtypes
+from didax.core import lax as core_lax
+from didax.core.abstract import ShapedArray
+from didax.interpreters.cond import cond_p
+from didax.interpreters.evaluation import IMPL_RULES, VALUE_IMPLS
+from didax.interpreters.jit import jit_p
+from didax.ir.fingerprint import fingerprint
+from didax.lowering import dispatch, xla
+from didax.lowering.array import Array
+from didax.lowering.dispatch import (
+    COMPILE_CACHE,
+    Compiled,
+    compile_cache_info,
+    compile_jaxpr,
+    to_buffer,
+)
+
+# Every test compiles programs no other test compiles (a fresh literal), so
+# that the first compile is a miss whatever ran before.
+_fresh = itertools.count(1)
+
+
+def _unique_constant() -> float:
+    return 1.0 + next(_fresh) / 7919.0
+
+
+def test_compile_cache_info_is_the_compile_cache() -> None:
+    assert compile_cache_info() == COMPILE_CACHE.info()
+
+
+def test_compile_jaxpr_is_cached_by_fingerprint() -> None:
+    k = _unique_constant()
+
+    def f(x: Any) -> Any:
+        return core_lax.mul(core_lax.sin(x), k)
+
+    j1 = dx.make_jaxpr(f)(np.ones(3)).jaxpr
+    j2 = dx.make_jaxpr(f)(np.zeros(3)).jaxpr
+    assert j1 is not j2
+    assert fingerprint(j1) == fingerprint(j2)
+    before = compile_cache_info()
+    c1 = compile_jaxpr(j1)
+    middle = compile_cache_info()
+    assert middle.misses == before.misses + 1
+    assert middle.currsize == min(before.currsize + 1, before.maxsize)
+    c2 = compile_jaxpr(j2)
+    after = compile_cache_info()
+    assert c2 is c1
+    assert after.hits == middle.hits + 1
+    assert after.misses == middle.misses
+    assert isinstance(c1, Compiled)
+
+
+def test_different_programs_compile_separately() -> None:
+    k = _unique_constant()
+    c1 = compile_jaxpr(dx.make_jaxpr(lambda x: core_lax.add(x, k))(1.0).jaxpr)
+    c2 = compile_jaxpr(dx.make_jaxpr(lambda x: core_lax.sub(x, k))(1.0).jaxpr)
+    c3 = compile_jaxpr(dx.make_jaxpr(lambda x: core_lax.add(x, k))(np.float32(1.0)).jaxpr)
+    assert len({id(c1), id(c2), id(c3)}) == 3
+    assert c3.out_avals == (ShapedArray((), dtypes.float32),)
+
+
+def test_compiled_text_is_stablehlo() -> None:
+    k = _unique_constant()
+    compiled = compile_jaxpr(dx.make_jaxpr(lambda x: core_lax.exp(x))(np.ones(2) * k).jaxpr)
+    assert "func.func public @main" in compiled.text
+    assert "stablehlo.exponential" in compiled.text
+
+
+# --- Compiled.run -----------------------------------------------------------------------------
+
+
+def test_run_with_const_buffers() -> None:
+    c = np.arange(3.0) + _unique_constant()
+    closed = dx.make_jaxpr(lambda x: core_lax.mul(core_lax.add(x, 1.0), c))(np.ones(3))
+    assert len(closed.consts) == 1
+    compiled = compile_jaxpr(closed.jaxpr)
+    const_buffers = [to_buffer(v) for v in closed.consts]
+    x = np.array([1.0, 2.0, 3.0])
+    (out,) = compiled.run(const_buffers, [x])
+    np.testing.assert_allclose(np.asarray(out), (x + 1.0) * c)
+    # The same constants, other arguments: nothing is compiled again.
+    misses = compile_cache_info().misses
+    (out2,) = compiled.run(const_buffers, [dx.device_put(np.zeros(3))])
+    np.testing.assert_allclose(np.asarray(out2), c)
+    assert compile_cache_info().misses == misses
+
+
+def test_results_are_arrays_with_the_right_avals() -> None:
+    k = _unique_constant()
+
+    def f(x: Any, n: Any) -> Any:
+        return (
+            core_lax.mul(x, k),
+            core_lax.lt(x, k),
+            core_lax.reduce_sum(n, 0),
+        )
+
+    x, n = np.ones((2, 3), np.float32), np.arange(4, dtype=np.int16)
+    closed = dx.make_jaxpr(f)(x, n)
+    outs = compile_jaxpr(closed.jaxpr).run([], [x, n])
+    assert all(isinstance(o, Array) for o in outs)
+    assert all(isinstance(o, dx.Array) for o in outs)
+    assert [o.aval for o in outs] == [
+        ShapedArray((2, 3), dtypes.float32),
+        ShapedArray((2, 3), dtypes.bool_),
+        ShapedArray((), dtypes.int16),
+    ]
+    assert [o.aval for o in outs] == list(closed.out_avals)
+    np.testing.assert_allclose(np.asarray(outs[0]), np.full((2, 3), k, np.float32), rtol=1e-6)
+    assert np.asarray(outs[2]) == 6
+    assert np.asarray(outs[2]).dtype == np.int16
+
+
+def test_run_accepts_python_scalars_and_device_arrays() -> None:
+    k = _unique_constant()
+    compiled = compile_jaxpr(dx.make_jaxpr(lambda x, y: core_lax.add(x, y))(k, np.float64(k)).jaxpr)
+    (out,) = compiled.run([], [1.5, dx.device_put(np.float64(2.0))])
+    assert float(out) == 3.5
+
+
+# --- to_buffer ---------------------------------------------------------------------------------
+
+
+def test_to_buffer_of_an_array_is_its_buffer() -> None:
+    a = dx.device_put(np.arange(3.0))
+    assert to_buffer(a) is a.buffer
+
+
+def test_to_buffer_copies_host_arrays() -> None:
+    x = np.arange(4, dtype=np.int8)
+    buf = to_buffer(x)
+    host = xla.to_host(buf)
+    assert host.dtype == np.int8
+    np.testing.assert_array_equal(host, x)
+
+
+def test_python_scalars_reuse_one_device_buffer() -> None:
+    v = _unique_constant()
+    before = dispatch._SCALAR_BUFFERS.info()
+    b1 = to_buffer(v)
+    b2 = to_buffer(float(str(v)))  # an equal float, another object
+    assert b1 is b2
+    after = dispatch._SCALAR_BUFFERS.info()
+    assert after.misses == before.misses + 1
+    assert after.hits == before.hits + 1
+    assert xla.to_host(b1) == v
+
+
+def test_scalar_buffers_tell_signed_zeros_apart() -> None:
+    pos, neg = to_buffer(0.0), to_buffer(-0.0)
+    assert pos is not neg
+    assert not np.signbit(xla.to_host(pos))
+    assert np.signbit(xla.to_host(neg))
+    assert to_buffer(-0.0) is neg
+
+
+@pytest.mark.parametrize(("scalar", "dtype"), [(1, np.int64), (1.0, np.float64), (True, np.bool_)])
+def test_scalar_buffers_are_keyed_by_type(scalar: Any, dtype: Any) -> None:
+    buf = to_buffer(scalar)
+    host = xla.to_host(buf)
+    assert host.dtype == dtype
+    assert host == scalar
+    others = [to_buffer(s) for s in (1, 1.0, True) if type(s) is not type(scalar)]
+    assert all(o is not buf for o in others)
+
+
+def test_nan_scalars_share_a_buffer() -> None:
+    assert to_buffer(float("nan")) is to_buffer(float("nan"))
+
+
+# --- impls registered here --------------------------------------------------------------------
+
+
+def test_jit_and_control_flow_impls_run_compiled() -> None:
+    assert jit_p in VALUE_IMPLS
+    assert cond_p in VALUE_IMPLS
+    assert IMPL_RULES[jit_p] is not None
+    k = _unique_constant()
+    body = dx.make_jaxpr(lambda x: core_lax.mul(x, k))(np.ones(2)).jaxpr
+    (out,) = jit_p.bind(np.array([1.0, 2.0]), jaxpr=body, name="scale")
+    assert isinstance(out, Array)
+    np.testing.assert_allclose(np.asarray(out), [k, 2 * k])
+
+
+def test_apply_primitive_compiles_a_one_equation_program_once() -> None:
+    k = _unique_constant()
+    body = dx.make_jaxpr(lambda x: core_lax.add(x, k))(np.ones(2)).jaxpr
+    misses = compile_cache_info().misses
+    (out,) = dispatch.apply_primitive(jit_p, np.ones(2), jaxpr=body, name="once")
+    assert compile_cache_info().misses == misses + 1
+    (again,) = dispatch.apply_primitive(jit_p, np.zeros(2), jaxpr=body, name="once")
+    assert compile_cache_info().misses == misses + 1
+    np.testing.assert_allclose(np.asarray(out), np.ones(2) + k)
+    np.testing.assert_allclose(np.asarray(again), np.zeros(2) + k)
