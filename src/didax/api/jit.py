@@ -22,12 +22,13 @@ import inspect
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Final, cast, final, overload
 
+import numpy as np
 from jax import tree_util
 
 from didax.core.abstract import ShapedArray
 from didax.core.cache import CacheInfo, LRUCache
 from didax.core.trace import current_trace
-from didax.core.values import ValueKind, get_aval, value_kind
+from didax.core.values import ValueKind, get_aval, kind_or_none, value_kind
 from didax.interpreters.evaluation import EVAL_TRACE
 from didax.interpreters.jaxpr_transforms import close_over_nothing
 from didax.interpreters.jit import jit_p
@@ -75,8 +76,10 @@ def _leaf_signature(x: Any) -> Hashable:
     if kind is ValueKind.DEVICE:
         aval: ShapedArray = x.aval
         return aval
-    if kind is ValueKind.SCALAR:
-        return cast(Hashable, type(x))
+    t = type(x)
+    if kind is ValueKind.SCALAR or (kind is ValueKind.HOST and t is not np.ndarray):
+        # A Python scalar's type says its (weak) type; a NumPy scalar's its dtype.
+        return cast(Hashable, t)
     if kind is ValueKind.HOST:
         return ShapedArray(x.shape, x.dtype)
     return get_aval(x)
@@ -86,11 +89,12 @@ _ARRAY_KINDS: Final = frozenset({ValueKind.SCALAR, ValueKind.HOST, ValueKind.DEV
 
 
 def _is_array_leaf(x: Any) -> bool:
-    """A positional argument the hit path takes as it is: an array or a scalar."""
-    try:
-        return value_kind(x) in _ARRAY_KINDS
-    except TypeError:  # a pytree, or not a value: the general path says which
-        return False
+    """A positional argument the hit path takes as it is: an array or a scalar.
+
+    Anything else (a pytree, or not a value) takes the general path, which
+    says which.
+    """
+    return kind_or_none(x) in _ARRAY_KINDS
 
 
 class Jitted:

@@ -71,29 +71,32 @@ def _classify_type(t: type) -> ValueKind | None:
     return None
 
 
+def kind_or_none(x: object) -> ValueKind | None:
+    """The kind of value ``x`` is, or None when it is not a didax value (a cheap test)."""
+    t = type(x)
+    kind = _KIND_BY_TYPE.get(t)
+    if kind is None:
+        kind = _classify_type(t)
+        if kind is not None:
+            _KIND_BY_TYPE[t] = kind  # types are few; a racing write stores the same
+    return kind
+
+
 def value_kind(x: object) -> ValueKind:
     """The kind of value ``x`` is; ``TypeError`` if it is not a didax value.
 
     >>> value_kind(2.0), value_kind(np.ones(2))
     (<ValueKind.SCALAR: 'a Python scalar'>, <ValueKind.HOST: 'a NumPy array or scalar'>)
     """
-    t = type(x)
-    kind = _KIND_BY_TYPE.get(t)
+    kind = kind_or_none(x)
     if kind is None:
-        kind = _classify_type(t)
-        if kind is None:
-            raise TypeError(f"{t.__name__} {x!r} is not a valid didax value")
-        _KIND_BY_TYPE[t] = kind  # types are few; a racing write stores the same
+        raise TypeError(f"{type(x).__name__} {x!r} is not a valid didax value")
     return kind
 
 
 def is_value(x: object) -> bool:
     """Whether ``x`` is a didax value (an array, a scalar or a tracer)."""
-    try:
-        value_kind(x)
-    except TypeError:
-        return False
-    return True
+    return kind_or_none(x) is not None
 
 
 def is_python_scalar(x: object) -> TypeGuard[PythonScalar]:

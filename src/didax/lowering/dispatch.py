@@ -91,10 +91,10 @@ def compile_jaxpr(jaxpr: Jaxpr, name: str = "main") -> Compiled:
 def to_buffer(x: Any) -> xla.Buffer:
     if isinstance(x, Array):
         return x.buffer
-    if is_python_scalar(x):
-        return _scalar_buffer(x)
     if isinstance(x, np.generic):
         return _numpy_scalar_buffer(x)
+    if is_python_scalar(x):
+        return _scalar_buffer(x)
     return xla.to_device(as_array(x))
 
 
@@ -110,7 +110,7 @@ def _scalar_buffer(x: bool | int | float) -> xla.Buffer:
 
 
 def _numpy_scalar_buffer(x: np.generic) -> xla.Buffer:
-    key = (x.dtype, x.tobytes())
+    key = (type(x), x.tobytes())
     return _SCALAR_BUFFERS.get_or_create(key, lambda: xla.to_device(as_array(x)))
 
 
