@@ -50,6 +50,36 @@ HIGHER_ORDER: Final = {"jit", "cond", "while", "scan"}
 # (primitive name, table name) -> why that primitive needs no rule in that table.
 EXEMPT: Final[dict[tuple[str, str], str]] = {
     **{
+        (name, "transpose"): (
+            "a custom call is never linear in an operand: jvp replaces it by its rule "
+            "(custom_jvp) or by fwd and custom_lin (custom_vjp) before anything is transposed"
+        )
+        for name in ("custom_jvp_call", "custom_vjp_call")
+    },
+    **{
+        (name, "partial_eval"): (
+            "under linearize jvp has already replaced the call by its rule's equations; "
+            "any other partial evaluation stages the call whole, as the rules need it whole"
+        )
+        for name in ("custom_jvp_call", "custom_vjp_call")
+    },
+    ("custom_lin", "partial_eval"): (
+        "its operands are residuals (known) and tangents (unknown): it is always staged "
+        "whole into the linear jaxpr, which is where transposition needs it"
+    ),
+    **{
+        (name, "dce"): (
+            "kept whole when any result is used: the user's rules produce every output "
+            "together, so the call cannot be split"
+        )
+        for name in ("custom_jvp_call", "custom_vjp_call", "custom_lin")
+    },
+    ("custom_lin", "batching"): (
+        "custom_lin only exists inside a linear jaxpr, where transposition replaces it by "
+        "the bwd rule; under vmap of grad it is the bwd rule that gets batched, and "
+        "evaluating custom_lin itself is JAX's forward-mode error anyway"
+    ),
+    **{
         (p.name, table): (
             "a first-order primitive: partial evaluation stages it whole when an operand "
             "is unknown, and DCE drops it whole when no result is used; neither can do better"

@@ -276,6 +276,20 @@ class CompiledFunction:
     def as_text(self) -> str:
         return self._compiled.text
 
+    def cost_analysis(self) -> dict[str, float]:
+        """XLA's cost analysis of the compiled program, as JAX's ``Compiled.cost_analysis()``.
+
+        ``"flops"`` and ``"transcendentals"`` are absent when zero; XLA counts
+        a loop's body once. ``didax.flops`` counts from the jaxpr instead.
+
+        >>> import didax as dx
+        >>> import numpy as np
+        >>> compiled = dx.jit(lambda x: x * 2.0 + 1.0).lower(np.ones(3)).compile()
+        >>> compiled.cost_analysis()["flops"]
+        6.0
+        """
+        return self._compiled.cost_analysis()
+
 
 @overload
 def jit(

@@ -7,6 +7,7 @@ interpreter's rules for the standard primitives.
 from didax.interpreters import (
     batching,
     cond,
+    custom_derivatives,
     evaluation,
     jaxpr_transforms,
     jit,
@@ -21,6 +22,7 @@ from didax.interpreters import (
 __all__ = [
     "batching",
     "cond",
+    "custom_derivatives",
     "evaluation",
     "jaxpr_transforms",
     "jit",

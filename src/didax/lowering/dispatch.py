@@ -59,6 +59,10 @@ class Compiled:
         with self.module.context:
             return str(self.module)
 
+    def cost_analysis(self) -> dict[str, float]:
+        """XLA's cost estimates for this executable (``flops``, ``transcendentals``, bytes)."""
+        return xla.cost_analysis(self.executable)
+
     def run(self, const_buffers: Sequence[xla.Buffer], args: Sequence[Any]) -> list[Array]:
         """Executes on constants already on the device, then ``args``."""
         buffers = [*const_buffers, *map(to_buffer, args)]

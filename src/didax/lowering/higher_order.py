@@ -6,11 +6,13 @@ Design rules:
 - Control flow lowers to StableHLO's own regions: ``stablehlo.case`` for
   cond, ``stablehlo.while`` for while and scan, each body lowered inline
   into its region with ``lower_jaxpr_body``.
+- A custom_jvp or custom_vjp call lowers to its function, inline.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -20,6 +22,12 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.interpreters.cond import cond_p
+from didax.interpreters.custom_derivatives import (
+    custom_jvp_call_p,
+    custom_lin_p,
+    custom_vjp_call_p,
+    forward_mode_refused,
+)
 from didax.interpreters.jit import jit_p
 from didax.interpreters.scan import scan_p
 from didax.interpreters.while_loop import while_p
@@ -181,3 +189,18 @@ def _compare_lt(x: IrValue, y: IrValue) -> IrValue:
         hlo.ComparisonDirectionAttr.get("LT"),
         compare_type=hlo.ComparisonTypeAttr.get("SIGNED"),
     )
+
+
+# --- custom_jvp / custom_vjp: the function itself ---------------------------------------------
+
+
+@LOWERING_RULES.defines(custom_jvp_call_p, custom_vjp_call_p)
+def _custom_call_lowering(
+    ctx: LoweringRuleContext, *args: IrValue, call_jaxpr: Jaxpr, **_: Any
+) -> list[IrValue]:
+    # The user's rules only matter to differentiation: XLA runs the function.
+    return lower_jaxpr_body(ctx.module_context, call_jaxpr, args)
+
+
+# custom_lin only stands for a linear map to transpose; running it is JAX's error.
+LOWERING_RULES.register(custom_lin_p, forward_mode_refused)

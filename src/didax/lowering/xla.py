@@ -124,6 +124,21 @@ def compile(module: ir.Module | str) -> Executable:  # noqa: A001 - the adapter'
     return _backend().compile_and_load(program, [device()], xla_client.CompileOptions())
 
 
+def cost_analysis(executable: Executable) -> dict[str, float]:
+    """XLA's cost analysis of a compiled executable, as ``jax.stages.Compiled.cost_analysis``.
+
+    The numeric entries of jaxlib's ``LoadedExecutable.cost_analysis()``:
+    ``"flops"`` and ``"transcendentals"`` (absent when zero), ``"bytes
+    accessed"``, per-operand entries. XLA computes it over the optimized
+    HLO, counting the body of a loop once (see ``docs/flops.md``).
+    """
+    return {
+        k: float(v)
+        for k, v in executable.cost_analysis().items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool)
+    }
+
+
 def result_handlers(outs: Sequence[tuple[tuple[int, ...], np.dtype[Any]]]) -> list[ResultHandler]:
     """Handlers for outputs of these shapes and dtypes, made once per executable.
 
