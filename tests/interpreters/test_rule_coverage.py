@@ -45,7 +45,7 @@ RULE_TABLES: Final[list[tuple[str, RuleTable[Any]]]] = [
 
 # The higher-order primitives: they carry jaxprs, so the default partial
 # evaluation (stage it whole) and DCE (keep it whole) are not good enough.
-HIGHER_ORDER: Final = {"jit", "cond", "while", "scan"}
+HIGHER_ORDER: Final = {"jit", "cond", "while", "scan", "checkpoint"}
 
 # (primitive name, table name) -> why that primitive needs no rule in that table.
 EXEMPT: Final[dict[tuple[str, str], str]] = {

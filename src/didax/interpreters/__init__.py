@@ -6,6 +6,7 @@ interpreter's rules for the standard primitives.
 
 from didax.interpreters import (
     batching,
+    checkpoint,
     cond,
     custom_derivatives,
     evaluation,
@@ -21,6 +22,7 @@ from didax.interpreters import (
 
 __all__ = [
     "batching",
+    "checkpoint",
     "cond",
     "custom_derivatives",
     "evaluation",

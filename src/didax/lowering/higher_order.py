@@ -21,6 +21,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
+from didax.interpreters.checkpoint import remat_p
 from didax.interpreters.cond import cond_p
 from didax.interpreters.custom_derivatives import (
     custom_jvp_call_p,
@@ -204,3 +205,14 @@ def _custom_call_lowering(
 
 # custom_lin only stands for a linear map to transpose; running it is JAX's error.
 LOWERING_RULES.register(custom_lin_p, forward_mode_refused)
+
+
+# --- checkpoint: the region, inline --------------------------------------------------------
+
+
+@LOWERING_RULES.defines(remat_p)
+def _remat_lowering(
+    ctx: LoweringRuleContext, *args: IrValue, jaxpr: Jaxpr, **_: Any
+) -> list[IrValue]:
+    # What to recompute was decided by partial evaluation; XLA runs the region.
+    return lower_jaxpr_body(ctx.module_context, jaxpr, args)

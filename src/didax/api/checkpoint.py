@@ -1,0 +1,94 @@
+"""``checkpoint`` (alias ``remat``) and ``checkpoint_policies``, as JAX's.
+
+Design rules:
+- ``checkpoint(fun)`` traces ``fun`` into a constant-free jaxpr (what it
+  closed over becomes explicit operands) and binds
+  ``interpreters.checkpoint.remat_p``; all the behaviour (what reverse mode
+  saves and what it recomputes) is that primitive's partial-evaluation rule.
+- A policy decides which intermediate values may be saved:
+  ``checkpoint_policies.nothing_saveable`` (the default, as JAX's),
+  ``dots_saveable``, ``dots_with_no_batch_dims_saveable``,
+  ``everything_saveable``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, Final, final
+
+from jax import tree_util
+
+from didax.api.transformations import partial_at
+from didax.core.values import get_aval
+from didax.interpreters import checkpoint as _remat
+from didax.interpreters.jaxpr_transforms import close_over_nothing
+from didax.interpreters.staging import trace_to_jaxpr
+
+__all__ = ["checkpoint", "remat", "checkpoint_policies"]
+
+
+@final
+class _CheckpointPolicies:
+    """The policies of ``checkpoint`` (JAX's ``jax.checkpoint_policies``)."""
+
+    nothing_saveable: Final = staticmethod(_remat.nothing_saveable)
+    everything_saveable: Final = staticmethod(_remat.everything_saveable)
+    dots_saveable: Final = staticmethod(_remat.dots_saveable)
+    checkpoint_dots: Final = staticmethod(_remat.dots_saveable)
+    dots_with_no_batch_dims_saveable: Final = staticmethod(_remat.dots_with_no_batch_dims_saveable)
+
+
+checkpoint_policies: Final = _CheckpointPolicies()
+
+
+def checkpoint(
+    fun: Callable[..., Any] | None = None,
+    *,
+    prevent_cse: bool = True,
+    policy: _remat.Policy | None = None,
+    static_argnums: int | Sequence[int] = (),
+) -> Any:
+    """``fun``, whose intermediate values reverse mode recomputes instead of saving.
+
+    Usable as ``checkpoint(f)`` or ``@checkpoint(policy=...)``. Values equal
+    ``fun``'s; under ``grad``, only the region's inputs (and what ``policy``
+    calls saveable) are kept from the forward pass.
+
+    >>> import didax as dx
+    >>> import didax.numpy as dnp
+    >>> f = dx.checkpoint(lambda x: dnp.sin(dnp.sin(x)))
+    >>> float(dx.grad(f)(0.0))
+    1.0
+    """
+    if fun is None:
+        return lambda f: checkpoint(
+            f, prevent_cse=prevent_cse, policy=policy, static_argnums=static_argnums
+        )
+    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    chosen = policy if policy is not None else _remat.nothing_saveable
+    name = getattr(fun, "__name__", "fun")
+
+    @functools.wraps(fun)
+    def checkpointed(*args: Any) -> Any:
+        dyn_idx = [i for i in range(len(args)) if i not in {n % len(args) for n in nums}]
+        with_static = partial_at(fun, args, dyn_idx)
+        leaves, in_tree = tree_util.tree_flatten(tuple(args[i] for i in dyn_idx))
+        out_tree: list[Any] = []
+
+        def flat(*xs: Any) -> list[Any]:
+            out, tree = tree_util.tree_flatten(with_static(*tree_util.tree_unflatten(in_tree, xs)))
+            out_tree.append(tree)
+            return out
+
+        closed = trace_to_jaxpr(flat, [get_aval(x) for x in leaves], f"checkpoint({name})")
+        body, consts = close_over_nothing(closed)
+        outs = _remat.remat_p.bind(
+            *consts, *leaves, jaxpr=body, policy=chosen, prevent_cse=bool(prevent_cse)
+        )
+        return tree_util.tree_unflatten(out_tree[0], outs)
+
+    return checkpointed
+
+
+remat: Final = checkpoint

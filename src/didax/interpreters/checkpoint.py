@@ -1,0 +1,239 @@
+"""``checkpoint`` (``remat``): a region whose values the backward pass recomputes.
+
+``remat_p`` binds ``(*args)`` with params ``jaxpr`` (the region, constant-
+free), ``policy`` (which intermediate values may be saved as residuals) and
+``prevent_cse``. It computes what the region computes; what changes is
+reverse mode.
+
+Design rules:
+- Partial evaluation is the point. Without checkpointing, linearize keeps
+  every intermediate value the linear (tangent) computation needs as a
+  residual. A remat region's partial evaluation instead keeps only the
+  region's known *inputs*, plus the intermediate values the policy calls
+  saveable, and stages the rest of the primal computation into the unknown
+  side, as a remat equation: the backward pass recomputes it. This shows in
+  the linearized jaxpr (the primal equations reappear in it) and in the
+  number of residuals.
+- A policy is ``policy(prim, *avals, **params) -> bool`` (JAX's
+  ``checkpoint_policies``): ``nothing_saveable`` recomputes everything,
+  ``dots_saveable`` keeps the results of ``dot_general``, and
+  ``everything_saveable`` keeps all (plain reverse mode).
+- jvp, vmap, transposition and DCE transform the region and keep it a remat
+  region, with the same policy, so ``grad(jit(checkpoint(f)))`` and
+  ``vmap(grad(checkpoint(f)))`` work as without it. Lowering inlines the
+  region (``lowering.higher_order``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from didax.core.abstract import ShapedArray
+from didax.core.abstract_eval import ABSTRACT_EVAL
+from didax.core.lax.primitives import dot_general_p
+from didax.core.primitive import Primitive
+from didax.core.trace import set_current_trace
+from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
+from didax.interpreters.evaluation import IMPL_RULES, eval_jaxpr
+from didax.interpreters.jaxpr_transforms import (
+    close_over_nothing,
+    jvp_jaxpr,
+    transpose_jaxpr,
+    vmap_jaxpr,
+)
+from didax.interpreters.jit import check_operands
+from didax.interpreters.jvp import JVP_RULES, Zero
+from didax.interpreters.partial_eval import PE_RULES, PartialEvalTrace
+from didax.interpreters.transpose import TRANSPOSE_RULES, is_undefined
+from didax.ir.jaxpr import Jaxpr, JaxprEqn, Literal, Var
+from didax.ir.passes import DCE_RULES, dce_jaxpr
+from didax.ir.rewrite import keep_inputs
+
+remat_p: Final = Primitive("checkpoint", multiple_results=True)
+
+Policy = Callable[..., bool]
+
+
+def nothing_saveable(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
+    """Save no intermediate value: the backward pass recomputes the whole region."""
+    return False
+
+
+def everything_saveable(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
+    """Save every intermediate value (as without checkpointing)."""
+    return True
+
+
+def dots_saveable(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
+    """Save the results of matrix products (``dot_general``); recompute the rest."""
+    return prim is dot_general_p
+
+
+def dots_with_no_batch_dims_saveable(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
+    """Save the results of matrix products without batch dimensions."""
+    if prim is not dot_general_p:
+        return False
+    (_, _), (lhs_batch, _) = params["dimension_numbers"]
+    return not lhs_batch
+
+
+# --- typing, evaluation --------------------------------------------------------------------
+
+
+@ABSTRACT_EVAL.defines(remat_p)
+def _remat_abstract_eval(
+    *avals: ShapedArray, jaxpr: Jaxpr, policy: Policy, prevent_cse: bool
+) -> list[ShapedArray]:
+    check_operands(avals, jaxpr.in_avals, "the checkpointed function")
+    return list(jaxpr.out_avals)
+
+
+@IMPL_RULES.defines(remat_p)
+def _remat_impl(*args: Any, jaxpr: Jaxpr, policy: Policy, prevent_cse: bool) -> list[Any]:
+    return eval_jaxpr(jaxpr, args)
+
+
+# --- jvp, batching, transposition: the region stays a region -----------------------------
+
+
+@JVP_RULES.defines(remat_p)
+def _remat_jvp(
+    primals: Sequence[Any],
+    tangents: Sequence[Any],
+    *,
+    jaxpr: Jaxpr,
+    policy: Policy,
+    prevent_cse: bool,
+) -> tuple[list[Any], list[Any]]:
+    nonzeros = [not isinstance(t, Zero) for t in tangents]
+    closed, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
+    body, consts = close_over_nothing(closed)
+    nz_tangents = [t for t in tangents if not isinstance(t, Zero)]
+    outs = remat_p.bind(
+        *consts, *primals, *nz_tangents, jaxpr=body, policy=policy, prevent_cse=prevent_cse
+    )
+    n = len(jaxpr.outs)
+    nz_out = iter(outs[n:])
+    return outs[:n], [
+        next(nz_out) if nz else Zero.like(a)
+        for a, nz in zip(jaxpr.out_avals, out_nonzeros, strict=True)
+    ]
+
+
+@BATCH_RULES.defines(remat_p)
+def _remat_batch(
+    axis_size: int,
+    args: Sequence[Any],
+    dims: Sequence[Dim],
+    *,
+    jaxpr: Jaxpr,
+    policy: Policy,
+    prevent_cse: bool,
+) -> tuple[list[Any], list[Dim]]:
+    batched = [d is not None for d in dims]
+    args = [
+        x if d is None else bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)
+    ]
+    body, consts = close_over_nothing(vmap_jaxpr(jaxpr, axis_size, batched)[0])
+    outs = remat_p.bind(*consts, *args, jaxpr=body, policy=policy, prevent_cse=prevent_cse)
+    return outs, [0] * len(outs)
+
+
+@TRANSPOSE_RULES.defines(remat_p)
+def _remat_transpose(
+    cts: Sequence[Any], *args: Any, jaxpr: Jaxpr, policy: Policy, prevent_cse: bool
+) -> list[Any]:
+    # The transposed region evaluates the primal equations the linear ones
+    # need: this is where the recomputation happens.
+    linear = [is_undefined(a) for a in args]
+    ct_nonzero = [not isinstance(c, Zero) for c in cts]
+    closed, out_nonzero = transpose_jaxpr(jaxpr, linear, ct_nonzero)
+    outs: list[Any] = []
+    if any(out_nonzero):
+        body, consts = close_over_nothing(closed)
+        defined = [a for a in args if not is_undefined(a)]
+        nz_cts = [c for c in cts if not isinstance(c, Zero)]
+        outs = remat_p.bind(
+            *consts, *defined, *nz_cts, jaxpr=body, policy=policy, prevent_cse=prevent_cse
+        )
+    nz_outs, flags = iter(outs), iter(out_nonzero)
+    return [
+        (next(nz_outs) if next(flags) else Zero.like(a.aval)) if is_undefined(a) else None
+        for a in args
+    ]
+
+
+@DCE_RULES.defines(remat_p)
+def _remat_dce(used_outputs: Sequence[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn | None]:
+    body, used_inputs = dce_jaxpr(eqn.params["jaxpr"], used_outputs, prune_inputs=True)
+    new_eqn = JaxprEqn(
+        remat_p,
+        tuple(x for x, u in zip(eqn.inputs, used_inputs, strict=True) if u),
+        {**eqn.params, "jaxpr": body},
+        tuple(v for v, u in zip(eqn.out_binders, used_outputs, strict=True) if u),
+    )
+    return used_inputs, new_eqn
+
+
+# --- partial evaluation: save what the policy allows, recompute the rest -----------------
+
+
+def _known_vars(jaxpr: Jaxpr, in_unknowns: Sequence[bool]) -> set[Var]:
+    """The variables whose values are computable from the known inputs alone."""
+    known = {v for v, u in zip(jaxpr.in_binders, in_unknowns, strict=True) if not u}
+    for eqn in jaxpr.eqns:
+        if all(isinstance(x, Literal) or x in known for x in eqn.inputs):
+            known.update(eqn.out_binders)
+    return known
+
+
+def _remat_partial_eval(
+    trace: PartialEvalTrace, args: Sequence[Any], params: dict[str, Any]
+) -> Any:
+    jaxpr: Jaxpr = params["jaxpr"]
+    policy: Policy = params["policy"]
+    in_unknowns = [trace.is_unknown(x) for x in args]
+    known = _known_vars(jaxpr, in_unknowns)
+    out_unknowns = [not (isinstance(x, Literal) or x in known) for x in jaxpr.outs]
+    # The saved values: outputs of known equations the policy allows.
+    saved: list[Var] = []
+    for eqn in jaxpr.eqns:
+        is_known = bool(eqn.out_binders) and eqn.out_binders[0] in known
+        if is_known and policy(eqn.primitive, *(x.aval for x in eqn.inputs), **eqn.params):
+            saved.extend(eqn.out_binders)
+    # Known side: the known outputs and the saved values, computed now.
+    known_outs = [x for x, u in zip(jaxpr.outs, out_unknowns, strict=True) if not u]
+    known_jaxpr, _ = dce_jaxpr(Jaxpr(jaxpr.in_binders, jaxpr.eqns, (*known_outs, *saved)))
+    known_args = [a for a, u in zip(args, in_unknowns, strict=True) if not u]
+    known_body = Jaxpr(
+        tuple(v for v, u in zip(jaxpr.in_binders, in_unknowns, strict=True) if not u),
+        known_jaxpr.eqns,
+        known_jaxpr.outs,
+    )
+    parent = trace.parent
+    assert parent is not None
+    with set_current_trace(parent):
+        known_results = eval_jaxpr(known_body, known_args)
+    known_values, saved_values = known_results[: len(known_outs)], known_results[len(known_outs) :]
+    # Unknown side: the whole region again, with the saved values as inputs
+    # (their equations dropped), staged as a remat equation: its known
+    # inputs become residuals, and the backward pass recomputes the rest.
+    # A saved value the unknown side does not read is not kept.
+    saved_set = set(saved)
+    unknown_outs = [x for x, u in zip(jaxpr.outs, out_unknowns, strict=True) if u]
+    unknown_jaxpr, used = dce_jaxpr(
+        Jaxpr(
+            (*saved, *jaxpr.in_binders),
+            tuple(e for e in jaxpr.eqns if not saved_set.intersection(e.out_binders)),
+            tuple(unknown_outs),
+        )
+    )
+    unknown_jaxpr = keep_inputs(unknown_jaxpr, used)
+    operands = [x for x, u in zip([*saved_values, *args], used, strict=True) if u]
+    staged = trace.stage(remat_p, operands, {**params, "jaxpr": unknown_jaxpr})
+    known_it, unknown_it = iter(known_values), iter(staged)
+    return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
+
+
+PE_RULES.register(remat_p, _remat_partial_eval)
