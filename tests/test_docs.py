@@ -3,8 +3,9 @@
 The ``>>>`` examples of ``docs/*.md`` and ``README.md`` are doctests that
 pytest collects itself (``--doctest-glob=*.md`` in pyproject.toml); this
 module checks what doctests cannot: that no Python example escapes them,
-that every internal name the pages cite exists, that the example script
-runs, and that CI runs the README's test command.
+that every internal name the pages cite exists, that the example scripts
+run (the README's trains a network to a good accuracy), and that CI runs
+the README's test command.
 """
 
 from __future__ import annotations
@@ -85,6 +86,34 @@ def test_quickstart_runs() -> None:
         assert heading in result.stdout
 
 
+EXAMPLE_COMMAND: Final = "python3 -m pip install . && python3 examples/train_mlp.py"
+
+
+def test_readme_example_trains() -> None:
+    """The README's example command's script, shortened with ``--steps``, learns the task.
+
+    Its output is captured (not a terminal), so the progress bar must print a
+    few plain lines instead of redrawing itself.
+    """
+    assert EXAMPLE_COMMAND in readme_commands()
+    script = ROOT / EXAMPLE_COMMAND.split()[-1]
+    result = subprocess.run(
+        [sys.executable, str(script), "--steps", "200", "--no-plot"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    match = re.search(r"test accuracy (\d+\.\d)%", result.stdout)
+    assert match, result.stdout
+    assert float(match.group(1)) > 90.0
+    progress = [ln for ln in result.stderr.splitlines() if ln.startswith("step ")]
+    assert "\r" not in result.stderr
+    assert 2 <= len(progress) <= 6, result.stderr
+    assert progress[-1].startswith("step 200/200  loss ")
+
+
 def readme_commands() -> list[str]:
     """The shell commands of the README's ```sh blocks (comments dropped)."""
     commands = []
@@ -96,7 +125,7 @@ def readme_commands() -> list[str]:
 
 def test_ci_runs_the_readme_test_command() -> None:
     commands = readme_commands()
-    assert "python3 -m pip install . && python3 examples/quickstart.py" in commands
+    assert EXAMPLE_COMMAND in commands
     test_command = "python3 -m pip install nox && python3 -m nox"
     assert test_command in commands
     ci = (ROOT / ".ci" / "run").read_text().splitlines()

@@ -146,6 +146,14 @@ def move_axis(x: Any, src: Dim, dst: int, axis_size: int) -> Any:
     return lax.transpose(x, perm)
 
 
+def select_lanes(lanes: Any, on_true: Any, on_false: Any) -> Any:
+    """Per batch element (axis 0), ``on_true`` where ``lanes`` (a bool vector) holds."""
+    shape = get_aval(on_true).shape
+    if get_aval(lanes).shape != shape:
+        lanes = lax.broadcast_in_dim(lanes, shape, (0,))
+    return lax.select(lanes, on_true, on_false)
+
+
 def bdim_at_front(x: Any, d: Dim, axis_size: int) -> Any:
     return move_axis(x, d, 0, axis_size)
 

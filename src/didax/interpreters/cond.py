@@ -35,13 +35,13 @@ from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
 from didax.core.primitive import Primitive
 from didax.core.trace import set_current_trace
-from didax.core.values import get_aval
-from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
+from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, select_lanes
 from didax.interpreters.jaxpr_transforms import (
     jaxpr_as_fun,
     jvp_jaxpr,
     partial_eval_jaxpr,
     transpose_jaxpr,
+    union,
     vmap_jaxpr,
 )
 from didax.interpreters.jvp import JVP_RULES, Zero
@@ -72,10 +72,6 @@ def join_consts(closed: Sequence[ClosedJaxpr]) -> tuple[tuple[Jaxpr, ...], tuple
         jaxprs.append(jaxpr)
         all_consts.extend(c.consts)
     return tuple(jaxprs), tuple(all_consts)
-
-
-def _union(flag_lists: Sequence[Sequence[bool]]) -> tuple[bool, ...]:
-    return tuple(any(fs) for fs in zip(*flag_lists, strict=True))
 
 
 # --- typing ------------------------------------------------------------------------------
@@ -117,7 +113,7 @@ def _cond_jvp(
     index, ops = primals[0], primals[1:]
     op_tangents = tangents[1:]
     nonzeros = [not isinstance(t, Zero) for t in op_tangents]
-    out_nz = _union([jvp_jaxpr(b, nonzeros)[1] for b in branches])
+    out_nz = union(*[jvp_jaxpr(b, nonzeros)[1] for b in branches])
     jvps = [jvp_jaxpr(b, nonzeros, instantiate=out_nz) for b in branches]
     new_branches, consts = join_consts([j for j, _ in jvps])
     nz_tangents = [t for t in op_tangents if not isinstance(t, Zero)]
@@ -156,11 +152,10 @@ def _cond_batch(
         for i, branch_outs in enumerate(results[1:], start=1):
             takes_i = lax.eq(index, lax.full_like(index, i))
             for k, (acc, new) in enumerate(zip(outs, branch_outs, strict=True)):
-                lanes = lax.broadcast_in_dim(takes_i, get_aval(new).shape, (0,))
-                outs[k] = lax.select(lanes, new, acc)
+                outs[k] = select_lanes(takes_i, new, acc)
         return outs, [0] * len(outs)
-    out_batched = _union(
-        [vmap_jaxpr(b, axis_size, batched, instantiate=False)[1] for b in branches]
+    out_batched = union(
+        *[vmap_jaxpr(b, axis_size, batched, instantiate=False)[1] for b in branches]
     )
     vmapped = [vmap_jaxpr(b, axis_size, batched, instantiate=out_batched)[0] for b in branches]
     new_branches, consts = join_consts(vmapped)
@@ -177,7 +172,7 @@ def _cond_partial_eval(trace: PartialEvalTrace, args: Sequence[Any], params: dic
     if trace.is_unknown(index):
         return trace.stage(cond_p, args, params)
     in_unknowns = [trace.is_unknown(x) for x in ops]
-    out_uk = _union([partial_eval_jaxpr(b, in_unknowns)[2] for b in branches])
+    out_uk = union(*[partial_eval_jaxpr(b, in_unknowns)[2] for b in branches])
     splits = [partial_eval_jaxpr(b, in_unknowns, instantiate=out_uk) for b in branches]
     num_known = out_uk.count(False)
     # Each branch's residuals get their own slots: branch i's known part fills
@@ -249,7 +244,7 @@ def _cond_transpose(
 def _cond_dce(used_outputs: Sequence[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn | None]:
     branches: tuple[Jaxpr, ...] = eqn.params["branches"]
     pruned = [dce_jaxpr(b, used_outputs) for b in branches]
-    used_ops = _union([used for _, used in pruned])
+    used_ops = union(*[used for _, used in pruned])
     new_branches = tuple(keep_inputs(b, used_ops) for b, _ in pruned)
     index, ops = eqn.inputs[0], eqn.inputs[1:]
     new_eqn = JaxprEqn(

@@ -59,6 +59,27 @@ def close_over_nothing(closed: ClosedJaxpr) -> tuple[Jaxpr, tuple[Any, ...]]:
     return closed.jaxpr, closed.consts
 
 
+def union(*flag_lists: Sequence[bool]) -> Flags:
+    """Element-wise ``or`` of flag lists of one length."""
+    return tuple(any(fs) for fs in zip(*flag_lists, strict=True))
+
+
+def fixpoint(flags: Sequence[bool], step: Callable[[Flags], Sequence[bool]]) -> Flags:
+    """The least flags containing ``flags`` and closed under ``step`` (a loop's carries).
+
+    ``step(flags)`` says which carries come out of the loop body with the
+    property (a tangent, a batch axis, unknown, live) when those in
+    ``flags`` go in with it; a carry that comes out with it must go in with
+    it too, so the flags grow until nothing changes (at most once per carry).
+    """
+    current = tuple(flags)
+    while True:
+        grown = union(current, step(current))
+        if grown == current:
+            return current
+        current = grown
+
+
 def _flags(spec: bool | Sequence[bool], n: int) -> Flags:
     return (spec,) * n if isinstance(spec, bool) else tuple(spec)
 

@@ -39,6 +39,7 @@ from didax.core.values import get_aval
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, move_axis
 from didax.interpreters.jaxpr_transforms import (
     close_over_nothing,
+    fixpoint,
     jaxpr_as_fun,
     jvp_jaxpr,
     partial_eval_jaxpr,
@@ -64,10 +65,6 @@ def _split(args: Sequence[Any], num_consts: int, num_carry: int) -> tuple[Any, A
         list(args[num_consts : num_consts + num_carry]),
         list(args[num_consts + num_carry :]),
     )
-
-
-def _or(a: Sequence[bool], b: Sequence[bool]) -> Flags:
-    return tuple(x or y for x, y in zip(a, b, strict=True))
 
 
 def _slice_aval(a: ShapedArray) -> ShapedArray:
@@ -150,13 +147,12 @@ def _scan_jvp(
     carry_nz = tuple(not isinstance(t, Zero) for t in init_t)
     xs_nz = tuple(not isinstance(t, Zero) for t in xs_t)
     ny = len(jaxpr.outs) - num_carry
-    while True:  # which carries have tangents: a fixpoint
-        inst = carry_nz + (False,) * ny
-        _, out_nz = jvp_jaxpr(jaxpr, const_nz + carry_nz + xs_nz, instantiate=inst)
-        new = _or(carry_nz, out_nz[:num_carry])
-        if new == carry_nz:
-            break
-        carry_nz = new
+    carry_nz = fixpoint(  # which carries have tangents
+        carry_nz,
+        lambda c: jvp_jaxpr(jaxpr, const_nz + c + xs_nz, instantiate=c + (False,) * ny)[1][
+            :num_carry
+        ],
+    )
     closed, out_nz = jvp_jaxpr(
         jaxpr, const_nz + carry_nz + xs_nz, instantiate=carry_nz + (False,) * ny
     )
@@ -231,13 +227,12 @@ def _scan_batch(
     carry_b = tuple(d is not None for d in idims)
     xs_b = tuple(d is not None for d in xdims)
     ny = len(jaxpr.outs) - num_carry
-    while True:  # which carries are batched: a fixpoint
-        inst = carry_b + (False,) * ny
-        _, out_b = vmap_jaxpr(jaxpr, n, const_b + carry_b + xs_b, instantiate=inst)
-        new = _or(carry_b, out_b[:num_carry])
-        if new == carry_b:
-            break
-        carry_b = new
+    carry_b = fixpoint(  # which carries are batched
+        carry_b,
+        lambda c: vmap_jaxpr(jaxpr, n, const_b + c + xs_b, instantiate=c + (False,) * ny)[1][
+            :num_carry
+        ],
+    )
     closed, out_b = vmap_jaxpr(
         jaxpr, n, const_b + carry_b + xs_b, instantiate=carry_b + (False,) * ny
     )
@@ -279,13 +274,12 @@ def _scan_partial_eval(trace: PartialEvalTrace, args: Sequence[Any], params: dic
     carry_uk = tuple(trace.is_unknown(x) for x in init)
     xs_uk = tuple(trace.is_unknown(x) for x in xs)
     ny = len(jaxpr.outs) - num_carry
-    while True:  # which carries are unknown: a fixpoint
-        inst = carry_uk + (False,) * ny
-        out_uk = partial_eval_jaxpr(jaxpr, const_uk + carry_uk + xs_uk, instantiate=inst)[2]
-        new = _or(carry_uk, out_uk[:num_carry])
-        if new == carry_uk:
-            break
-        carry_uk = new
+    carry_uk = fixpoint(  # which carries are unknown
+        carry_uk,
+        lambda c: partial_eval_jaxpr(jaxpr, const_uk + c + xs_uk, instantiate=c + (False,) * ny)[2][
+            :num_carry
+        ],
+    )
     known, unknown, out_uk, num_res = partial_eval_jaxpr(
         jaxpr, const_uk + carry_uk + xs_uk, instantiate=carry_uk + (False,) * ny
     )
@@ -455,13 +449,11 @@ def _scan_dce(used_outputs: Sequence[bool], eqn: JaxprEqn) -> tuple[list[bool], 
     jaxpr: Jaxpr = eqn.params["jaxpr"]
     num_consts, num_carry = eqn.params["num_consts"], eqn.params["num_carry"]
     used_carry, used_ys = tuple(used_outputs[:num_carry]), tuple(used_outputs[num_carry:])
-    live = used_carry
-    while True:  # a carry is live if the result or a live part of the body needs it
-        _, used_in = dce_jaxpr(jaxpr, live + used_ys)
-        new = _or(live, used_in[num_consts : num_consts + num_carry])
-        if new == live:
-            break
-        live = new
+    # A carry is live if the result or a live part of the body needs it.
+    live = fixpoint(
+        used_carry,
+        lambda c: dce_jaxpr(jaxpr, c + used_ys)[1][num_consts : num_consts + num_carry],
+    )
     body, used_in = dce_jaxpr(jaxpr, live + used_ys)
     used_consts = used_in[:num_consts]
     used_xs = used_in[num_consts + num_carry :]

@@ -35,12 +35,14 @@ from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
 from didax.core.primitive import Primitive
 from didax.core.trace import set_current_trace
 from didax.core.values import get_aval
-from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
+from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, select_lanes
 from didax.interpreters.jaxpr_transforms import (
     close_over_nothing,
+    fixpoint,
     jaxpr_as_fun,
     jvp_jaxpr,
     partial_eval_jaxpr,
+    union,
     vmap_jaxpr,
 )
 from didax.interpreters.jvp import JVP_RULES, Zero
@@ -62,10 +64,6 @@ def _split(args: Sequence[Any], cond_nconsts: int, body_nconsts: int) -> tuple[A
         list(args[cond_nconsts : cond_nconsts + body_nconsts]),
         list(args[cond_nconsts + body_nconsts :]),
     )
-
-
-def _or(a: Sequence[bool], b: Sequence[bool]) -> Flags:
-    return tuple(x or y for x, y in zip(a, b, strict=True))
 
 
 # --- typing ------------------------------------------------------------------------------
@@ -122,12 +120,9 @@ def _while_jvp(
     _, bconst_t, init_t = _split(tangents, cond_nconsts, body_nconsts)
     bconst_nz = tuple(not isinstance(t, Zero) for t in bconst_t)
     carry_nz = tuple(not isinstance(t, Zero) for t in init_t)
-    while True:  # which carries have tangents: a fixpoint
-        _, out_nz = jvp_jaxpr(body_jaxpr, bconst_nz + carry_nz, instantiate=carry_nz)
-        new = _or(carry_nz, out_nz)
-        if new == carry_nz:
-            break
-        carry_nz = new
+    carry_nz = fixpoint(  # which carries have tangents
+        carry_nz, lambda c: jvp_jaxpr(body_jaxpr, bconst_nz + c, instantiate=c)[1]
+    )
     closed, _ = jvp_jaxpr(body_jaxpr, bconst_nz + carry_nz, instantiate=carry_nz)
     body, body_consts = close_over_nothing(closed)
     # jvp_jaxpr's inputs are (bconsts, carry, bconst tangents, carry tangents);
@@ -196,12 +191,9 @@ def _while_batch(
     cconst_b = tuple(d is not None for d in cdims)
     bconst_b = tuple(d is not None for d in bdims)
     carry_b = tuple(d is not None for d in idims)
-    while True:  # which carries are batched: a fixpoint
-        _, out_b = vmap_jaxpr(body_jaxpr, n, bconst_b + carry_b, instantiate=carry_b)
-        new = _or(carry_b, out_b)
-        if new == carry_b:
-            break
-        carry_b = new
+    carry_b = fixpoint(  # which carries are batched
+        carry_b, lambda c: vmap_jaxpr(body_jaxpr, n, bconst_b + c, instantiate=c)[1]
+    )
     (pred_batched,) = vmap_jaxpr(cond_jaxpr, n, cconst_b + carry_b, instantiate=False)[1]
     if pred_batched:
         carry_b = (True,) * len(init)
@@ -261,11 +253,7 @@ def _lanes_loop(
         cargs, bargs, carry = args[:kc], args[kc : kc + kb], args[kc + kb :]
         (pred,) = jaxpr_as_fun(cond)(*cargs, *carry)
         new = jaxpr_as_fun(body)(*bargs, *carry)
-        out = []
-        for old, upd in zip(carry, new, strict=True):
-            lanes = lax.broadcast_in_dim(pred, get_aval(upd).shape, (0,))
-            out.append(lax.select(lanes, upd, old))
-        return out
+        return [select_lanes(pred, upd, old) for old, upd in zip(carry, new, strict=True)]
 
     any_closed = trace_to_jaxpr(any_lane, [*cond_avals, *carry_avals], "while_any_lane")
     new_cond, any_consts = close_over_nothing(any_closed)
@@ -294,12 +282,9 @@ def _while_partial_eval(
     cconst_uk = tuple(trace.is_unknown(x) for x in cconsts)
     bconst_uk = tuple(trace.is_unknown(x) for x in bconsts)
     carry_uk = tuple(trace.is_unknown(x) for x in init)
-    while True:  # which carries are unknown: a fixpoint
-        out_uk = partial_eval_jaxpr(body_jaxpr, bconst_uk + carry_uk)[2]
-        new = _or(carry_uk, out_uk)
-        if new == carry_uk:
-            break
-        carry_uk = new
+    carry_uk = fixpoint(  # which carries are unknown
+        carry_uk, lambda c: partial_eval_jaxpr(body_jaxpr, bconst_uk + c)[2]
+    )
     (pred_uk,) = partial_eval_jaxpr(cond_jaxpr, cconst_uk + carry_uk)[2]
     if pred_uk or all(carry_uk):
         return trace.stage(while_p, args, params)
@@ -358,13 +343,8 @@ def _while_dce(used_outputs: Sequence[bool], eqn: JaxprEqn) -> tuple[list[bool],
     body_jaxpr: Jaxpr = eqn.params["body_jaxpr"]
     nc, nb = eqn.params["cond_nconsts"], eqn.params["body_nconsts"]
     _, cond_used = dce_jaxpr(cond_jaxpr)
-    live = _or(used_outputs, cond_used[nc:])
-    while True:  # a carry is live if the result, the predicate or a live carry needs it
-        _, body_used = dce_jaxpr(body_jaxpr, live)
-        new = _or(live, body_used[nb:])
-        if new == live:
-            break
-        live = new
+    # A carry is live if the result, the predicate or a live carry needs it.
+    live = fixpoint(union(used_outputs, cond_used[nc:]), lambda c: dce_jaxpr(body_jaxpr, c)[1][nb:])
     body, body_used = dce_jaxpr(body_jaxpr, live)
     body = keep_inputs(body, [*body_used[:nb], *live])
     cond = keep_inputs(cond_jaxpr, [*cond_used[:nc], *live])

@@ -43,6 +43,7 @@ from didax.lowering.mlir import (
     full,
     lower_jaxpr_body,
 )
+from didax.lowering.rules import compare
 
 
 @LOWERING_RULES.defines(jit_p)
@@ -164,7 +165,7 @@ def _scan_lowering(
     cond_block = op.regions[0].blocks.append(*carry_types)
     with ir.InsertionPoint(cond_block):
         i = cond_block.arguments[0]
-        hlo.return_([_compare_lt(i, full(counter, trips * unroll))])
+        hlo.return_([compare(i, full(counter, trips * unroll), "LT", counter.dtype)])
     body_block = op.regions[1].blocks.append(*carry_types)
     with ir.InsertionPoint(body_block):
         state: list[IrValue] = list(body_block.arguments)
@@ -181,15 +182,6 @@ def _scan_lowering(
 
 def _slice(aval: ShapedArray) -> ShapedArray:
     return ShapedArray(aval.shape[1:], aval.dtype)
-
-
-def _compare_lt(x: IrValue, y: IrValue) -> IrValue:
-    return hlo.compare(
-        x,
-        y,
-        hlo.ComparisonDirectionAttr.get("LT"),
-        compare_type=hlo.ComparisonTypeAttr.get("SIGNED"),
-    )
 
 
 # --- custom_jvp / custom_vjp: the function itself ---------------------------------------------

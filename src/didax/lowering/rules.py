@@ -55,7 +55,7 @@ def _scalar_type(dtype: DType) -> ir.RankedTensorType:
     return ir.RankedTensorType.get((), dtype_to_ir_type(dtype))
 
 
-def _compare(x: Value, y: Value, direction: str, dtype: DType) -> Value:
+def compare(x: Value, y: Value, direction: str, dtype: DType) -> Value:
     """``stablehlo.compare``; the comparison type follows the operands' dtype."""
     if dtype.kind == "f":
         compare_type = "FLOAT"  # IEEE: every comparison with NaN is false, except NE
@@ -247,7 +247,7 @@ def _sign_lowering(ctx: LoweringRuleContext, x: Value) -> list[Value]:
     aval = ctx.avals_out[0]
     if aval.dtype.kind == "u":
         # stablehlo.sign takes signed integers and floats only.
-        positive = _compare(x, full(aval, 0), "NE", aval.dtype)
+        positive = compare(x, full(aval, 0), "NE", aval.dtype)
         return [hlo.convert(aval_to_ir_type(aval), positive)]
     return [hlo.sign(x)]
 
@@ -269,7 +269,7 @@ def _round_lowering(ctx: LoweringRuleContext, x: Value, *, rounding_method: int)
 
 def _comparison_rule(direction: str) -> Callable[..., list[Value]]:
     def rule(ctx: LoweringRuleContext, x: Value, y: Value) -> list[Value]:
-        return [_compare(x, y, direction, ctx.avals_in[0].dtype)]
+        return [compare(x, y, direction, ctx.avals_in[0].dtype)]
 
     return rule
 
@@ -291,7 +291,7 @@ def _convert_element_type_lowering(
     if aval_out.dtype == dtypes.bool_:
         # NumPy's bool(x) is x != 0 (NaN included); say so instead of relying
         # on convert's truncation rules for i1.
-        return [_compare(x, full(aval_in, 0), "NE", aval_in.dtype)]
+        return [compare(x, full(aval_in, 0), "NE", aval_in.dtype)]
     # Floats to integers truncate toward zero and saturate (NaN -> 0), in XLA
     # as in the impl; integers wrap, as NumPy's casts.
     return [hlo.convert(aval_to_ir_type(aval_out), x)]
@@ -417,7 +417,7 @@ def _iota_lowering(ctx: LoweringRuleContext, *, dtype: DType, size: int) -> list
         # XLA has no boolean iota; NumPy's is [False, True] (at most two long).
         ints = ShapedArray(aval.shape, dtypes.uint8)
         counted = hlo.iota(aval_to_ir_type(ints), 0)
-        return [_compare(counted, full(ints, 0), "NE", ints.dtype)]
+        return [compare(counted, full(ints, 0), "NE", ints.dtype)]
     return [hlo.iota(aval_to_ir_type(aval), 0)]
 
 
@@ -483,14 +483,14 @@ def _arg_extremum(
 
     def body(args: Sequence[Value]) -> list[Value]:
         x_val, x_idx, y_val, y_idx = args
-        better = _compare(x_val, y_val, direction, dtype)
-        tie = _compare(x_val, y_val, "EQ", dtype)
+        better = compare(x_val, y_val, direction, dtype)
+        tie = compare(x_val, y_val, "EQ", dtype)
         if dtype.kind == "f":
-            x_nan = _compare(x_val, x_val, "NE", dtype)
-            y_nan = _compare(y_val, y_val, "NE", dtype)
+            x_nan = compare(x_val, x_val, "NE", dtype)
+            y_nan = compare(y_val, y_val, "NE", dtype)
             better = hlo.or_(better, hlo.and_(x_nan, hlo.not_(y_nan)))
             tie = hlo.or_(tie, hlo.and_(x_nan, y_nan))
-        first = _compare(x_idx, y_idx, "LT", index_dtype)
+        first = compare(x_idx, y_idx, "LT", index_dtype)
         pick_x = hlo.or_(better, hlo.and_(tie, first))
         return [hlo.select(pick_x, x_val, y_val), hlo.select(pick_x, x_idx, y_idx)]
 
