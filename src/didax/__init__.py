@@ -18,11 +18,13 @@ from didax import tree_util as tree_util
 from didax.api import autodiff as _autodiff
 from didax.api import checkpoint as _checkpoint
 from didax.api import custom_derivatives as _custom_derivatives
+from didax.api import flops as _flops
 from didax.api import jit as _jit
 from didax.api import transformations as _transformations
 from didax.api.autodiff import *  # noqa: F403
 from didax.api.checkpoint import *  # noqa: F403
 from didax.api.custom_derivatives import *  # noqa: F403
+from didax.api.flops import *  # noqa: F403
 from didax.api.jit import *  # noqa: F403
 from didax.api.transformations import *  # noqa: F403
 
@@ -32,6 +34,7 @@ __all__ = [
     *_autodiff.__all__,
     *_custom_derivatives.__all__,
     *_checkpoint.__all__,
+    *_flops.__all__,
     "errors",
     "extend",
     "lax",

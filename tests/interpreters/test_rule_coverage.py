@@ -26,6 +26,7 @@ from didax.core.lax import STANDARD_PRIMITIVES
 from didax.core.primitive import ALL_PRIMITIVES, Primitive, RuleTable
 from didax.interpreters.batching import BATCH_RULES
 from didax.interpreters.evaluation import IMPL_RULES
+from didax.interpreters.flops import FLOPS_RULES
 from didax.interpreters.jvp import JVP_RULES
 from didax.interpreters.partial_eval import PE_RULES
 from didax.interpreters.transpose import TRANSPOSE_RULES
@@ -41,6 +42,7 @@ RULE_TABLES: Final[list[tuple[str, RuleTable[Any]]]] = [
     ("transpose", TRANSPOSE_RULES),
     ("partial_eval", PE_RULES),
     ("dce", DCE_RULES),
+    ("flops", FLOPS_RULES),
 ]
 
 # The higher-order primitives: they carry jaxprs, so the default partial

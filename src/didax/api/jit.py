@@ -37,6 +37,7 @@ from didax.ir.jaxpr import Jaxpr
 from didax.lowering.array import Array, device_put
 from didax.lowering.dispatch import Compiled, compile_cache_info, compile_jaxpr, to_buffer
 from didax.lowering.mlir import lower_to_text
+from didax.lowering.xla import lowered_cost_analysis
 
 __all__ = [
     "jit",
@@ -248,6 +249,16 @@ class Lowered:
 
     def compile(self) -> CompiledFunction:
         return CompiledFunction(self._entry, compile_jaxpr(self._entry.jaxpr, self._name))
+
+    def cost_analysis(self) -> dict[str, float]:
+        """XLA's cost analysis of the program as lowered, before XLA optimizes it.
+
+        JAX's ``Lowered.cost_analysis()``: before XLA's passes fuse and
+        simplify it (converting to HLO only drops dead code and trivial
+        operations); ``CompiledFunction.cost_analysis`` is after. Raises
+        ``NotImplementedError`` where XLA's client cannot do it (GPU plugins).
+        """
+        return lowered_cost_analysis(self.as_text())
 
 
 @final

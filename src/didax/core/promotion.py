@@ -132,15 +132,22 @@ def coerce_weak(prim: Primitive, args: Sequence[ArrayLike]) -> list[ArrayLike]:
         if not weak_avals:  # only Python scalars: they take their own default dtype
             return [as_array(a) for a in args]
         target = weak_avals[0]
-    out: list[ArrayLike] = []
-    for a, aval in zip(args, avals, strict=True):
-        if is_python_scalar(a):
-            out.append(_scalar_like(prim, a, target))
-        elif aval is not None and aval.weak_type and aval.dtype != target.dtype:
-            out.append(convert(a, target.dtype))
-        else:
-            out.append(a)
-    return out
+    return [coerce_to(prim, a, target) for a in args]
+
+
+def coerce_to(prim: Primitive, x: ArrayLike, target: ShapedArray) -> Any:
+    """``x`` given ``target``'s dtype if it is weakly typed (and shape, if a Python scalar).
+
+    A strongly typed ``x`` is returned as it is: lax never promotes. This is
+    also how an operand that must be a scalar of its partner's dtype (a
+    padding value) takes it: with a rank-0 ``target``.
+    """
+    if is_python_scalar(x):
+        return _scalar_like(prim, x, target)
+    aval = get_aval(x)
+    if aval.weak_type and aval.dtype != target.dtype:
+        return convert(x, target.dtype)
+    return x
 
 
 def _scalar_like(prim: Primitive, x: PythonScalar, target: ShapedArray) -> Any:

@@ -124,19 +124,50 @@ def compile(module: ir.Module | str) -> Executable:  # noqa: A001 - the adapter'
     return _backend().compile_and_load(program, [device()], xla_client.CompileOptions())
 
 
+def _numeric(analysis: dict[str, Any]) -> dict[str, float]:
+    return {
+        k: float(v)
+        for k, v in analysis.items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool)
+    }
+
+
 def cost_analysis(executable: Executable) -> dict[str, float]:
     """XLA's cost analysis of a compiled executable, as ``jax.stages.Compiled.cost_analysis``.
 
     The numeric entries of jaxlib's ``LoadedExecutable.cost_analysis()``:
     ``"flops"`` and ``"transcendentals"`` (absent when zero), ``"bytes
     accessed"``, per-operand entries. XLA computes it over the optimized
-    HLO, counting the body of a loop once (see ``docs/flops.md``).
+    HLO (fused, simplified), counting the body of a loop once.
     """
-    return {
-        k: float(v)
-        for k, v in executable.cost_analysis().items()
-        if isinstance(v, (int, float)) and not isinstance(v, bool)
-    }
+    return _numeric(executable.cost_analysis())
+
+
+def lowered_cost_analysis(module: ir.Module | str) -> dict[str, float]:
+    """XLA's cost analysis of a StableHLO module as lowered, before XLA's optimization passes.
+
+    JAX's ``Lowered.cost_analysis()``: the module is converted to an HLO
+    module and analysed by jaxlib's ``hlo_module_cost_analysis``. Only
+    clients that are not PJRT C API plugins (the CPU client) can do it;
+    others raise ``NotImplementedError``, as JAX's does.
+    """
+    backend = _backend()
+    if "PJRT C API" in backend.platform_version:
+        raise NotImplementedError(
+            f"XLA cannot analyse a lowered module on {platform()}: "
+            "use the compiled executable's cost analysis"
+        )
+    text = module if isinstance(module, str) else _module_text(module)
+    computation = _jaxlib.mlir.mlir_module_to_xla_computation(text, use_tuple_args=False)
+    analysis: dict[str, Any] = _jaxlib.hlo_module_cost_analysis(
+        backend, computation.get_hlo_module()
+    )
+    return _numeric(analysis)
+
+
+def _module_text(module: ir.Module) -> str:
+    with module.context:
+        return str(module)
 
 
 def result_handlers(outs: Sequence[tuple[tuple[int, ...], np.dtype[Any]]]) -> list[ResultHandler]:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from didax.core import dtypes
+from didax.core.abstract import ShapedArray
 from didax.core.lax.primitives import (
     ROUND_AWAY_FROM_ZERO,
     ROUND_TO_NEAREST_EVEN,
@@ -85,7 +86,7 @@ from didax.core.lax.primitives import (
     transpose_p,
 )
 from didax.core.primitive import Primitive
-from didax.core.promotion import coerce_weak
+from didax.core.promotion import coerce_to, coerce_weak
 from didax.core.trace import Tracer
 from didax.core.values import ArrayLike, as_array, get_aval, is_python_scalar
 
@@ -517,8 +518,16 @@ def concatenate(operands: Sequence[ArrayLike], dimension: int) -> Any:
 def pad(
     operand: ArrayLike, padding_value: ArrayLike, padding_config: Sequence[tuple[int, int, int]]
 ) -> Any:
-    """Pads with ``padding_value``: per axis ``(low, high, interior)``; negative low/high crop."""
-    operand, padding_value = coerce_weak(pad_p, (operand, padding_value))
+    """Pads with ``padding_value``: per axis ``(low, high, interior)``; negative low/high crop.
+
+    A weakly typed padding value (a Python scalar) takes the operand's dtype.
+
+    >>> pad(np.arange(2.0), 0.0, [(1, 1, 0)])
+    array([0., 0., 1., 0.])
+    """
+    operand = _as_operand(operand)
+    aval = get_aval(operand)
+    padding_value = coerce_to(pad_p, padding_value, ShapedArray((), aval.dtype))
     config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
     return pad_p.bind(operand, padding_value, padding_config=config)
 
