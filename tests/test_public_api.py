@@ -54,6 +54,7 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "tree_flatten tree_unflatten tree_map tree_leaves tree_structure register_pytree_node"
     ),
     "didax.extend": _words("Primitive ShapedArray Zero UndefinedPrimal lowering"),
+    "didax.custom_derivatives": _words("custom_jvp custom_vjp SymbolicZero"),
     "didax.errors": _words("ConcretizationTypeError UnexpectedTracerError ShapeError DTypeError"),
 }
 

@@ -10,6 +10,7 @@ is internal. Each public module re-exports, in one hop, the ``__all__`` of
 the modules that implement its names.
 """
 
+from didax import custom_derivatives as custom_derivatives
 from didax import errors as errors
 from didax import extend as extend
 from didax import lax as lax
@@ -17,22 +18,24 @@ from didax import numpy as numpy
 from didax import tree_util as tree_util
 from didax.api import autodiff as _autodiff
 from didax.api import checkpoint as _checkpoint
-from didax.api import custom_derivatives as _custom_derivatives
 from didax.api import flops as _flops
 from didax.api import jit as _jit
 from didax.api import transformations as _transformations
 from didax.api.autodiff import *  # noqa: F403
 from didax.api.checkpoint import *  # noqa: F403
-from didax.api.custom_derivatives import *  # noqa: F403
 from didax.api.flops import *  # noqa: F403
 from didax.api.jit import *  # noqa: F403
 from didax.api.transformations import *  # noqa: F403
+from didax.custom_derivatives import custom_jvp as custom_jvp
+from didax.custom_derivatives import custom_vjp as custom_vjp
 
 __all__ = [
     *_jit.__all__,
     *_transformations.__all__,
     *_autodiff.__all__,
-    *_custom_derivatives.__all__,
+    "custom_jvp",
+    "custom_vjp",
+    "custom_derivatives",
     *_checkpoint.__all__,
     *_flops.__all__,
     "errors",

@@ -343,3 +343,53 @@ def test_checkpoint_dots_saveable_saves_the_products() -> None:
 def test_remat_is_checkpoint() -> None:
     assert dx.remat is dx.checkpoint
     assert float(dx.grad(dx.remat(dnp.sin))(0.0)) == 1.0
+
+
+def test_symbolic_zero_tangents() -> None:
+    seen: list[tuple[bool, bool]] = []
+
+    def make(m: types.SimpleNamespace, symbolic_zero: type) -> Any:
+        @m.custom_jvp
+        def f(x: Any, y: Any) -> Any:
+            return x * y
+
+        def f_jvp(primals: Any, tangents: Any) -> Any:
+            (x, y), (tx, ty) = primals, tangents
+            seen.append((isinstance(tx, symbolic_zero), isinstance(ty, symbolic_zero)))
+            t = 0.0 * x
+            if not isinstance(tx, symbolic_zero):
+                t = t + tx * y
+            if not isinstance(ty, symbolic_zero):
+                t = t + x * ty
+            return f(x, y), t
+
+        f.defjvp(f_jvp, symbolic_zeros=True)
+        return f
+
+    from jax.custom_derivatives import SymbolicZero as JaxSymbolicZero
+
+    f_d = make(D, dx.custom_derivatives.SymbolicZero)
+    f_j = make(J, JaxSymbolicZero)
+    # Differentiating with respect to x only: y's tangent is a symbolic zero.
+    _close(dx.grad(f_d)(2.0, 3.0), jax.grad(f_j)(2.0, 3.0))
+    assert seen[0] == (False, True)
+    assert seen[-1] == (False, True)
+    _close(dx.grad(f_d, argnums=1)(2.0, 3.0), jax.grad(f_j, argnums=1)(2.0, 3.0))
+    _close(dx.jit(dx.grad(f_d))(2.0, 3.0), 3.0)
+    # Under vmap the rule sees arrays of zeros (not symbolic ones).
+    _close(dx.vmap(dx.grad(f_d))(np.ones(2), np.full(2, 3.0)), np.full(2, 3.0))
+
+
+def test_jvp_rule_may_return_a_symbolic_zero() -> None:
+    @dx.custom_jvp
+    def f(x: Any) -> Any:
+        return dnp.floor(x) * 1.0
+
+    f.defjvp(
+        lambda p, t: (
+            f(p[0]),
+            dx.custom_derivatives.SymbolicZero(dx.extend.ShapedArray((), np.dtype("float64"))),
+        ),
+        symbolic_zeros=True,
+    )
+    assert float(dx.grad(f)(2.5)) == 0.0

@@ -11,9 +11,10 @@ Design rules:
   (structure, shapes and dtypes, with the messages JAX gives) are this
   module's; the primitives see flat lists of floating-point tangents.
 - As in JAX (with ``symbolic_zeros=False``, its default), a jvp rule gets
-  zeros for the tangents of inputs that are not being differentiated, and a
-  bwd rule may return ``None`` for an argument's zero cotangent. Tangents of
-  integer inputs are float0 zeros.
+  zeros for the tangents of inputs that are not being differentiated; with
+  ``symbolic_zeros=True`` it gets (and may return) ``SymbolicZero``s
+  instead. A bwd rule may return ``None`` for an argument's zero
+  cotangent. Tangents of integer inputs are float0 zeros.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, final
 
+import attrs
 import numpy as np
 from jax import tree_util
 
@@ -39,10 +41,33 @@ from didax.interpreters.custom_derivatives import (
     is_differentiable,
 )
 from didax.interpreters.jaxpr_transforms import close_over_nothing
+from didax.interpreters.jvp import Zero
 from didax.interpreters.staging import trace_to_jaxpr
 from didax.ir.jaxpr import Jaxpr
 
-__all__ = ["custom_jvp", "custom_vjp"]
+__all__ = ["custom_jvp", "custom_vjp", "SymbolicZero"]
+
+
+@final
+@attrs.frozen
+class SymbolicZero:
+    """A zero tangent, as a jvp rule with ``symbolic_zeros=True`` receives it (JAX's).
+
+    It has the type of the tangent it stands for; a rule may return one too.
+
+    >>> SymbolicZero(ShapedArray((2,), dtypes.float32)).shape
+    (2,)
+    """
+
+    aval: ShapedArray
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> Any:
+        return self.aval.dtype
 
 
 def _resolve_args(
@@ -156,16 +181,18 @@ class custom_jvp:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp: Callable[..., Any] | None = None
+        self.symbolic_zeros = False
         self._name = getattr(fun, "__name__", "fun")
 
     def defjvp(self, jvp: Callable[..., Any], symbolic_zeros: bool = False) -> Callable[..., Any]:
-        """Sets the rule ``jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)``."""
-        if symbolic_zeros:
-            raise NotImplementedError(
-                "custom_jvp: symbolic_zeros=True is not supported; the rule gets zeros for "
-                "the tangents of inputs that are not differentiated (JAX's default)"
-            )
+        """Sets the rule ``jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)``.
+
+        With ``symbolic_zeros`` the rule gets a ``SymbolicZero`` for every
+        tangent that is zero (an input not being differentiated), and may
+        return one; otherwise it gets arrays of zeros (JAX's default).
+        """
         self.jvp = jvp
+        self.symbolic_zeros = bool(symbolic_zeros)
         return jvp
 
     def defjvps(self, *jvps: Callable[..., Any] | None) -> None:
@@ -199,7 +226,10 @@ class custom_jvp:
         def jvp(
             primals: Sequence[Any], float_tangents: Sequence[Any]
         ) -> tuple[list[Any], list[Any]]:
-            tangents = _with_float0(float_tangents, split.avals)
+            tangents = [
+                SymbolicZero(t.aval) if isinstance(t, Zero) else t
+                for t in _with_float0(float_tangents, split.avals)
+            ]
             primal_out, tangent_out = _pair(
                 rule(*split.static, split.dyn_tree(primals), split.dyn_tree(tangents)),
                 "the jvp rule",
@@ -214,15 +244,28 @@ class custom_jvp:
                     f"{t_tree} (at {user_frame_summary()})"
                 )
             p_leaves = _check_leaves("the jvp rule's primal outputs", p_leaves, out_avals, name)
-            return p_leaves, _float_leaves(
-                "the jvp rule's tangent outputs", t_leaves, out_avals, name
+            # A symbolic zero the rule returned stays symbolic (a Zero).
+            zero = [isinstance(t, SymbolicZero) for t in t_leaves]
+            checked = iter(
+                _float_leaves(
+                    "the jvp rule's tangent outputs",
+                    [t for t, z in zip(t_leaves, zero, strict=True) if not z],
+                    [a for a, z in zip(out_avals, zero, strict=True) if not z],
+                    name,
+                )
             )
+            t_out = [
+                Zero.like(a) if z else next(checked)
+                for a, z in zip(out_avals, zero, strict=True)
+                if is_differentiable(a)
+            ]
+            return p_leaves, t_out
 
         outs = custom_jvp_call_p.bind(
             *consts,
             *split.leaves,
             call_jaxpr=call_jaxpr,
-            jvp=CustomRule(jvp, f"{self._name}_jvp"),
+            jvp=CustomRule(jvp, f"{self._name}_jvp", self.symbolic_zeros),
             num_consts=len(consts),
         )
         return tree_util.tree_unflatten(out_tree, outs)

@@ -68,6 +68,9 @@ class CustomRule:
 
     fun: Callable[..., tuple[list[Any], list[Any]]]
     name: str
+    # A jvp rule that takes symbolic zeros (``Zero``) for tangents that are
+    # zero, instead of arrays of zeros (JAX's ``symbolic_zeros=True``).
+    symbolic_zeros: bool = False
 
     def __call__(self, *args: Sequence[Any]) -> tuple[list[Any], list[Any]]:
         return self.fun(*args)
@@ -101,11 +104,16 @@ def _check_no_const_tangents(tangents: Sequence[Any], num_consts: int, what: str
         )
 
 
-def _float_tangents(tangents: Sequence[Any], avals: Sequence[ShapedArray]) -> list[Any]:
+def _float_tangents(
+    tangents: Sequence[Any], avals: Sequence[ShapedArray], symbolic_zeros: bool = False
+) -> list[Any]:
     # A rule takes a tangent for every floating-point argument: a symbolic
-    # zero becomes zeros first (JAX's default, symbolic_zeros=False).
+    # zero becomes zeros first (JAX's default, symbolic_zeros=False), or is
+    # passed as it is to a rule that asked for symbolic zeros.
     return [
-        instantiate_zeros(t) for t, a in zip(tangents, avals, strict=True) if is_differentiable(a)
+        t if symbolic_zeros and isinstance(t, Zero) else instantiate_zeros(t)
+        for t, a in zip(tangents, avals, strict=True)
+        if is_differentiable(a)
     ]
 
 
@@ -145,19 +153,21 @@ def _custom_jvp_call_jvp(
 ) -> tuple[list[Any], list[Any]]:
     _check_no_const_tangents(tangents, num_consts, "custom_jvp")
     arg_avals = call_jaxpr.in_avals[num_consts:]
-    outs, float_t = jvp(primals[num_consts:], _float_tangents(tangents[num_consts:], arg_avals))
+    float_tangents = _float_tangents(tangents[num_consts:], arg_avals, jvp.symbolic_zeros)
+    outs, float_t = jvp(primals[num_consts:], float_tangents)
     return outs, _spread(float_t, call_jaxpr.out_avals)
 
 
 def batched_rule(rule: CustomRule, axis_size: int, in_dims: Sequence[Dim]) -> CustomRule:
     """``rule`` on values batched as ``in_dims`` says (its list arguments, flattened).
 
-    Every output comes batched at axis 0.
+    Every output comes batched at axis 0. Symbolic zeros are made arrays on
+    the way in and out: under vmap the rule sees zeros, not ``Zero``.
     """
 
     def fun(*groups: Sequence[Any]) -> tuple[list[Any], list[Any]]:
         sizes = [len(g) for g in groups]
-        flat = [x for g in groups for x in g]
+        flat = [instantiate_zeros(x) for g in groups for x in g]
         if len(flat) != len(in_dims):
             raise ValueError("batched custom rule: operand count mismatch")
         n_first: list[int] = []
@@ -169,7 +179,7 @@ def batched_rule(rule: CustomRule, axis_size: int, in_dims: Sequence[Dim]) -> Cu
                 start += size
             a, b = rule(*parts)
             n_first[:] = [len(a)]
-            return [*a, *b]
+            return [instantiate_zeros(x) for x in (*a, *b)]
 
         pairs = vmap_flat(flat_rule, axis_size, flat, in_dims)
         outs = [bdim_at_front(v, d, axis_size) for v, d in pairs]

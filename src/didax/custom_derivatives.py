@@ -1,0 +1,11 @@
+"""didax.custom_derivatives: functions with user-defined derivatives (JAX's module of that name).
+
+``custom_jvp``, ``custom_vjp`` and ``SymbolicZero`` live in
+``didax.api.custom_derivatives``; ``custom_jvp`` and ``custom_vjp`` are also
+``didax.custom_jvp`` and ``didax.custom_vjp``, as in JAX.
+"""
+
+from didax.api import custom_derivatives as _custom_derivatives
+from didax.api.custom_derivatives import *  # noqa: F403
+
+__all__ = [*_custom_derivatives.__all__]
