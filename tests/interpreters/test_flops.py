@@ -409,3 +409,36 @@ def test_a_trip_by_trip_count_gives_up_on_an_unknown_predicate_or_a_long_loop(
     scan = count(lambda x: lax.fori_loop(0, 10, _alternate, x), X)
     assert scan.estimated
     assert scan.flops == 10 * (count(lambda i: i % 2 == 0, 3).flops + 1 + 1 + 40)
+
+
+# --- custom rules and checkpoint ----------------------------------------------------------
+
+
+def test_custom_calls_count_their_function() -> None:
+    def body(x: Any) -> Any:
+        return x * 2.0 + 1.0
+
+    f = dx.custom_jvp(body)
+    f.defjvp(lambda p, t: (f(p[0]), t[0] * 2.0))
+    g = dx.custom_vjp(body)
+    g.defvjp(lambda x: (g(x), None), lambda r, ct: (ct * 2.0,))
+    x = np.ones(5)
+    assert dx.flops(f)(x) == dx.flops(g)(x) == dx.flops(body)(x) == 10
+    # Differentiated, the rule's equations are what count: the rule's tangent
+    # (t * 2.0, once a cotangent arrives) is one multiply per element more.
+    with_rule = dx.flops(dx.grad(lambda x: dnp.sum(f(x) * x)))(x)
+    without = dx.flops(dx.grad(lambda x: dnp.sum(body(x) * x)))(x)
+    assert with_rule == without > 0
+
+
+def test_checkpoint_counts_its_region_and_the_recomputation() -> None:
+    def layer(x: Any) -> Any:
+        # The backward pass needs sin(x) * 3.0, which a checkpoint recomputes.
+        return dnp.sin(dnp.sin(x) * 3.0)
+
+    x = np.ones(8)
+    plain = lambda x: dnp.sum(layer(layer(x)))  # noqa: E731
+    ck = lambda x: dnp.sum(dx.checkpoint(layer)(dx.checkpoint(layer)(x)))  # noqa: E731
+    assert dx.flops(ck)(x) == dx.flops(plain)(x)
+    # The backward pass recomputes the regions: grad costs more with them.
+    assert cost(dx.grad(ck))(x).transcendentals > cost(dx.grad(plain))(x).transcendentals
