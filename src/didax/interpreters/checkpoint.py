@@ -34,20 +34,12 @@ from didax.core.abstract_eval import ABSTRACT_EVAL
 from didax.core.lax.primitives import dot_general_p
 from didax.core.primitive import Primitive
 from didax.core.trace import set_current_trace
-from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
+from didax.interpreters.call_rules import register_call_rules
 from didax.interpreters.evaluation import IMPL_RULES, eval_jaxpr
-from didax.interpreters.jaxpr_transforms import (
-    close_over_nothing,
-    jvp_jaxpr,
-    transpose_jaxpr,
-    vmap_jaxpr,
-)
 from didax.interpreters.jit import check_operands
-from didax.interpreters.jvp import JVP_RULES, Zero
 from didax.interpreters.partial_eval import PE_RULES, PartialEvalTrace
-from didax.interpreters.transpose import TRANSPOSE_RULES, is_undefined
-from didax.ir.jaxpr import Jaxpr, JaxprEqn, Literal, Var
-from didax.ir.passes import DCE_RULES, dce_jaxpr
+from didax.ir.jaxpr import Jaxpr, Literal, Var
+from didax.ir.passes import dce_jaxpr
 from didax.ir.rewrite import keep_inputs
 
 remat_p: Final = Primitive("checkpoint", multiple_results=True)
@@ -94,86 +86,14 @@ def _remat_impl(*args: Any, jaxpr: Jaxpr, policy: Policy, prevent_cse: bool) -> 
     return eval_jaxpr(jaxpr, args)
 
 
-# --- jvp, batching, transposition: the region stays a region -----------------------------
+# --- jvp, batching, transposition, DCE: the region stays a region, same policy ------------
 
 
-@JVP_RULES.defines(remat_p)
-def _remat_jvp(
-    primals: Sequence[Any],
-    tangents: Sequence[Any],
-    *,
-    jaxpr: Jaxpr,
-    policy: Policy,
-    prevent_cse: bool,
-) -> tuple[list[Any], list[Any]]:
-    nonzeros = [not isinstance(t, Zero) for t in tangents]
-    closed, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
-    body, consts = close_over_nothing(closed)
-    nz_tangents = [t for t in tangents if not isinstance(t, Zero)]
-    outs = remat_p.bind(
-        *consts, *primals, *nz_tangents, jaxpr=body, policy=policy, prevent_cse=prevent_cse
-    )
-    n = len(jaxpr.outs)
-    nz_out = iter(outs[n:])
-    return outs[:n], [
-        next(nz_out) if nz else Zero.like(a)
-        for a, nz in zip(jaxpr.out_avals, out_nonzeros, strict=True)
-    ]
+def _retag(params: dict[str, Any], body: Jaxpr, transformation: str) -> dict[str, Any]:
+    return {**params, "jaxpr": body}
 
 
-@BATCH_RULES.defines(remat_p)
-def _remat_batch(
-    axis_size: int,
-    args: Sequence[Any],
-    dims: Sequence[Dim],
-    *,
-    jaxpr: Jaxpr,
-    policy: Policy,
-    prevent_cse: bool,
-) -> tuple[list[Any], list[Dim]]:
-    batched = [d is not None for d in dims]
-    args = [
-        x if d is None else bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)
-    ]
-    body, consts = close_over_nothing(vmap_jaxpr(jaxpr, axis_size, batched)[0])
-    outs = remat_p.bind(*consts, *args, jaxpr=body, policy=policy, prevent_cse=prevent_cse)
-    return outs, [0] * len(outs)
-
-
-@TRANSPOSE_RULES.defines(remat_p)
-def _remat_transpose(
-    cts: Sequence[Any], *args: Any, jaxpr: Jaxpr, policy: Policy, prevent_cse: bool
-) -> list[Any]:
-    # The transposed region evaluates the primal equations the linear ones
-    # need: this is where the recomputation happens.
-    linear = [is_undefined(a) for a in args]
-    ct_nonzero = [not isinstance(c, Zero) for c in cts]
-    closed, out_nonzero = transpose_jaxpr(jaxpr, linear, ct_nonzero)
-    outs: list[Any] = []
-    if any(out_nonzero):
-        body, consts = close_over_nothing(closed)
-        defined = [a for a in args if not is_undefined(a)]
-        nz_cts = [c for c in cts if not isinstance(c, Zero)]
-        outs = remat_p.bind(
-            *consts, *defined, *nz_cts, jaxpr=body, policy=policy, prevent_cse=prevent_cse
-        )
-    nz_outs, flags = iter(outs), iter(out_nonzero)
-    return [
-        (next(nz_outs) if next(flags) else Zero.like(a.aval)) if is_undefined(a) else None
-        for a in args
-    ]
-
-
-@DCE_RULES.defines(remat_p)
-def _remat_dce(used_outputs: Sequence[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn | None]:
-    body, used_inputs = dce_jaxpr(eqn.params["jaxpr"], used_outputs, prune_inputs=True)
-    new_eqn = JaxprEqn(
-        remat_p,
-        tuple(x for x, u in zip(eqn.inputs, used_inputs, strict=True) if u),
-        {**eqn.params, "jaxpr": body},
-        tuple(v for v, u in zip(eqn.out_binders, used_outputs, strict=True) if u),
-    )
-    return used_inputs, new_eqn
+register_call_rules(remat_p, _retag)
 
 
 # --- partial evaluation: save what the policy allows, recompute the rest -----------------
