@@ -22,7 +22,7 @@ from didax.api.numpy.operands import (
     ArrayLike,
     as_result,
     asarray,
-    cast,
+    astype,
     dtype_arg,
     full_of,
     operand,
@@ -117,7 +117,7 @@ def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: Any = None) -
     shp = shape_arg(shape)
     v = operand(fill_value)
     dt = dtype_arg(dtype) or get_aval(v).dtype
-    out = broadcast_to(cast(v, dt), shp)
+    out = broadcast_to(astype(v, dt), shp)
     return out.copy() if out is fill_value and isinstance(out, np.ndarray) else out
 
 

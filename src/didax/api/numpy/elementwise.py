@@ -25,10 +25,10 @@ from didax.api.numpy.operands import (
     ArrayLike,
     as_result,
     asarray,
+    astype,
     bind,
     broadcast_shapes,
     broadcast_to_shape,
-    cast,
     is_static_int,
     operand,
     promote,
@@ -121,7 +121,7 @@ def floor_divide(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 // x2``, rounding toward minus infinity."""
     (a, b), dt, _ = promote("floor_divide", x1, x2)
     if dt == dtypes.bool_:
-        a, b = cast(a, dtypes.int8), cast(b, dtypes.int8)  # NumPy's loop for booleans
+        a, b = astype(a, dtypes.int8), astype(b, dtypes.int8)  # NumPy's loop for booleans
     if dtypes.is_float(dt):
         return _float_divmod(a, b)[0]
     # lax.div truncates toward zero: one less where the division was inexact
@@ -139,7 +139,7 @@ def remainder(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 % x2``, with the sign of ``x2``."""
     (a, b), dt, _ = promote("remainder", x1, x2)
     if dt == dtypes.bool_:
-        a, b = cast(a, dtypes.int8), cast(b, dtypes.int8)
+        a, b = astype(a, dtypes.int8), astype(b, dtypes.int8)
     if dtypes.is_float(dt):
         return _float_divmod(a, b)[1]
     r = bind(lax.rem_p, a, b)
@@ -180,12 +180,12 @@ def power(x1: ArrayLike, x2: ArrayLike) -> Array:
             raise ValueError("power: integers to negative integer powers are not allowed")
         if dt == dtypes.bool_:
             dt = dtypes.int8  # NumPy's loop for booleans
-        return bind(lax.integer_pow_p, cast(base, dt, weak), y=y)
+        return bind(lax.integer_pow_p, astype(base, dt, weak), y=y)
     (a, b), dt, _ = promote("power", x1, x2)
     if dtypes.is_float(dt):
         return bind(lax.pow_p, a, b)
     if dt == dtypes.bool_:
-        a, b = cast(a, dtypes.int8), cast(b, dtypes.int8)
+        a, b = astype(a, dtypes.int8), astype(b, dtypes.int8)
     a, b = as_result(a), as_result(b)
     zero, one = lax.full_like(a, 0), lax.full_like(a, 1)
     # pow(0, y) is 0 for y != 0 and 1 for y == 0.
@@ -225,7 +225,7 @@ def _inexact_unary(prim: Primitive, x: ArrayLike) -> Array:
     v = operand(x)
     aval = get_aval(v)
     if not dtypes.is_float(aval.dtype):
-        v = cast(v, dtypes.float64, aval.weak_type)
+        v = astype(v, dtypes.float64, aval.weak_type)
     return bind(prim, v)
 
 
@@ -304,7 +304,7 @@ def round(a: ArrayLike, decimals: int = 0) -> Array:
             return as_result(v)
         # NumPy rounds integers to tens, hundreds, ... through floats as well.
         factor = 10.0 ** (-decimals)
-        as_float = cast(v, dtypes.float64)
+        as_float = astype(v, dtypes.float64)
         scaled = _rounding(lax.round_p, divide(as_float, factor), rounding_method=1)
         return asarray(multiply(scaled, factor), dt)
     even = {"rounding_method": lax.ROUND_TO_NEAREST_EVEN}
@@ -376,7 +376,7 @@ def where(condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None 
         c = not_equal(c, 0)
     (a, b), _, _ = promote("where", x, y)
     shape = broadcast_shapes("where", get_aval(c).shape, get_aval(a).shape)
-    c = broadcast_to_shape(cast(c, dtypes.bool_), shape)
+    c = broadcast_to_shape(astype(c, dtypes.bool_), shape)
     a, b = broadcast_to_shape(a, shape), broadcast_to_shape(b, shape)
     return bind(lax.select_p, c, a, b)
 

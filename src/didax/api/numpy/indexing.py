@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from didax.api.numpy.operands import Array, ArrayLike, as_result, cast, is_static_int, operand
+from didax.api.numpy.operands import Array, ArrayLike, as_result, astype, is_static_int, operand
 from didax.core import dtypes, lax
 from didax.core.promotion import result_type
 from didax.core.trace import Tracer
@@ -150,7 +150,7 @@ def _dynamic_index(v: Any, dynamic: dict[int, Any]) -> Array:
         if i is None:
             starts.append(np.zeros((), idx_dtype))
             continue
-        i = cast(i, idx_dtype)
+        i = astype(i, idx_dtype)
         if dtypes.is_signed(idx_dtype):
             zero = lax.full_like(i, 0)
             i = lax.select(lax.lt(i, zero), lax.add(i, lax.full_like(i, n)), i)

@@ -15,9 +15,9 @@ from didax.api.numpy.operands import (
     Array,
     ArrayLike,
     as_result,
+    astype,
     broadcast_shapes,
     broadcast_to_shape,
-    cast,
     operand,
 )
 from didax.api.numpy.reductions import sum
@@ -37,7 +37,7 @@ __all__ = [
 def _dot_general(a: Any, b: Any, dims: lax.DotDimensionNumbers, dt: DType) -> Array:
     """``lax.dot_general`` of operands already of dtype ``dt``; booleans as NumPy (any of ands)."""
     if dt == dtypes.bool_:
-        ai, bi = cast(a, dtypes.int64), cast(b, dtypes.int64)
+        ai, bi = astype(a, dtypes.int64), astype(b, dtypes.int64)
         return not_equal(lax.dot_general(ai, bi, dims), 0)
     return lax.dot_general(a, b, dims)
 
@@ -45,7 +45,7 @@ def _dot_general(a: Any, b: Any, dims: lax.DotDimensionNumbers, dt: DType) -> Ar
 def _promote_no_broadcast(name: str, *args: ArrayLike) -> tuple[list[Any], DType]:
     vals = [operand(x) for x in args]
     dt, weak = result_type(*vals)
-    return [as_result(cast(v, dt, weak)) for v in vals], dt
+    return [as_result(astype(v, dt, weak)) for v in vals], dt
 
 
 def dot(a: ArrayLike, b: ArrayLike) -> Array:

@@ -19,8 +19,8 @@ from didax.api.numpy.operands import (
     ArrayLike,
     as_result,
     as_sequence,
+    astype,
     broadcast_to_shape,
-    cast,
     dtype_arg,
     normalize_axes,
     operand,
@@ -164,7 +164,7 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: Any = 
         vals, axis = [ravel(v) for v in vals], 0
     dt, weak = result_type(*vals)
     dt = dtype_arg(dtype) or dt
-    vals = [as_result(cast(v, dt, weak)) for v in vals]
+    vals = [as_result(astype(v, dt, weak)) for v in vals]
     nd = get_aval(vals[0]).ndim
     if nd == 0:
         raise ValueError("concatenate: zero-dimensional arrays cannot be concatenated")

@@ -71,7 +71,7 @@ def is_array_like(x: object) -> bool:
     return isinstance(x, (list, tuple)) or is_value(x)
 
 
-def cast(x: Any, dtype: DType, weak: bool = False) -> Any:
+def astype(x: Any, dtype: DType, weak: bool = False) -> Any:
     """``x`` (an operand from ``operand``) converted to ``dtype`` (``core.promotion.convert``)."""
     return convert(x, dtype, weak)
 
@@ -116,7 +116,7 @@ def promote(name: str, *args: ArrayLike, inexact: bool = False) -> tuple[list[An
     if inexact and not dtypes.is_float(dtype):
         dtype = dtypes.float64
     shape = broadcast_shapes(name, *(get_aval(v).shape for v in vals))
-    return [broadcast_to_shape(cast(v, dtype, weak), shape) for v in vals], dtype, weak
+    return [broadcast_to_shape(astype(v, dtype, weak), shape) for v in vals], dtype, weak
 
 
 def as_result(x: Any) -> Array:
@@ -156,7 +156,7 @@ def asarray(a: ArrayLike, dtype: Any = None) -> Array:
     if dt is not None and dt.kind in "iu" and not is_python_scalar(a):
         arr = np.asarray(a)
         if arr.dtype.kind == "f":  # toward zero and saturating, as convert_element_type
-            return cast(as_array(arr), dt)
+            return astype(as_array(arr), dt)
     return as_array(np.asarray(a, dtype=dt))
 
 
@@ -167,7 +167,7 @@ def stack_along(values: Sequence[Any], axis: int, dtype: DType | None = None) ->
         raise ValueError(f"stack: all input arrays must have the same shape, got {shapes}")
     dt, weak = result_type(*values)
     dt = dtype or dt
-    expanded = [lax.expand_dims(as_result(cast(v, dt, weak)), (axis,)) for v in values]
+    expanded = [lax.expand_dims(as_result(astype(v, dt, weak)), (axis,)) for v in values]
     return expanded[0] if len(expanded) == 1 else lax.concatenate(expanded, axis)
 
 

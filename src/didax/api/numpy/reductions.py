@@ -19,7 +19,7 @@ from didax.api.numpy.operands import (
     ArrayLike,
     as_result,
     asarray,
-    cast,
+    astype,
     dtype_arg,
     normalize_axes,
     operand,
@@ -63,7 +63,7 @@ def _reduce_over(
     aval = get_aval(v)
     axes = normalize_axes(axis, aval.ndim, name)
     if dtype is not None:
-        v = cast(v, dtype, weak=aval.weak_type and dtype == aval.dtype)
+        v = astype(v, dtype, weak=aval.weak_type and dtype == aval.dtype)
     if needs_identity and builtins.any(aval.shape[i] == 0 for i in axes):
         raise ValueError(f"{name}: zero-size array to reduction operation which has no identity")
     out = reducer(v, axes) if axes else as_result(v)
@@ -173,4 +173,4 @@ def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
     aval = get_aval(v)
     dt = dtype_arg(dtype) or _accumulator_dtype(aval.dtype)
     (ax,) = normalize_axes(axis, aval.ndim, "cumsum")
-    return lax.cumsum(as_result(cast(v, dt)), ax)
+    return lax.cumsum(as_result(astype(v, dt)), ax)
