@@ -26,6 +26,9 @@ from didax.api.checkpoint import *  # noqa: F403
 from didax.api.flops import *  # noqa: F403
 from didax.api.jit import *  # noqa: F403
 from didax.api.transformations import *  # noqa: F403
+from didax.core.config import config as config
+from didax.core.config import disable_jit as disable_jit
+from didax.core.config import enable_x64 as enable_x64
 from didax.custom_derivatives import custom_jvp as custom_jvp
 from didax.custom_derivatives import custom_vjp as custom_vjp
 
@@ -38,6 +41,9 @@ __all__ = [
     "custom_derivatives",
     *_checkpoint.__all__,
     *_flops.__all__,
+    "config",
+    "enable_x64",
+    "disable_jit",
     "errors",
     "extend",
     "lax",

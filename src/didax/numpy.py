@@ -1,4 +1,4 @@
-"""didax.numpy: NumPy-named functions with NumPy broadcasting and NEP 50 promotion.
+"""didax.numpy: NumPy-named functions with NumPy broadcasting and JAX's promotion.
 
 The functions live in the modules of ``didax.api.numpy`` (one per section
 of NumPy's reference); this module re-exports each module's ``__all__``.

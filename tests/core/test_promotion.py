@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import itertools
+from collections.abc import Iterator, Sequence
+from typing import Any, Final
 
+import jax
+import jax.numpy as jnp
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -14,6 +20,17 @@ from didax.core import dtypes
 from didax.core.errors import DTypeError
 from didax.core.lax import primitives as P
 from didax.core.promotion import coerce_weak, convert, kind_rank, result_type, scalar_as
+
+
+@contextlib.contextmanager
+def jax_x64(on: bool) -> Iterator[None]:
+    """JAX's x64 mode for the oracle (the test session turns it on globally)."""
+    jax.config.update("jax_enable_x64", on)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_x64", True)
+
 
 NASTY = np.array([np.nan, np.inf, -np.inf, 1e10, -1e10, 2.7, -2.7, 0.5], np.float64)
 
@@ -49,8 +66,9 @@ def test_scalar_as_keeps_weak_default_width_scalars() -> None:
     assert out.dtype == np.float32
 
 
-def test_result_type_is_nep50() -> None:
+def test_result_type_of_values() -> None:
     assert result_type(np.ones(2, np.float32), 2.0) == (dtypes.float32, False)
+    assert result_type(np.ones(2, np.int32), np.ones(2, np.float32)) == (dtypes.float32, False)
     assert result_type(np.ones(2, np.int32), 2.0) == (dtypes.float64, True)
     assert result_type(1, 2.0) == (dtypes.float64, True)
     assert kind_rank(dtypes.bool_) < kind_rank(dtypes.int8) < kind_rank(dtypes.float16)
@@ -72,3 +90,66 @@ def test_lax_and_numpy_share_promotion() -> None:
     # The same weak scalar meets the same strong partner in lax and numpy alike.
     x = np.ones(3, np.float32)
     assert lax.mul(x, 2.0).dtype == dnp.multiply(x, 2.0).dtype == np.float32
+
+
+# --- JAX's lattice -----------------------------------------------------------
+
+WEAKABLE: Final = [d for d in dtypes.SUPPORTED if d != dtypes.bool_]
+
+
+def _jax_lattice_result(ops: Sequence[tuple[np.dtype[Any], bool]]) -> tuple[Any, bool]:
+    from jax._src import dtypes as jax_dtypes
+    from jax._src.lax import lax as jax_lax
+
+    values = [jax_lax._convert_element_type(jnp.zeros((), d), d, w) for d, w in ops]
+    dtype, weak = jax_dtypes.lattice_result_type(*values)
+    return jax_dtypes.canonicalize_dtype(dtype), weak
+
+
+@pytest.mark.parametrize("x64", [True, False], ids=["x64", "x32"])
+def test_result_type_is_jax_lattice_over_all_pairs(x64: bool) -> None:
+    """Every pair of supported dtypes, each strong or weak, promotes as JAX's ``promote_types``."""
+    kinds = [(d, False) for d in dtypes.SUPPORTED] + [(d, True) for d in WEAKABLE]
+    if not x64:
+        kinds = [(d, w) for d, w in kinds if d.itemsize < 8]
+    with jax_x64(x64), dx.enable_x64(x64):
+        for a, b in itertools.product(kinds, repeat=2):
+            assert dtypes.result_type([a, b]) == _jax_lattice_result([a, b]), (a, b)
+        for da, db in itertools.product(dtypes.SUPPORTED, repeat=2):
+            if x64 or (da.itemsize < 8 and db.itemsize < 8):
+                assert dtypes.promote_types(da, db) == jnp.promote_types(da, db), (da, db)
+
+
+def test_result_type_of_triples_matches_jax() -> None:
+    kinds = [(d, False) for d in dtypes.SUPPORTED] + [(d, True) for d in WEAKABLE]
+    for ops in itertools.combinations(kinds, 3):
+        assert dtypes.result_type(ops) == _jax_lattice_result(ops), ops
+
+
+@pytest.mark.parametrize(
+    ("x", "y"),
+    [
+        (np.ones(2, np.int32), np.ones(2, np.float32)),
+        (np.ones(2, np.int32), 2),
+        (np.ones(2, np.uint8), np.ones(2, np.int8)),
+        (np.ones(2, np.uint64), np.ones(2, np.int64)),
+        (np.ones(2, ml_dtypes.bfloat16), np.ones(2, np.float16)),
+        (np.ones(2, np.float16), 2.5),
+        (np.ones(2, np.int16), 2.5),
+        (np.ones(2, np.bool_), 1),
+    ],
+)
+def test_numpy_operators_promote_as_jax(x: Any, y: Any) -> None:
+    for op in ("add", "multiply", "divide", "maximum"):
+        expected = getattr(jnp, op)(x, y)
+        got = getattr(dnp, op)(x, y)
+        assert np.asarray(got).dtype == expected.dtype, (op, x.dtype, y)
+
+
+def test_dtype_arguments_truncate_with_x64_off() -> None:
+    with dx.enable_x64(False):
+        assert dtypes.canonicalize(float) == np.float32
+        assert dtypes.python_scalar_dtype(3) == np.int32
+        with pytest.warns(UserWarning, match="truncated to dtype float32"):
+            assert dtypes.canonicalize(np.float64) == np.float32
+    assert dtypes.canonicalize(np.float64) == np.float64

@@ -90,7 +90,7 @@ def _weak_targets(
         if len(shapes) != 1 or len(strong) > 1:
             return None
         dtype = strong.pop() if strong else column[0].dtype
-        if any(a.dtype != dtype and a.dtype.kind == "f" and dtype.kind != "f" for a in column):
+        if not dtypes.is_float(dtype) and any(dtypes.is_float(a.dtype) for a in column):
             return None  # a weak float does not become an integer
         out.append(ShapedArray(column[0].shape, dtype, not strong))
     return out
@@ -306,8 +306,10 @@ def fori_loop(
                 f"(at {user_frame_summary()})"
             )
     dtype, _ = dtypes.result_type(
-        (get_aval(lower).dtype, get_aval(lower).weak_type),
-        (get_aval(upper).dtype, get_aval(upper).weak_type),
+        [
+            (get_aval(lower).dtype, get_aval(lower).weak_type),
+            (get_aval(upper).dtype, get_aval(upper).weak_type),
+        ]
     )
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
         lo, hi = operator.index(lower), operator.index(upper)

@@ -1,21 +1,34 @@
-"""dtypes: the element types didax supports, their short names, and promotion.
+"""dtypes: the element types didax supports, their defaults, and JAX's promotion lattice.
 
 Design rules:
-- didax's defaults are 64-bit, as NumPy 2's: a Python ``float`` is float64,
-  an ``int`` is int64, a ``bool`` is bool.
-- Python scalars are *weakly typed* (NEP 50): they take the dtype of a
-  strongly typed partner of a compatible kind, so ``float32_array * 2.0`` is
-  float32. Weakness is a property of abstract values (``ShapedArray``), never
-  of the NumPy arrays that hold concrete values.
+- didax's defaults are 64-bit, as JAX's with ``jax_enable_x64``: a Python
+  ``float`` is float64, an ``int`` is int64. With ``jax_enable_x64`` off
+  they are 32-bit, and 64-bit data is *canonicalized* to 32 bits where it
+  enters (``canonical``), as in JAX.
+- Promotion is JAX's type lattice (``jnp.promote_types``), not NumPy's
+  table: ``int32 + float32`` is float32, ``bfloat16 + float16`` is float32,
+  and Python scalars are *weakly typed*: a weak int or float is the lattice
+  node ``i*`` or ``f*`` just above bool or the integers, so it takes the
+  dtype of a strongly typed partner of a compatible kind
+  (``float32_array * 2.0`` is float32). Weakness is a property of abstract
+  values (``ShapedArray``), never of the NumPy arrays holding data.
+- ``bfloat16`` comes from ``ml_dtypes``, as JAX's; NumPy calls its kind
+  ``'V'``, so every kind test goes through ``kind`` here.
 - Only the dtypes in ``SUPPORTED`` exist; anything else (complex, object,
-  strings) is rejected with a ``TypeError`` where it enters.
+  strings) is a ``TypeError`` where it enters.
 """
 
 from __future__ import annotations
 
-from typing import Final
+import functools
+import warnings
+from collections.abc import Iterable
+from typing import Final, TypeAlias
 
+import ml_dtypes
 import numpy as np
+
+from didax.core.config import x64_enabled
 
 DType = np.dtype[np.generic]
 
@@ -28,6 +41,7 @@ uint8: Final = np.dtype(np.uint8)
 uint16: Final = np.dtype(np.uint16)
 uint32: Final = np.dtype(np.uint32)
 uint64: Final = np.dtype(np.uint64)
+bfloat16: Final[DType] = np.dtype(ml_dtypes.bfloat16)
 float16: Final = np.dtype(np.float16)
 float32: Final = np.dtype(np.float32)
 float64: Final = np.dtype(np.float64)
@@ -46,10 +60,12 @@ SUPPORTED: Final[tuple[DType, ...]] = (
     uint16,
     uint32,
     uint64,
+    bfloat16,
     float16,
     float32,
     float64,
 )
+_SUPPORTED_SET: Final = frozenset(SUPPORTED)
 
 _SHORT_NAMES: Final[dict[DType, str]] = {
     bool_: "bool",
@@ -61,6 +77,7 @@ _SHORT_NAMES: Final[dict[DType, str]] = {
     uint16: "u16",
     uint32: "u32",
     uint64: "u64",
+    bfloat16: "bf16",
     float16: "f16",
     float32: "f32",
     float64: "f64",
@@ -73,27 +90,21 @@ def short_name(dtype: DType) -> str:
     return _SHORT_NAMES.get(dtype, str(dtype))
 
 
-def canonicalize(dtype: object) -> DType:
-    """Turns a dtype-like (``np.float32``, ``'int64'``, ``float``) into a supported dtype.
-
-    >>> canonicalize(float)
-    dtype('float64')
-    """
-    try:
-        dt: DType = np.dtype(dtype)  # type: ignore[call-overload]
-    except TypeError as e:
-        raise TypeError(f"{dtype!r} is not a dtype") from e
-    if dt not in SUPPORTED and dt != float0:
-        raise TypeError(f"didax does not support dtype {dt}")
-    return dt
+def kind(dtype: DType) -> str:
+    """NumPy's kind letter (``'b'``, ``'i'``, ``'u'``, ``'f'``), with bfloat16 a float."""
+    return "f" if dtype == bfloat16 else dtype.kind
 
 
 def is_float(dtype: DType) -> bool:
-    return dtype.kind == "f"
+    return kind(dtype) == "f"
 
 
 def is_integer(dtype: DType) -> bool:
     return dtype.kind in "iu"
+
+
+def is_unsigned(dtype: DType) -> bool:
+    return dtype.kind == "u"
 
 
 def is_bool(dtype: DType) -> bool:
@@ -101,16 +112,92 @@ def is_bool(dtype: DType) -> bool:
 
 
 def is_signed(dtype: DType) -> bool:
-    return dtype.kind in "if"
+    return kind(dtype) in "if"
+
+
+# --- defaults and canonicalization (jax_enable_x64) -------------------------
+
+_TO_32: Final[dict[DType, DType]] = {float64: float32, int64: int32, uint64: uint32}
+
+
+def default_float() -> DType:
+    """float64, or float32 with ``jax_enable_x64`` off."""
+    return float64 if x64_enabled() else float32
+
+
+def default_int() -> DType:
+    """int64, or int32 with ``jax_enable_x64`` off."""
+    return int64 if x64_enabled() else int32
+
+
+def default_uint() -> DType:
+    return uint64 if x64_enabled() else uint32
+
+
+def default_of_kind(k: str) -> DType:
+    """The default dtype of a kind letter: ``'f'`` → ``default_float()``..."""
+    if k == "b":
+        return bool_
+    if k == "i":
+        return default_int()
+    if k == "u":
+        return default_uint()
+    return default_float()
+
+
+def canonical(dtype: DType) -> DType:
+    """``dtype`` as didax holds it: itself, or its 32-bit counterpart with x64 off."""
+    if x64_enabled():
+        return dtype
+    return _TO_32.get(dtype, dtype)
+
+
+def _to_dtype(dtype: object) -> DType:
+    if isinstance(dtype, np.dtype):
+        return dtype
+    if dtype is float:
+        return default_float()
+    if dtype is int:
+        return default_int()
+    if dtype is bool:
+        return bool_
+    try:
+        dt: DType = np.dtype(dtype)  # type: ignore[call-overload]
+    except TypeError as e:
+        raise TypeError(f"{dtype!r} is not a dtype") from e
+    return dt
+
+
+def canonicalize(dtype: object) -> DType:
+    """A dtype argument (``np.float32``, ``'int64'``, ``float``) as a supported dtype.
+
+    Python's ``float`` and ``int`` mean the default float and int. With x64
+    off a 64-bit request becomes 32-bit, with JAX's warning.
+
+    >>> canonicalize(float)
+    dtype('float64')
+    """
+    dt = _to_dtype(dtype)
+    if dt not in _SUPPORTED_SET and dt != float0:
+        raise TypeError(f"didax does not support dtype {dt}")
+    out = canonical(dt)
+    if out != dt:
+        warnings.warn(
+            f"Explicitly requested dtype {dt} is not available with jax_enable_x64 off, "
+            f"and will be truncated to dtype {out}",
+            UserWarning,
+            stacklevel=3,
+        )
+    return out
 
 
 def python_scalar_dtype(x: bool | int | float) -> DType:
-    """The dtype a Python scalar has before weak-type promotion."""
+    """The dtype a Python scalar has before weak-type promotion (the default of its kind)."""
     if isinstance(x, bool):
         return bool_
     if isinstance(x, int):
-        return int64
-    return float64
+        return default_int()
+    return default_float()
 
 
 def tangent_dtype(dtype: DType) -> DType:
@@ -118,47 +205,137 @@ def tangent_dtype(dtype: DType) -> DType:
     return dtype if is_float(dtype) else float0
 
 
-# The promotion lattice of JAX/NumPy 2 for strong types, restricted to what
-# didax supports. Mixed signed/unsigned integers promote as NumPy does
-# (uint64 with a signed type goes to float64, as NumPy's table says).
-def promote_types(a: DType, b: DType) -> DType:
-    """The result dtype of combining two strongly typed values (NumPy's rule).
+_INEXACT: Final[dict[DType, DType]] = {
+    bool_: float32,
+    int8: float32,
+    int16: float32,
+    int32: float32,
+    uint8: float32,
+    uint16: float32,
+    uint32: float32,
+    int64: float64,
+    uint64: float64,
+}
 
-    >>> promote_types(int32, float32)  # NumPy's table; JAX's lattice says float32
-    dtype('float64')
+
+def to_inexact(dtype: DType) -> DType:
+    """The float dtype a function of reals computes ``dtype`` values in (JAX's table).
+
+    Integers of up to 32 bits and bools become float32, 64-bit integers
+    float64, floats stay.
+
+    >>> to_inexact(int32), to_inexact(int64)
+    (dtype('float32'), dtype('float64'))
+    """
+    return canonical(_INEXACT.get(dtype, dtype))
+
+
+# --- JAX's promotion lattice ------------------------------------------------
+
+# A lattice node: a dtype, or a weak type ("i*" weak int, "f*" weak float).
+Node: TypeAlias = DType | str
+WEAK_INT: Final = "i*"
+WEAK_FLOAT: Final = "f*"
+
+
+def _lattice(x64: bool) -> dict[Node, list[Node]]:
+    """Each node's immediate successors: JAX's ``_type_promotion_lattice`` (standard mode)."""
+    return {
+        bool_: [WEAK_INT],
+        WEAK_INT: [uint8, int8],
+        uint8: [int16, uint16],
+        uint16: [int32, uint32],
+        # Without x64, u32 with i32 stays i32 rather than forming i64 (JAX's choice).
+        uint32: [int64, uint64] if x64 else [int32, uint64],
+        uint64: [WEAK_FLOAT],
+        int8: [int16],
+        int16: [int32],
+        int32: [int64],
+        int64: [WEAK_FLOAT],
+        WEAK_FLOAT: [bfloat16, float16],
+        bfloat16: [float32],
+        float16: [float32],
+        float32: [float64],
+        float64: [],
+    }
+
+
+@functools.cache
+def _upper_bounds(x64: bool) -> dict[Node, frozenset[Node]]:
+    lattice = _lattice(x64)
+
+    def ub(n: Node) -> frozenset[Node]:
+        out = {n}
+        for succ in lattice[n]:
+            out |= ub(succ)
+        return frozenset(out)
+
+    return {n: ub(n) for n in lattice}
+
+
+@functools.lru_cache(maxsize=1024)
+def _least_upper_bound(x64: bool, nodes: frozenset[Node]) -> Node:
+    bounds = _upper_bounds(x64)
+    common = frozenset.intersection(*(bounds[n] for n in nodes))
+    least = [c for c in common if common <= bounds[c]]
+    assert len(least) == 1, f"the lattice has no least upper bound of {nodes}"
+    return least[0]
+
+
+def _node(dtype: DType, weak: bool) -> Node:
+    if not weak or dtype == bool_:
+        return dtype
+    return WEAK_FLOAT if is_float(dtype) else WEAK_INT
+
+
+def promote_types(a: DType, b: DType) -> DType:
+    """The dtype two strongly typed values combine into (``jnp.promote_types``).
+
+    >>> promote_types(int32, float32)
+    dtype('float32')
+    >>> promote_types(bfloat16, float16)
+    dtype('float32')
     """
     if a == b:
         return a
-    return canonicalize(np.promote_types(a, b))
+    dtype, _ = result_type(((a, False), (b, False)))
+    return dtype
 
 
-def result_type(*operands: tuple[DType, bool]) -> tuple[DType, bool]:
-    """Promotes ``(dtype, weak)`` pairs as NEP 50 does; returns ``(dtype, weak)``.
+def result_type(operands: Iterable[tuple[DType, bool]]) -> tuple[DType, bool]:
+    """Promotes ``(dtype, weak)`` pairs on JAX's lattice; returns ``(dtype, weak)``.
 
-    Weak operands only raise the *kind* (bool < int < float) of the result:
-    a weak int with a strong float32 gives float32; a weak float with a
-    strong int32 gives a weak float64 (JAX's lattice: ``join(i32, f*) = f*``).
+    JAX's ``lattice_result_type``: one operand keeps its type; operands all
+    weak promote as their strong counterparts and stay weak; otherwise the
+    least upper bound of the lattice nodes, where a weak result (``i*`` or
+    ``f*``) takes the default dtype of its kind. Bool is never weak; the
+    result is canonical (32-bit with x64 off).
 
-    >>> result_type((float32, False), (float64, True))
+    >>> result_type([(float32, False), (float64, True)])
     (dtype('float32'), False)
+    >>> result_type([(int32, False), (float64, True)])
+    (dtype('float64'), True)
     """
-    strong = [d for d, w in operands if not w]
-    weak = [d for d, w in operands if w]
-    if strong:
-        out = strong[0]
-        for d in strong[1:]:
-            out = promote_types(out, d)
-        for d in weak:
-            if _kind_rank(d) > _kind_rank(out):
-                # A weak float meeting only integers: the result is a float of
-                # the default width, still weak (NEP 50, JAX).
-                return d, True
-        return out, False
-    out = weak[0]
-    for d in weak[1:]:
-        out = promote_types(out, d)
-    return out, True
+    ops = list(operands)
+    dts = {d for d, _ in ops}
+    all_weak = all(w for _, w in ops)
+    if len(ops) == 1:
+        out, weak = ops[0]
+    elif len(dts) == 1 and not all_weak:
+        out, weak = ops[0][0], False
+    elif all_weak:
+        out, weak = _node_dtype(_least_upper_bound(x64_enabled(), frozenset(dts))), True
+    else:
+        node = _least_upper_bound(x64_enabled(), frozenset(_node(d, w) for d, w in ops))
+        out, weak = _node_dtype(node), isinstance(node, str)
+    return canonical(out), weak and out != bool_
 
 
-def _kind_rank(dtype: DType) -> int:
-    return {"b": 0, "u": 1, "i": 1, "f": 2}[dtype.kind]
+def _node_dtype(node: Node) -> DType:
+    """A lattice node's dtype: a weak type's is the 64-bit one of its kind (before canonical)."""
+    if node == WEAK_INT:
+        return int64
+    if node == WEAK_FLOAT:
+        return float64
+    assert isinstance(node, np.dtype)
+    return node

@@ -1,11 +1,12 @@
 """Promotion: how operands of different dtypes, and weakly typed values, meet.
 
 Design rules:
-- One home for promotion. The strict ``didax.lax`` wrappers (a weakly typed
-  operand takes its strong partner's dtype; nothing else is converted:
-  ``coerce_weak``) and ``didax.numpy`` (NumPy's lattice with NEP 50 weak
-  scalars: ``result_type``, then ``convert``) both build on the functions
-  here, so a Python scalar is turned into an array in exactly one way.
+- One home for promotion (JAX's lattice, ``dtypes.result_type``). The
+  strict ``didax.lax`` wrappers (a weakly typed operand takes its strong
+  partner's dtype; nothing else is converted: ``coerce_weak``) and
+  ``didax.numpy`` (JAX's lattice with weak Python scalars: ``result_type``,
+  then ``convert``) both build on the functions here, so a Python scalar is
+  turned into an array in exactly one way.
 - Every conversion of an array goes through ``convert_element_type``:
   staged, it is an explicit equation; on concrete host data it runs that
   primitive's impl rule right away (under the root trace, so nothing is
@@ -47,17 +48,19 @@ _KIND_RANK: Final = {"b": 0, "u": 1, "i": 1, "f": 2}
 
 def kind_rank(dtype: DType) -> int:
     """bool < integers < floats: the order in which weak values raise a result's kind."""
-    return _KIND_RANK[dtype.kind]
+    return _KIND_RANK[dtypes.kind(dtype)]
 
 
 def result_type(*values: ArrayLike) -> tuple[DType, bool]:
-    """The promoted dtype of ``values`` and whether it is weak (NEP 50, ``dtypes.result_type``).
+    """The promoted dtype of ``values`` and whether it is weak (JAX's lattice).
 
     >>> result_type(np.ones(2, np.float32), 2.0)
     (dtype('float32'), False)
+    >>> result_type(np.ones(2, np.int32), np.ones(2, np.float32))
+    (dtype('float32'), False)
     """
     avals = [get_aval(v) for v in values]
-    return dtypes.result_type(*((a.dtype, a.weak_type) for a in avals))
+    return dtypes.result_type((a.dtype, a.weak_type) for a in avals)
 
 
 def scalar_as(x: PythonScalar, dtype: DType, weak: bool = False) -> ArrayLike:
@@ -66,11 +69,11 @@ def scalar_as(x: PythonScalar, dtype: DType, weak: bool = False) -> ArrayLike:
     A weak result of the default width keeps the Python scalar itself (it is
     weak to every trace); otherwise ``x`` becomes a NumPy scalar array.
     """
-    if weak and dtype == dtypes.float64 and not isinstance(x, bool):
+    if weak and dtype == dtypes.default_float() and not isinstance(x, bool):
         return float(x)
-    if weak and dtype == dtypes.int64 and type(x) is int:
+    if weak and dtype == dtypes.default_int() and type(x) is int:
         return x
-    if dtype.kind in "iu" and isinstance(x, float):
+    if dtypes.is_integer(dtype) and isinstance(x, float):
         return _host_convert(np.asarray(x, dtypes.float64), dtype)
     return np.asarray(x, dtype)
 

@@ -11,7 +11,7 @@ Design rules:
 - The answer depends only on the object's type, so it is memoised per type:
   after the first value of a type, classifying costs one dict lookup (the
   jit cache-hit path and every traced operation pay it).
-- Python scalars are weakly typed (NEP 50): ``get_aval(2.0)`` is a weak
+- Python scalars are weakly typed (as JAX's): ``get_aval(2.0)`` is a weak
   ``f64[]``; ``bool`` is the exception, as in JAX. Only exactly ``bool``,
   ``int`` and ``float`` are scalars (an ``IntEnum`` is not a value).
 """

@@ -22,7 +22,7 @@ from typing import Any, Final, Protocol
 
 import numpy as np
 
-from didax.core import lax
+from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import abstract_eval
 from didax.core.errors import UnexpectedTracerError
@@ -212,7 +212,7 @@ IMPL_RULES.register(lax.integer_pow_p, _integer_pow)
 
 @IMPL_RULES.defines(lax.convert_element_type_p)
 def _convert_element_type_impl(x: Array, *, new_dtype: np.dtype[Any], weak_type: bool) -> Array:
-    if new_dtype.kind in "iu" and x.dtype.kind == "f":
+    if dtypes.is_integer(new_dtype) and dtypes.is_float(x.dtype):
         # XLA saturates: NaN becomes 0, values out of range the nearest bound.
         # The bounds are powers of two, exact in float64 as every float is.
         info = np.iinfo(new_dtype)

@@ -61,6 +61,8 @@ def dtype_to_ir_type(dtype: np.dtype[Any]) -> ir.Type:
         return ir.IntegerType.get_signless(8 * dtype.itemsize)
     if dtype.kind == "u":
         return ir.IntegerType.get_unsigned(8 * dtype.itemsize)
+    if dtype == dtypes.bfloat16:
+        return ir.BF16Type.get()
     if dtype == dtypes.float16:
         return ir.F16Type.get()
     if dtype == dtypes.float32:

@@ -57,7 +57,7 @@ def _scalar_type(dtype: DType) -> ir.RankedTensorType:
 
 def compare(x: Value, y: Value, direction: str, dtype: DType) -> Value:
     """``stablehlo.compare``; the comparison type follows the operands' dtype."""
-    if dtype.kind == "f":
+    if dtypes.is_float(dtype):
         compare_type = "FLOAT"  # IEEE: every comparison with NaN is false, except NE
     elif dtype.kind == "i":
         compare_type = "SIGNED"
@@ -485,7 +485,7 @@ def _arg_extremum(
         x_val, x_idx, y_val, y_idx = args
         better = compare(x_val, y_val, direction, dtype)
         tie = compare(x_val, y_val, "EQ", dtype)
-        if dtype.kind == "f":
+        if dtypes.is_float(dtype):
             x_nan = compare(x_val, x_val, "NE", dtype)
             y_nan = compare(y_val, y_val, "NE", dtype)
             better = hlo.or_(better, hlo.and_(x_nan, hlo.not_(y_nan)))
@@ -563,7 +563,7 @@ def _dot_general_lowering(
         rhs_contracting_dimensions=list(rc),
     )
     precision = None
-    if ctx.avals_in[0].dtype.kind == "f":
+    if dtypes.is_float(ctx.avals_in[0].dtype):
         # The impl multiplies in full precision; XLA's DEFAULT precision lets
         # GPUs and TPUs use reduced-precision (TF32, bf16) passes for f32.
         highest = hlo.PrecisionAttr.get("HIGHEST")

@@ -33,7 +33,7 @@ Design rules:
   Broadcasting and promotion are never left to a primitive: they are done
   explicitly, with ``convert_element_type`` and ``broadcast_in_dim`` before
   a primitive is bound, so that a jaxpr shows every conversion.
-- dtypes are NumPy 2's, with 64-bit defaults, and NEP 50 weak scalars.
+- dtypes promote on JAX's lattice, with 64-bit defaults and weak Python scalars.
 - Each module lists its public names in ``__all__``; the facade
   ``didax.numpy`` re-exports exactly those, in one hop.
 """

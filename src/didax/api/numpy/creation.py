@@ -35,9 +35,17 @@ from didax.core.dtypes import DType
 from didax.core.values import get_aval
 
 __all__ = [
+    "bfloat16",
+    "float16",
     "float32",
     "float64",
+    "int8",
+    "int16",
     "int32",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
     "int64",
     "bool_",
     "array",
@@ -75,11 +83,19 @@ class _ScalarType:
         return f"didax.numpy.{self.name}"
 
 
-float32: Final = _ScalarType("float32", dtypes.float32)
-float64: Final = _ScalarType("float64", dtypes.float64)
+bool_: Final = _ScalarType("bool_", dtypes.bool_)
+int8: Final = _ScalarType("int8", dtypes.int8)
+int16: Final = _ScalarType("int16", dtypes.int16)
 int32: Final = _ScalarType("int32", dtypes.int32)
 int64: Final = _ScalarType("int64", dtypes.int64)
-bool_: Final = _ScalarType("bool_", dtypes.bool_)
+uint8: Final = _ScalarType("uint8", dtypes.uint8)
+uint16: Final = _ScalarType("uint16", dtypes.uint16)
+uint32: Final = _ScalarType("uint32", dtypes.uint32)
+uint64: Final = _ScalarType("uint64", dtypes.uint64)
+bfloat16: Final = _ScalarType("bfloat16", dtypes.bfloat16)
+float16: Final = _ScalarType("float16", dtypes.float16)
+float32: Final = _ScalarType("float32", dtypes.float32)
+float64: Final = _ScalarType("float64", dtypes.float64)
 
 
 def array(object: ArrayLike, dtype: Any = None, *, copy: bool = True, ndmin: int = 0) -> Array:
@@ -98,18 +114,18 @@ def array(object: ArrayLike, dtype: Any = None, *, copy: bool = True, ndmin: int
 
 
 def zeros(shape: int | Sequence[int], dtype: Any = None) -> Array:
-    """An array of zeros (float64 unless ``dtype`` says otherwise).
+    """An array of zeros (of the default float unless ``dtype`` says otherwise).
 
     >>> zeros((2, 3), dtype=int32)
     array([[0, 0, 0],
            [0, 0, 0]], dtype=int32)
     """
-    return full_of(shape_arg(shape), 0, dtype_arg(dtype) or dtypes.float64)
+    return full_of(shape_arg(shape), 0, dtype_arg(dtype) or dtypes.default_float())
 
 
 def ones(shape: int | Sequence[int], dtype: Any = None) -> Array:
-    """An array of ones (float64 unless ``dtype`` says otherwise)."""
-    return full_of(shape_arg(shape), 1, dtype_arg(dtype) or dtypes.float64)
+    """An array of ones (of the default float unless ``dtype`` says otherwise)."""
+    return full_of(shape_arg(shape), 1, dtype_arg(dtype) or dtypes.default_float())
 
 
 def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: Any = None) -> Array:
@@ -149,8 +165,8 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
     if st == 0:
         raise ZeroDivisionError("arange: step must not be zero")
     any_float = builtins.any(isinstance(v, (float, np.floating)) for v in (lo, hi, st))
-    # NumPy reads the arguments as Python numbers: int64 or float64, whatever their types.
-    dt = dtype_arg(dtype) or (dtypes.float64 if any_float else dtypes.int64)
+    # The arguments are read as Python numbers: the default int or float, whatever their types.
+    dt = dtype_arg(dtype) or (dtypes.default_float() if any_float else dtypes.default_int())
     if any_float:
         n = math.ceil((float(hi) - float(lo)) / float(st))
     else:
@@ -158,7 +174,7 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
     n = builtins.max(n, 0)
     # Computed in the result dtype unless that would lose the fractions of
     # float arguments (NumPy's arange with an integer dtype truncates).
-    work = dtypes.float64 if any_float and not dtypes.is_float(dt) else dt
+    work = dtypes.default_float() if any_float and not dtypes.is_float(dt) else dt
     out: Any = lax.iota(work, n)
     if st != 1:
         out = lax.mul(out, full_of((n,), st, work))
@@ -221,11 +237,12 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
     n = operator.index(N)
     m = n if M is None else operator.index(M)
     k = operator.index(k)
-    dt = dtype_arg(dtype) or dtypes.float64
-    rows: Any = lax.iota(dtypes.int64, n)
+    dt = dtype_arg(dtype) or dtypes.default_float()
+    index = dtypes.default_int()
+    rows: Any = lax.iota(index, n)
     if k:
-        rows = lax.add(rows, full_of((n,), k, dtypes.int64))
+        rows = lax.add(rows, full_of((n,), k, index))
     rows = lax.broadcast_in_dim(rows, (n, m), (0,))
-    cols = lax.broadcast_in_dim(lax.iota(dtypes.int64, m), (n, m), (1,))
+    cols = lax.broadcast_in_dim(lax.iota(index, m), (n, m), (1,))
     mask = lax.eq(rows, cols)
     return mask if dt == dtypes.bool_ else lax.convert_element_type(mask, dt)

@@ -105,7 +105,8 @@ def multiply(x1: ArrayLike, x2: ArrayLike) -> Array:
 
 
 def divide(x1: ArrayLike, x2: ArrayLike) -> Array:
-    """Element-wise true division ``x1 / x2``; integers and booleans divide as float64.
+    """Element-wise true division ``x1 / x2``; integers and booleans divide as floats (JAX's
+    ``to_inexact``: float32 up to 32 bits, float64 for 64-bit integers).
 
     >>> divide(np.array([1, 2]), 4)
     array([0.25, 0.5 ])
@@ -121,13 +122,13 @@ def floor_divide(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 // x2``, rounding toward minus infinity."""
     (a, b), dt, _ = promote("floor_divide", x1, x2)
     if dt == dtypes.bool_:
-        a, b = astype(a, dtypes.int8), astype(b, dtypes.int8)  # NumPy's loop for booleans
+        a, b = astype(a, dtypes.int32), astype(b, dtypes.int32)  # JAX's numeric bool
     if dtypes.is_float(dt):
         return _float_divmod(a, b)[0]
     # lax.div truncates toward zero: one less where the division was inexact
     # and the operands' signs differ.
     q = bind(lax.div_p, a, b)
-    if dt.kind == "u":
+    if dtypes.is_unsigned(dt):
         return q
     zero = lax.full_like(q, 0)
     r = lax.rem(a, b)
@@ -139,11 +140,11 @@ def remainder(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 % x2``, with the sign of ``x2``."""
     (a, b), dt, _ = promote("remainder", x1, x2)
     if dt == dtypes.bool_:
-        a, b = astype(a, dtypes.int8), astype(b, dtypes.int8)
+        a, b = astype(a, dtypes.int32), astype(b, dtypes.int32)
     if dtypes.is_float(dt):
         return _float_divmod(a, b)[1]
     r = bind(lax.rem_p, a, b)
-    if dt.kind == "u":
+    if dtypes.is_unsigned(dt):
         return r
     zero = lax.full_like(r, 0)
     fix = lax.and_(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(b, zero)))
@@ -179,13 +180,13 @@ def power(x1: ArrayLike, x2: ArrayLike) -> Array:
         if not dtypes.is_float(dt) and y < 0:
             raise ValueError("power: integers to negative integer powers are not allowed")
         if dt == dtypes.bool_:
-            dt = dtypes.int8  # NumPy's loop for booleans
+            dt = dtypes.int32  # JAX's numeric bool
         return bind(lax.integer_pow_p, astype(base, dt, weak), y=y)
     (a, b), dt, _ = promote("power", x1, x2)
     if dtypes.is_float(dt):
         return bind(lax.pow_p, a, b)
     if dt == dtypes.bool_:
-        a, b = astype(a, dtypes.int8), astype(b, dtypes.int8)
+        a, b = astype(a, dtypes.int32), astype(b, dtypes.int32)
     a, b = as_result(a), as_result(b)
     zero, one = lax.full_like(a, 0), lax.full_like(a, 1)
     # pow(0, y) is 0 for y != 0 and 1 for y == 0.
@@ -208,7 +209,7 @@ def negative(x: ArrayLike) -> Array:
 def abs(x: ArrayLike) -> Array:
     """Element-wise absolute value (booleans and unsigned integers are unchanged)."""
     v = operand(x)
-    if get_aval(v).dtype.kind in "bu":
+    if dtypes.is_bool(get_aval(v).dtype) or dtypes.is_unsigned(get_aval(v).dtype):
         return as_result(v)
     return bind(lax.abs_p, v)
 
@@ -225,12 +226,12 @@ def _inexact_unary(prim: Primitive, x: ArrayLike) -> Array:
     v = operand(x)
     aval = get_aval(v)
     if not dtypes.is_float(aval.dtype):
-        v = astype(v, dtypes.float64, aval.weak_type)
+        v = astype(v, dtypes.to_inexact(aval.dtype), aval.weak_type)
     return bind(prim, v)
 
 
 def exp(x: ArrayLike) -> Array:
-    """Element-wise exponential; integers and booleans give float64.
+    """Element-wise exponential; integers and booleans give floats (``dtypes.to_inexact``).
 
     >>> exp(np.array([0, 1]))
     array([1.        , 2.71828183])
@@ -304,7 +305,7 @@ def round(a: ArrayLike, decimals: int = 0) -> Array:
             return as_result(v)
         # NumPy rounds integers to tens, hundreds, ... through floats as well.
         factor = 10.0 ** (-decimals)
-        as_float = astype(v, dtypes.float64)
+        as_float = astype(v, dtypes.to_inexact(dt))
         scaled = _rounding(lax.round_p, divide(as_float, factor), rounding_method=1)
         return asarray(multiply(scaled, factor), dt)
     even = {"rounding_method": lax.ROUND_TO_NEAREST_EVEN}

@@ -154,8 +154,8 @@ def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
 def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: Any = None) -> Array:
     """``arrays`` joined along an existing ``axis`` (flattened first when ``axis`` is None).
 
-    >>> concatenate([np.zeros(2, np.float32), np.array([1, 2])]).dtype
-    dtype('float64')
+    >>> concatenate([np.zeros(2, np.float32), np.array([1, 2])]).dtype  # JAX's lattice
+    dtype('float32')
     """
     if len(arrays) == 0:
         raise ValueError("concatenate: need at least one array to concatenate")

@@ -5,7 +5,7 @@ Design rules:
   or device array as it is (nothing is copied to the host), a Python scalar
   kept weak until the dtype it takes is known, a NumPy array checked for a
   supported dtype; a (nested) list goes through ``asarray``.
-- Promotion is ``core.promotion``'s (NumPy 2's lattice with NEP 50 weak
+- Promotion is ``core.promotion``'s (JAX's lattice with weak Python
   scalars), shared with the ``lax`` wrappers; every conversion goes through
   ``core.promotion.convert`` (``convert_element_type``), so eager NumPy input
   and jitted code convert alike. Broadcasting is NumPy's, done here with an
@@ -106,15 +106,16 @@ def broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def promote(name: str, *args: ArrayLike, inexact: bool = False) -> tuple[list[Any], DType, bool]:
-    """Operands of one dtype and one shape, NumPy's broadcasting and NEP 50's promotion.
+    """Operands of one dtype and one shape, NumPy's broadcasting and JAX's promotion.
 
-    With ``inexact`` a non-float result dtype becomes float64 (weakness kept).
+    With ``inexact`` a non-float result dtype becomes a float (``dtypes.to_inexact``,
+    weakness kept).
     Returns the operands, the dtype and whether the result is weakly typed.
     """
     vals = [operand(a) for a in args]
     dtype, weak = result_type(*vals)
-    if inexact and not dtypes.is_float(dtype):
-        dtype = dtypes.float64
+    if inexact:
+        dtype = dtypes.to_inexact(dtype)
     shape = broadcast_shapes(name, *(get_aval(v).shape for v in vals))
     return [broadcast_to_shape(astype(v, dtype, weak), shape) for v in vals], dtype, weak
 

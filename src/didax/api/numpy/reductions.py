@@ -41,12 +41,12 @@ __all__ = [
 
 
 def _accumulator_dtype(dtype: DType) -> DType:
-    # NumPy sums and multiplies booleans and small integers in the default
-    # integer of their signedness.
-    if dtype == dtypes.bool_ or (dtype.kind == "i" and dtype.itemsize < 8):
-        return dtypes.int64
-    if dtype.kind == "u" and dtype.itemsize < 8:
-        return dtypes.uint64
+    # JAX (as NumPy) sums and multiplies booleans and small integers in the
+    # default integer of their signedness.
+    if dtype == dtypes.bool_ or (
+        dtypes.is_integer(dtype) and dtype.itemsize < dtypes.default_int().itemsize
+    ):
+        return dtypes.default_uint() if dtypes.is_unsigned(dtype) else dtypes.default_int()
     return dtype
 
 
@@ -76,7 +76,7 @@ def sum(
     dtype: Any = None,
     keepdims: bool = False,
 ) -> Array:
-    """Sum over ``axis`` (all axes by default); booleans and small integers sum in int64.
+    """Sum over ``axis`` (all axes by default); booleans and small integers sum in the default int.
 
     >>> sum(np.array([[1, 2], [3, 4]], np.int32), axis=0)
     array([4, 6])
@@ -91,7 +91,7 @@ def prod(
     dtype: Any = None,
     keepdims: bool = False,
 ) -> Array:
-    """Product over ``axis``; booleans and small integers multiply in int64."""
+    """Product over ``axis``; booleans and small integers multiply in the default int."""
     dt = dtype_arg(dtype) or _accumulator_dtype(get_aval(operand(a)).dtype)
     return _reduce_over("prod", lax.reduce_prod, a, axis, keepdims, dt)
 
@@ -112,16 +112,16 @@ def mean(
     dtype: Any = None,
     keepdims: bool = False,
 ) -> Array:
-    """Arithmetic mean over ``axis``; integers and booleans average in float64.
+    """Arithmetic mean over ``axis``; integers and booleans average as floats (``to_inexact``).
 
     >>> mean(np.array([[1, 2], [3, 5]]), axis=1)
     array([1.5, 4. ])
     """
     v = operand(a)
     aval = get_aval(v)
-    out_dt = dtype_arg(dtype) or (aval.dtype if dtypes.is_float(aval.dtype) else dtypes.float64)
-    # float16 accumulates in float32, as NumPy does.
-    work = dtypes.float32 if out_dt == dtypes.float16 else out_dt
+    out_dt = dtype_arg(dtype) or dtypes.to_inexact(aval.dtype)
+    # 16-bit floats accumulate in float32, as JAX's do.
+    work = dtypes.float32 if out_dt in (dtypes.float16, dtypes.bfloat16) else out_dt
     axes = normalize_axes(axis, aval.ndim, "mean")
     count = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
     total = sum(v, axis=axes, dtype=work, keepdims=keepdims)
@@ -151,12 +151,12 @@ def _arg_reduce(
 
 
 def argmax(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
-    """Index (int64) of the first maximum along ``axis``, or in the flattened array."""
+    """Index (the default int) of the first maximum along ``axis``, or in the flattened array."""
     return _arg_reduce("argmax", lax.argmax, a, axis, keepdims)
 
 
 def argmin(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
-    """Index (int64) of the first minimum along ``axis``, or in the flattened array."""
+    """Index (the default int) of the first minimum along ``axis``, or in the flattened array."""
     return _arg_reduce("argmin", lax.argmin, a, axis, keepdims)
 
 
@@ -171,6 +171,7 @@ def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
     if axis is None:
         v, axis = ravel(v), 0
     aval = get_aval(v)
-    dt = dtype_arg(dtype) or _accumulator_dtype(aval.dtype)
+    # JAX accumulates integers in their own dtype here (booleans in the default int).
+    dt = dtype_arg(dtype) or (dtypes.default_int() if dtypes.is_bool(aval.dtype) else aval.dtype)
     (ax,) = normalize_axes(axis, aval.ndim, "cumsum")
     return lax.cumsum(as_result(astype(v, dt)), ax)

@@ -68,7 +68,7 @@ from didax.core.lax.primitives import (
 
 def _check_kinds(kinds: str, what: str, *avals: ShapedArray) -> None:
     for a in avals:
-        if a.dtype.kind not in kinds:
+        if dtypes.kind(a.dtype) not in kinds:
             raise dtype_failure(f"operands must be {what}, got {a.dtype}")
 
 

@@ -485,7 +485,7 @@ def _index_operand(i: ArrayLike) -> ArrayLike:
     arr = np.asarray(i)
     if arr.dtype.kind not in "iu":
         return arr  # the typing rule names the bad dtype
-    return arr.astype(dtypes.int64) if is_python_scalar(i) else arr
+    return arr.astype(dtypes.default_int()) if is_python_scalar(i) else arr
 
 
 def dynamic_slice(
@@ -568,20 +568,18 @@ def reduce_prod(operand: ArrayLike, axes: Sequence[int] | int) -> Any:
     return _bind_reduction(reduce_prod_p, operand, axes)
 
 
-def argmax(operand: ArrayLike, axis: int, index_dtype: Any = np.int64) -> Any:
-    """Index of the (first) maximum along ``axis``."""
+def argmax(operand: ArrayLike, axis: int, index_dtype: Any = None) -> Any:
+    """Index of the (first) maximum along ``axis`` (``index_dtype``: the default int)."""
     axis = _normalize_axis(axis, _ndim(operand))
-    return argmax_p.bind(
-        _as_operand(operand), axis=axis, index_dtype=dtypes.canonicalize(index_dtype)
-    )
+    dtype = dtypes.default_int() if index_dtype is None else dtypes.canonicalize(index_dtype)
+    return argmax_p.bind(_as_operand(operand), axis=axis, index_dtype=dtype)
 
 
-def argmin(operand: ArrayLike, axis: int, index_dtype: Any = np.int64) -> Any:
-    """Index of the (first) minimum along ``axis``."""
+def argmin(operand: ArrayLike, axis: int, index_dtype: Any = None) -> Any:
+    """Index of the (first) minimum along ``axis`` (``index_dtype``: the default int)."""
     axis = _normalize_axis(axis, _ndim(operand))
-    return argmin_p.bind(
-        _as_operand(operand), axis=axis, index_dtype=dtypes.canonicalize(index_dtype)
-    )
+    dtype = dtypes.default_int() if index_dtype is None else dtypes.canonicalize(index_dtype)
+    return argmin_p.bind(_as_operand(operand), axis=axis, index_dtype=dtype)
 
 
 def cumsum(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:

@@ -1,0 +1,201 @@
+"""``didax.config``: the options JAX programs set, with JAX's names.
+
+Design rules:
+- One registry of options (``OPTIONS``), each with its default, the
+  environment variable that sets it at import (JAX's: ``JAX_ENABLE_X64``...)
+  and a validator. ``config.update(name, value)`` changes the process-wide
+  value; an unknown name is an ``AttributeError`` as in JAX.
+- Context managers (``enable_x64``, ``disable_jit``) override an option for
+  the current thread only, as JAX's do, so a test or a library can scope a
+  mode without touching the user's global choice.
+- Reads are on hot paths (every Python scalar's dtype asks whether x64 is
+  on), so an option's value is one attribute lookup on a thread-local plus a
+  dict lookup; nothing is recomputed.
+- Everything that depends on an option (default dtypes, canonicalization,
+  trace caches) reads it when it runs; ``state_key`` is the part of the
+  configuration that changes what a trace produces, for caches to key on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any, Final, final
+
+import attrs
+
+
+def _as_bool(name: str, value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    truthy, falsy = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+    if isinstance(value, str) and value.lower() in truthy + falsy:
+        return value.lower() in truthy
+    raise ValueError(f"config option {name} takes a bool, got {value!r}")
+
+
+def _as_optional_path(name: str, value: object) -> str | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, (str, os.PathLike)):
+        return os.fspath(value)
+    raise ValueError(f"config option {name} takes a path or None, got {value!r}")
+
+
+@final
+@attrs.frozen
+class Option:
+    """A configuration option: its name, default, environment variable and validator."""
+
+    name: str
+    default: object
+    env: str
+    validate: Callable[[str, object], object]
+    doc: str
+    # Whether the option changes what tracing a function produces (and so
+    # must key trace caches).
+    affects_tracing: bool = False
+
+
+OPTIONS: Final[dict[str, Option]] = {
+    o.name: o
+    for o in (
+        Option(
+            "jax_enable_x64",
+            True,
+            "JAX_ENABLE_X64",
+            _as_bool,
+            "64-bit defaults (didax's default); False gives JAX's 32-bit defaults",
+            affects_tracing=True,
+        ),
+        Option(
+            "jax_disable_jit",
+            False,
+            "JAX_DISABLE_JIT",
+            _as_bool,
+            "jitted functions run eagerly, op by op (for debugging)",
+        ),
+        Option(
+            "jax_debug_nans",
+            False,
+            "JAX_DEBUG_NANS",
+            _as_bool,
+            "raise FloatingPointError at the first primitive that produces a NaN",
+        ),
+        Option(
+            "jax_compilation_cache_dir",
+            None,
+            "JAX_COMPILATION_CACHE_DIR",
+            _as_optional_path,
+            "a directory where compiled programs persist between processes",
+        ),
+    )
+}
+
+
+class _Overrides(threading.local):
+    def __init__(self) -> None:
+        self.values: dict[str, object] = {}
+
+
+_overrides: Final = _Overrides()
+
+
+def _initial(option: Option) -> object:
+    env = os.environ.get(option.env)
+    return option.default if env is None else option.validate(option.name, env)
+
+
+@final
+class Config:
+    """The process-wide options (``didax.config``), as ``jax.config``.
+
+    >>> config.read("jax_enable_x64")
+    True
+    >>> config.jax_disable_jit
+    False
+    """
+
+    def __init__(self) -> None:
+        self._values: dict[str, object] = {name: _initial(o) for name, o in OPTIONS.items()}
+
+    def _option(self, name: str) -> Option:
+        option = OPTIONS.get(name)
+        if option is None:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        return option
+
+    def update(self, name: str, value: object) -> None:
+        """Sets option ``name`` for the whole process (``jax.config.update``)."""
+        option = self._option(name)
+        self._values[name] = option.validate(name, value)
+
+    def read(self, name: str) -> Any:
+        """The value of option ``name`` in this thread (a context manager's, if one is active)."""
+        self._option(name)
+        return _overrides.values.get(name, self._values[name])
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self.read(name)
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """Every option's value in this thread."""
+        return {name: self.read(name) for name in OPTIONS}
+
+    @contextlib.contextmanager
+    def override(self, name: str, value: object) -> Iterator[None]:
+        """Sets option ``name`` for this thread until the block ends."""
+        option = self._option(name)
+        new = option.validate(name, value)
+        missing = object()
+        old = _overrides.values.get(name, missing)
+        _overrides.values[name] = new
+        try:
+            yield
+        finally:
+            if old is missing:
+                del _overrides.values[name]
+            else:
+                _overrides.values[name] = old
+
+
+config: Final = Config()
+
+
+def x64_enabled() -> bool:
+    """Whether 64-bit defaults are on (``jax_enable_x64``): the hot-path read."""
+    value = _overrides.values.get("jax_enable_x64")
+    if value is None:
+        value = config._values["jax_enable_x64"]
+    return value is True
+
+
+def state_key() -> tuple[object, ...]:
+    """The options that change what tracing produces, for trace caches to key on."""
+    return tuple(config.read(name) for name, o in OPTIONS.items() if o.affects_tracing)
+
+
+@contextlib.contextmanager
+def enable_x64(new_val: bool = True) -> Iterator[None]:
+    """64-bit mode on (or off) for this thread until the block ends (``jax.enable_x64``).
+
+    >>> with enable_x64(False):
+    ...     x64_enabled()
+    False
+    """
+    with config.override("jax_enable_x64", new_val):
+        yield
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True) -> Iterator[None]:
+    """Jitted functions run eagerly in this thread until the block ends (``jax.disable_jit``)."""
+    with config.override("jax_disable_jit", disable):
+        yield
