@@ -2,7 +2,7 @@
 
     >>> import didax as dx
     >>> dx.jvp(lambda x: x * x, (3.0,), (1.0,))
-    (array(9.), array(6.))
+    (Array(9., dtype=float64, weak_type=True), Array(6., dtype=float64, weak_type=True))
 
 The public names live here and in ``didax.numpy``, ``didax.lax``,
 ``didax.tree_util``, ``didax.errors`` and ``didax.extend``; everything else
@@ -16,11 +16,13 @@ from didax import extend as extend
 from didax import lax as lax
 from didax import numpy as numpy
 from didax import tree_util as tree_util
+from didax.api import arrays as _arrays
 from didax.api import autodiff as _autodiff
 from didax.api import checkpoint as _checkpoint
 from didax.api import flops as _flops
 from didax.api import jit as _jit
 from didax.api import transformations as _transformations
+from didax.api.arrays import *  # noqa: F403
 from didax.api.autodiff import *  # noqa: F403
 from didax.api.checkpoint import *  # noqa: F403
 from didax.api.flops import *  # noqa: F403
@@ -33,6 +35,7 @@ from didax.custom_derivatives import custom_jvp as custom_jvp
 from didax.custom_derivatives import custom_vjp as custom_vjp
 
 __all__ = [
+    *_arrays.__all__,
     *_jit.__all__,
     *_transformations.__all__,
     *_autodiff.__all__,

@@ -619,8 +619,13 @@ def test_array_and_asarray() -> None:
     assert_same(dnp.array(True), np.array(True))
     assert_same(dnp.array([1, 2], ndmin=3), np.array([1, 2], ndmin=3))
     x = np.arange(3.0)
-    assert dnp.array(x) is not x
-    assert dnp.asarray(x) is x
+    assert isinstance(dnp.asarray(x), dx.Array)
+    # NumPy data is copied: a later write to x does not reach the Array.
+    a = dnp.asarray(x)
+    x[0] = 5.0
+    assert a[0] == 0.0
+    assert dnp.asarray(a) is a
+    assert dnp.array(a) is not a
     with pytest.raises(TypeError):
         dnp.asarray(np.array([1 + 2j]))
     # Lists of tracers are stacked, with NEP 50 promotion of the Python scalars.

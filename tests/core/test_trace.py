@@ -154,7 +154,7 @@ def test_eager_evaluation_makes_the_root_trace_current() -> None:
 
     closed = dx.make_jaxpr(f)(1.0)
     assert [e.primitive.name for e in closed.eqns] == ["cos"]
-    assert isinstance(seen[0], np.ndarray)
+    assert isinstance(seen[0], dx.Array)
     np.testing.assert_allclose(seen[0], np.sin(1.0))
 
 

@@ -71,9 +71,9 @@ def test_numpy_arrays_and_scalars_are_host_values(x: Any) -> None:
     assert not is_python_scalar(x)
 
 
-def test_device_array_is_a_device_value() -> None:
+def test_didax_array_is_an_array_value() -> None:
     a = dx.device_put(np.ones(3))
-    assert value_kind(a) is ValueKind.DEVICE
+    assert value_kind(a) is ValueKind.ARRAY
     assert get_aval(a) == ShapedArray((3,), dtypes.float64)
 
 

@@ -16,7 +16,7 @@ from didax.interpreters.cond import cond_p
 from didax.interpreters.partial_eval import linearize_flat
 from didax.interpreters.scan import scan_p
 from didax.interpreters.while_loop import while_p
-from didax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from didax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from didax.ir.passes import dce_jaxpr
 from didax.ir.typecheck import JaxprTypeError, typecheck_jaxpr
 
@@ -110,8 +110,11 @@ def test_cond_with_unknown_predicate_is_staged_whole() -> None:
     _, linear, residuals, _, _ = linearize_flat(lambda x: [f(x)], [np.float64(0.5)])
     (eqn,) = _eqns(linear, cond_p)
     # The known part computed cos(x) (and x) for the true branch: residuals, in
-    # slots of their own; the false branch has none.
-    assert len(residuals) >= 2
+    # slots of their own (scalars, so inlined as literals, or residual binders);
+    # the false branch has none. The last operand is the tangent.
+    known = [x for x in eqn.inputs[1:-1] if isinstance(x, Literal) or x in linear.in_binders]
+    assert len(known) >= 2
+    assert len(residuals) + len([x for x in known if isinstance(x, Literal)]) >= 2
     assert all("sin" not in _names(b) for b in eqn.params["branches"])
     typecheck_jaxpr(linear)
 

@@ -100,12 +100,13 @@ def test_eval_trace_is_the_root() -> None:
 
 def test_eval_trace_accepts_python_scalars_and_device_arrays() -> None:
     out = EVAL_TRACE.process_primitive(core_lax.add_p, [1.0, 2.0], {})
-    assert isinstance(out, np.ndarray)
+    assert isinstance(out, dx.Array)
     assert out.dtype == np.float64
+    assert out.weak_type  # two weak operands: a weak result, as JAX's lax.add(2.0, 3.0)
     assert out == 3.0
     dev = dx.device_put(np.arange(3.0))
     out = EVAL_TRACE.process_primitive(core_lax.neg_p, [dev], {})
-    assert isinstance(out, np.ndarray)
+    assert isinstance(out, dx.Array)
     np.testing.assert_array_equal(out, [0.0, -1.0, -2.0])
 
 
@@ -273,7 +274,7 @@ def test_impl_result_has_the_typing_rules_dtype(
     assert raw.shape == aval.shape
     # And through the trace, which is what users see.
     out = EVAL_TRACE.process_primitive(prim, args, params)
-    assert isinstance(out, np.ndarray)
+    assert isinstance(out, dx.Array)
     assert out.dtype == aval.dtype
     np.testing.assert_array_equal(out, expected)
 

@@ -12,12 +12,12 @@ import didax as dx
 from didax.core import dtypes
 from didax.core import lax as core_lax
 from didax.core.abstract import ShapedArray
+from didax.core.array import Array
 from didax.interpreters.cond import cond_p
 from didax.interpreters.evaluation import IMPL_RULES, VALUE_IMPLS
 from didax.interpreters.jit import jit_p
 from didax.ir.fingerprint import fingerprint
 from didax.lowering import dispatch, xla
-from didax.lowering.array import Array
 from didax.lowering.dispatch import (
     COMPILE_CACHE,
     Compiled,

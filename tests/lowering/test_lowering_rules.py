@@ -29,9 +29,9 @@ import numpy as np
 import pytest
 
 from didax import lax as dlax
-from didax.api.jit import Array as DeviceArray
 from didax.api.jit import jit
 from didax.core import lax as core_lax
+from didax.core.array import Array as DeviceArray
 from didax.core.primitive import Primitive
 from didax.lowering.mlir import LOWERING_RULES
 

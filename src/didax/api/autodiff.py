@@ -33,7 +33,7 @@ from didax.api.transformations import (
 )
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
-from didax.core.values import get_aval
+from didax.core.values import get_aval, to_array
 from didax.interpreters.evaluation import eval_jaxpr
 from didax.interpreters.jvp import Zero, instantiate_zeros
 from didax.interpreters.partial_eval import linearize_flat
@@ -66,7 +66,7 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
     >>> import didax as dx
     >>> y, f_jvp = dx.linearize(dx.numpy.sin, 0.0)
     >>> f_jvp(2.0)
-    array(2.)
+    Array(2., dtype=float64, weak_type=True)
     """
     leaves, in_tree = _flat_inputs(primals, "linearize primal")
     flat = _FlatFun(fun, in_tree)
@@ -86,9 +86,9 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
             next(results) if nz else instantiate_zeros(Zero.like(a))
             for a, nz in zip(out_avals, nonzero, strict=True)
         ]
-        return flat.unflatten(t_outs)
+        return flat.unflatten(list(map(to_array, t_outs)))
 
-    return flat.unflatten(outs), f_jvp
+    return flat.unflatten(list(map(to_array, outs))), f_jvp
 
 
 # --- vjp --------------------------------------------------------------------------------
@@ -103,7 +103,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     >>> import didax as dx
     >>> y, f_vjp = dx.vjp(lambda x, y: x * y, 2.0, 3.0)
     >>> f_vjp(1.0)
-    (array(3.), array(2.))
+    (Array(3., dtype=float64, weak_type=True), Array(2., dtype=float64, weak_type=True))
     """
     leaves, in_tree = _flat_inputs(primals, "vjp primal")
 
@@ -141,9 +141,10 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
                 )
         # aux outputs get zero cotangents.
         cts = [*ct_leaves, *(Zero.like(get_aval(o)) for o in outs[num_out:])]
-        in_cts = [instantiate_zeros(ct) for ct in pullback(cts)]
+        in_cts = [to_array(instantiate_zeros(ct)) for ct in pullback(cts)]
         return tuple(tree_util.tree_unflatten(in_tree, in_cts))
 
+    outs = list(map(to_array, outs))
     out = tree_util.tree_unflatten(out_tree, outs[:num_out])
     if aux_tree is not None:
         return out, f_vjp, tree_util.tree_unflatten(aux_tree, outs[num_out:])
@@ -154,16 +155,21 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
 
 
 def value_and_grad(
-    fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+    fun: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    allow_int: bool = False,
 ) -> Callable[..., Any]:
     """``fun``'s value and its gradient with respect to ``argnums``.
 
     Returns ``(value, grad)``, or ``((value, aux), grad)`` with ``has_aux``;
-    ``grad`` is a tuple when ``argnums`` is a tuple.
+    ``grad`` is a tuple when ``argnums`` is a tuple. With ``allow_int``,
+    integer and boolean arguments are allowed and get float0 gradients (as
+    JAX's).
 
     >>> import didax as dx
     >>> dx.value_and_grad(lambda x: x * x)(3.0)
-    (array(9.), array(6.))
+    (Array(9., dtype=float64, weak_type=True), Array(6., dtype=float64, weak_type=True))
     """
 
     @functools.wraps(fun)
@@ -172,11 +178,11 @@ def value_and_grad(
         for i in nums:
             for leaf in tree_util.tree_leaves(args[i]):
                 dtype = get_aval(_input_value(leaf, "grad argument")).dtype
-                if not dtypes.is_float(dtype):
+                if not dtypes.is_float(dtype) and not allow_int:
                     raise TypeError(
                         f"grad requires floating-point inputs, but argument {i} has an "
                         f"input of dtype {dtype}; differentiate with respect to float "
-                        "arguments only (see argnums)"
+                        "arguments only (see argnums), or pass allow_int=True"
                     )
 
         result = vjp(
@@ -200,15 +206,18 @@ def value_and_grad(
 
 
 def grad(
-    fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+    fun: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    allow_int: bool = False,
 ) -> Callable[..., Any]:
     """The gradient of a scalar-valued ``fun`` with respect to ``argnums``.
 
     >>> import didax as dx
     >>> dx.grad(dx.numpy.sin)(0.0)
-    array(1.)
+    Array(1., dtype=float64, weak_type=True)
     """
-    vg = value_and_grad(fun, argnums, has_aux)
+    vg = value_and_grad(fun, argnums, has_aux, allow_int)
 
     @functools.wraps(fun)
     def grad_fun(*args: Any, **kwargs: Any) -> Any:
@@ -229,8 +238,8 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
     >>> import didax as dx
     >>> import numpy as np
     >>> dx.jacrev(lambda x: x * x)(np.array([1.0, 2.0]))
-    array([[2., 0.],
-           [0., 4.]])
+    Array([[2., 0.],
+           [0., 4.]], dtype=float64)
     """
 
     @functools.wraps(fun)
@@ -277,7 +286,7 @@ def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callab
     >>> import didax as dx
     >>> import numpy as np
     >>> dx.hessian(lambda x: (x * x * x).sum())(np.array([1.0, 2.0]))
-    array([[ 6.,  0.],
-           [ 0., 12.]])
+    Array([[ 6.,  0.],
+           [ 0., 12.]], dtype=float64)
     """
     return jacfwd(jacrev(fun, argnums), argnums)

@@ -115,7 +115,7 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -
     >>> import didax as dx
     >>> from didax import lax
     >>> dx.jit(lambda i, x: lax.switch(i, [lambda x: -x, lambda x: 2 * x], x))(5, 3.0)
-    Array(6., dtype=float64)
+    Array(6., dtype=float64, weak_type=True)
     """
     if not branches:
         raise ValueError("switch: branches must be a non-empty sequence of callables")
@@ -146,7 +146,7 @@ def cond(
     >>> import didax as dx
     >>> from didax import lax
     >>> dx.jit(lambda x: lax.cond(x > 0, lambda x: x, lambda x: -x, x))(-2.0)
-    Array(2., dtype=float64)
+    Array(2., dtype=float64, weak_type=True)
     """
     aval = get_aval(pred)
     if aval.shape != ():
@@ -212,7 +212,7 @@ def while_loop(
     >>> import didax as dx
     >>> from didax import lax
     >>> dx.jit(lambda x: lax.while_loop(lambda v: v < 100.0, lambda v: 2.0 * v, x))(3.0)
-    Array(192., dtype=float64)
+    Array(192., dtype=float64, weak_type=True)
     """
     leaves, tree = _flatten(init_val, "while_loop init_val")
     _, in_tree = tree_util.tree_flatten((init_val,))

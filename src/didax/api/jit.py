@@ -27,14 +27,14 @@ from jax import tree_util
 
 from didax.core.abstract import ShapedArray
 from didax.core.cache import CacheInfo, LRUCache
+from didax.core.config import disable_jit, flag
 from didax.core.trace import current_trace
 from didax.core.values import ValueKind, get_aval, kind_or_none, value_kind
-from didax.interpreters.evaluation import EVAL_TRACE
+from didax.interpreters.evaluation import EVAL_TRACE, check_nans
 from didax.interpreters.jaxpr_transforms import close_over_nothing
 from didax.interpreters.jit import jit_p
 from didax.interpreters.staging import trace_to_jaxpr
 from didax.ir.jaxpr import Jaxpr
-from didax.lowering.array import Array, device_put
 from didax.lowering.dispatch import Compiled, compile_cache_info, compile_jaxpr, to_buffer
 from didax.lowering.mlir import lower_to_text
 from didax.lowering.xla import lowered_cost_analysis
@@ -44,8 +44,6 @@ __all__ = [
     "Jitted",
     "Lowered",
     "CompiledFunction",
-    "Array",
-    "device_put",
     "compile_cache_info",
 ]
 
@@ -74,19 +72,18 @@ def _leaf_signature(x: Any) -> Hashable:
     dict hit); a NumPy array of the same type has an equal signature.
     """
     kind = value_kind(x)
-    if kind is ValueKind.DEVICE:
+    if kind is ValueKind.ARRAY:
         aval: ShapedArray = x.aval
         return aval
     t = type(x)
     if kind is ValueKind.SCALAR or (kind is ValueKind.HOST and t is not np.ndarray):
-        # A Python scalar's type says its (weak) type; a NumPy scalar's its dtype.
+        # A Python scalar's type says its (weak) type; a NumPy scalar's its
+        # dtype (the key also holds the x64 mode, which decides the rest).
         return cast(Hashable, t)
-    if kind is ValueKind.HOST:
-        return ShapedArray(x.shape, x.dtype)
     return get_aval(x)
 
 
-_ARRAY_KINDS: Final = frozenset({ValueKind.SCALAR, ValueKind.HOST, ValueKind.DEVICE})
+_ARRAY_KINDS: Final = frozenset({ValueKind.SCALAR, ValueKind.HOST, ValueKind.ARRAY})
 
 
 def _is_array_leaf(x: Any) -> bool:
@@ -131,18 +128,22 @@ class Jitted:
     # --- calling ---------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if flag("jax_disable_jit"):
+            return self._fun(*args, **kwargs)
         if current_trace() is EVAL_TRACE:
             # The cache-hit path: one lookup and the XLA call. Positional
             # array arguments (the common case) skip pytree flattening: their
-            # key names only how many there are.
+            # key names only how many there are. The x64 mode is part of the
+            # key, since it decides what tracing produces.
+            x64 = flag("jax_enable_x64")
             if not kwargs and not self._static_nums and all(map(_is_array_leaf, args)):
-                key: Hashable = (len(args), tuple(map(_leaf_signature, args)))
+                key: Hashable = (len(args), tuple(map(_leaf_signature, args)), x64)
                 entry = self._cache.get(key)
                 leaves: Sequence[Any] = args
             else:
                 dyn, static_key, rebuild = self._split(args, kwargs)
                 leaves, in_tree = tree_util.tree_flatten(dyn)
-                key = (in_tree, tuple(map(_leaf_signature, leaves)), static_key)
+                key = (in_tree, tuple(map(_leaf_signature, leaves)), static_key, x64)
                 entry = self._cache.get(key)
             if entry is None:
                 dyn, _, rebuild = self._split(args, kwargs)
@@ -153,12 +154,28 @@ class Jitted:
             compiled = entry.compiled
             assert compiled is not None
             outs: list[Any] = compiled.run(entry.const_buffers, leaves)
+            if flag("jax_debug_nans"):
+                self._find_nans(args, kwargs, outs)
         else:
             dyn, static_key, rebuild = self._split(args, kwargs)
             leaves, in_tree = tree_util.tree_flatten(dyn)
             entry = self._trace(leaves, in_tree, rebuild)
             outs = jit_p.bind(*entry.consts, *leaves, jaxpr=entry.jaxpr, name=self._name)
         return tree_util.tree_unflatten(entry.out_tree, outs)
+
+    def _find_nans(self, args: tuple[Any, ...], kwargs: dict[str, Any], outs: list[Any]) -> None:
+        """``jax_debug_nans``: a NaN in a result re-runs the function eagerly to find its source.
+
+        As JAX does: the eager run raises at the first primitive producing a
+        NaN, naming it and the user's line; if it does not (a NaN only XLA's
+        arithmetic made), the jitted function is named instead.
+        """
+        try:
+            check_nans(f"jit({self._name})", outs)
+        except FloatingPointError:
+            with disable_jit():
+                self._fun(*args, **kwargs)
+            raise
 
     def _call_unpacked(self, dyn: tuple[tuple[Any, ...], dict[str, Any]]) -> Any:
         return self._fun(*dyn[0], **dyn[1])
@@ -331,7 +348,7 @@ def jit(
     >>> import didax as dx
     >>> f = dx.jit(lambda x: x * 2.0 + 1.0)
     >>> f(3.0)
-    Array(7., dtype=float64)
+    Array(7., dtype=float64, weak_type=True)
     """
     if fun is None:
         return lambda f: Jitted(f, static_argnums, static_argnames)

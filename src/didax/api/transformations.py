@@ -20,8 +20,7 @@ from jax import tree_util
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
-from didax.core.trace import Tracer
-from didax.core.values import as_array, get_aval, is_python_scalar
+from didax.core.values import get_aval, is_python_scalar, to_array
 from didax.interpreters.batching import move_axis, vmap_flat
 from didax.interpreters.jvp import Zero, instantiate_zeros, jvp_flat
 from didax.interpreters.staging import trace_to_jaxpr
@@ -41,7 +40,7 @@ PyTreeDef = Any
 class _FlatFun:
     """``fun`` as a function of flat leaves to flat leaves; remembers the output tree.
 
-    Output leaves that are not tracers become arrays, as a transformation
+    Output leaves that are not tracers become Arrays, as a transformation
     returns them; with ``keep_scalars`` a Python scalar stays one (weakly
     typed), which is what a staged body (a branch, a loop body) returns.
     """
@@ -68,10 +67,8 @@ class _FlatFun:
 
 
 def _check_output(x: Any) -> Any:
-    if isinstance(x, Tracer):
-        return x
     try:
-        return as_array(x)
+        return to_array(x)
     except TypeError:
         raise TypeError(
             f"a transformed function returned {type(x).__name__} {x!r}, which is not an array"
@@ -79,11 +76,9 @@ def _check_output(x: Any) -> Any:
 
 
 def _input_value(x: Any, what: str) -> Any:
-    if isinstance(x, Tracer):
-        return x
+    """An argument of a transformation: a Python scalar stays one (weak), else an Array."""
     try:
-        get_aval(x)
-        return x if isinstance(x, (bool, int, float)) else as_array(x)
+        return x if is_python_scalar(x) else to_array(x)
     except TypeError:
         raise TypeError(f"{what}: {type(x).__name__} {x!r} is not a valid didax value") from None
 
@@ -99,7 +94,7 @@ def jvp(
     >>> import didax as dx
     >>> import didax.numpy as dnp
     >>> dx.jvp(dnp.sin, (0.0,), (1.0,))
-    (array(0.), array(1.))
+    (Array(0., dtype=float64, weak_type=True), Array(1., dtype=float64, weak_type=True))
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("jvp: primals and tangents must be tuples or lists of arguments")
@@ -116,7 +111,8 @@ def jvp(
     tangent_ins = [_tangent_input(p, t) for p, t in zip(primals_flat, tangents_flat, strict=True)]
     flat = _FlatFun(fun, in_tree)
     outs, t_outs = jvp_flat(flat, primals_flat, tangent_ins)
-    return flat.unflatten(outs), flat.unflatten([instantiate_zeros(t) for t in t_outs])
+    t_outs = [to_array(instantiate_zeros(t)) for t in t_outs]
+    return flat.unflatten(list(map(to_array, outs))), flat.unflatten(t_outs)
 
 
 def _tangent_input(primal: Any, tangent: Any) -> Any:
@@ -138,9 +134,10 @@ def _tangent_input(primal: Any, tangent: Any) -> Any:
         raise TypeError(
             f"jvp: tangent dtype {t_aval.dtype} differs from primal dtype {p_aval.dtype}"
         )
-    if t_aval.dtype != expected:
-        tangent = lax.convert_element_type(tangent, expected)
-    return tangent if isinstance(tangent, Tracer) else as_array(tangent)
+    if t_aval.dtype != expected or t_aval.weak_type != p_aval.weak_type:
+        # A tangent has its primal's type, weakness included (as JAX's).
+        tangent = lax.convert_element_type(tangent, expected, weak_type=p_aval.weak_type)
+    return to_array(tangent)
 
 
 # --- vmap ------------------------------------------------------------------
@@ -189,7 +186,7 @@ def vmap(
     >>> import didax as dx
     >>> import numpy as np
     >>> dx.vmap(lambda x: x * 2.0)(np.arange(3.0))
-    array([0., 2., 4.])
+    Array([0., 2., 4.], dtype=float64)
     """
 
     @functools.wraps(fun)
@@ -237,7 +234,7 @@ def vmap(
                 continue
             ndim = get_aval(val).ndim + (1 if dim is None else 0)
             results.append(move_axis(val, dim, spec % ndim, size))
-        return flat.unflatten(results)
+        return flat.unflatten(list(map(to_array, results)))
 
     return batched
 
@@ -288,8 +285,8 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
     >>> import didax as dx
     >>> import numpy as np
     >>> dx.jacfwd(lambda x: x * x)(np.array([1.0, 2.0]))
-    array([[2., 0.],
-           [0., 4.]])
+    Array([[2., 0.],
+           [0., 4.]], dtype=float64)
     """
 
     @functools.wraps(fun)

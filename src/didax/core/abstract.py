@@ -11,7 +11,7 @@ Design rules:
 
 from __future__ import annotations
 
-from typing import Any, final
+from typing import final
 
 import attrs
 import numpy as np
@@ -64,21 +64,3 @@ class ShapedArray:
 
     def __str__(self) -> str:
         return self.str_short()
-
-
-class DeviceArray:
-    """Base of array types whose data lives on a device (``lowering.array.Array``).
-
-    Core knows only that such a value has an ``aval`` and converts to NumPy
-    through ``__array__``; the lowering layer defines the real class. This
-    lets ``get_aval`` type a device array without copying it to the host.
-    """
-
-    __slots__ = ()
-
-    @property
-    def aval(self) -> ShapedArray:
-        raise NotImplementedError
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
-        raise NotImplementedError

@@ -169,12 +169,17 @@ class Config:
 config: Final = Config()
 
 
-def x64_enabled() -> bool:
-    """Whether 64-bit defaults are on (``jax_enable_x64``): the hot-path read."""
-    value = _overrides.values.get("jax_enable_x64")
+def flag(name: str) -> bool:
+    """A boolean option's value in this thread, for hot paths (no validation of ``name``)."""
+    value = _overrides.values.get(name)
     if value is None:
-        value = config._values["jax_enable_x64"]
+        value = config._values[name]
     return value is True
+
+
+def x64_enabled() -> bool:
+    """Whether 64-bit defaults are on (``jax_enable_x64``)."""
+    return flag("jax_enable_x64")
 
 
 def state_key() -> tuple[object, ...]:

@@ -27,6 +27,7 @@ import numpy as np
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
+from didax.core.array import Array
 from didax.core.dtypes import DType
 from didax.core.errors import DTypeError
 from didax.core.lax.primitives import broadcast_in_dim_p, convert_element_type_p
@@ -41,6 +42,7 @@ from didax.core.values import (
     get_aval,
     is_python_scalar,
     value_kind,
+    wrap_host,
 )
 
 _KIND_RANK: Final = {"b": 0, "u": 1, "i": 1, "f": 2}
@@ -78,11 +80,11 @@ def scalar_as(x: PythonScalar, dtype: DType, weak: bool = False) -> ArrayLike:
     return np.asarray(x, dtype)
 
 
-def _host_convert(x: HostArray, dtype: DType, weak: bool = False) -> HostArray:
+def _host_convert(x: HostArray, dtype: DType, weak: bool = False) -> Array:
     """``convert_element_type`` of concrete host data, evaluated now (the impl rule)."""
     with eager_evaluation():
         out = convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak)
-    assert isinstance(out, np.ndarray)
+    assert isinstance(out, Array)
     return out
 
 
@@ -96,7 +98,7 @@ def convert(x: ArrayLike, dtype: DType, weak: bool = False) -> Any:
     the primitive under the current trace.
 
     >>> convert(np.array([np.nan, 1e10, -2.7]), dtypes.int32)
-    array([          0,  2147483647,          -2], dtype=int32)
+    Array([         0, 2147483647,         -2], dtype=int32)
     """
     if is_python_scalar(x):
         return scalar_as(x, dtype, weak)
@@ -115,13 +117,18 @@ def coerce_weak(prim: Primitive, args: Sequence[ArrayLike]) -> list[ArrayLike]:
 
     A Python scalar also takes its partner's shape (an explicit
     ``broadcast_in_dim``). With no strong operand, the first weak one's
-    dtype wins; with only Python scalars, each takes its default dtype. A
-    Python scalar of a higher kind than its partner (``2.5`` with an integer
-    array) is a ``DTypeError``: lax never promotes.
+    dtype wins; only Python scalars promote among themselves and stay weak
+    (``lax.add(2, 3.0)`` is a weak float, as JAX's). A Python scalar of a
+    higher kind than its partner (``2.5`` with an integer array) is a
+    ``DTypeError``: lax never promotes arrays.
     """
     # Fast path (eager dispatch, most tracing): nothing is weakly typed.
     for a in args:
-        if type(a) is not np.ndarray and not (isinstance(a, Tracer) and not a.aval.weak_type):
+        t = type(a)
+        if t is Array:
+            if a.aval.weak_type:  # type: ignore[union-attr]
+                break
+        elif t is not np.ndarray and not (isinstance(a, Tracer) and not a.aval.weak_type):
             break
     else:
         return list(args)
@@ -132,8 +139,9 @@ def coerce_weak(prim: Primitive, args: Sequence[ArrayLike]) -> list[ArrayLike]:
         target = strong[0]
     else:
         weak_avals = [a for a in avals if a is not None]
-        if not weak_avals:  # only Python scalars: they take their own default dtype
-            return [as_array(a) for a in args]
+        if not weak_avals:  # only Python scalars: weak, of their promoted dtype
+            dtype, _ = result_type(*args)
+            return [scalar_as(a, dtype, weak=True) for a in args]  # type: ignore[arg-type]
         target = weak_avals[0]
     return [coerce_to(prim, a, target) for a in args]
 
@@ -154,7 +162,7 @@ def coerce_to(prim: Primitive, x: ArrayLike, target: ShapedArray) -> Any:
 
 
 def _scalar_like(prim: Primitive, x: PythonScalar, target: ShapedArray) -> Any:
-    """The Python scalar ``x`` as an array of ``target``'s dtype and shape."""
+    """The Python scalar ``x`` as an array of ``target``'s dtype and shape (weak if it is)."""
     if kind_rank(dtypes.python_scalar_dtype(x)) > kind_rank(target.dtype):
         from didax.core.source_info import user_frame_summary
 
@@ -162,7 +170,9 @@ def _scalar_like(prim: Primitive, x: PythonScalar, target: ShapedArray) -> Any:
             f"{prim.name}: the Python scalar {x!r} cannot take the dtype {target.dtype} "
             f"of its partner (at {user_frame_summary()})"
         )
-    value = np.asarray(x, target.dtype)
+    value: Any = np.asarray(x, target.dtype)
+    if target.weak_type:
+        value = wrap_host(value, weak_type=True)
     if target.shape == ():
         return value
     return broadcast_in_dim_p.bind(value, shape=target.shape, broadcast_dimensions=())

@@ -2,7 +2,7 @@
 
 Design rules:
 - ``value_kind`` decides, once, what kind of value an object is: a weakly
-  typed Python scalar, a host NumPy array or scalar, a device array, a
+  typed Python scalar, a host NumPy array or scalar, a didax ``Array``, a
   tracer, or a foreign array read through ``__array__`` (a JAX array, ...).
   Everything else that asks "is this a value, and what is its type?"
   (``get_aval``, ``as_array``, the jit signature, ``didax.numpy``'s operand
@@ -14,6 +14,8 @@ Design rules:
 - Python scalars are weakly typed (as JAX's): ``get_aval(2.0)`` is a weak
   ``f64[]``; ``bool`` is the exception, as in JAX. Only exactly ``bool``,
   ``int`` and ``float`` are scalars (an ``IntEnum`` is not a value).
+- Data entering didax is canonical: with ``jax_enable_x64`` off, 64-bit
+  NumPy data becomes 32-bit where it enters (``as_array``), as in JAX.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from typing import Any, Final, Protocol, TypeAlias, TypeGuard
 import numpy as np
 
 from didax.core import dtypes
-from didax.core.abstract import DeviceArray, ShapedArray
+from didax.core.abstract import ShapedArray
+from didax.core.array import Array
 from didax.core.trace import Tracer
 
 
@@ -36,9 +39,9 @@ class SupportsArray(Protocol):
 
 PythonScalar: TypeAlias = bool | int | float
 HostArray: TypeAlias = np.ndarray[Any, Any]
-# What a primitive's operand may be. Results of eager evaluation are NumPy
-# arrays; under a transformation they are tracers.
-ArrayLike: TypeAlias = Tracer | DeviceArray | HostArray | np.generic | PythonScalar | SupportsArray
+# What a primitive's operand may be. Results of eager evaluation are Arrays;
+# under a transformation they are tracers.
+ArrayLike: TypeAlias = Tracer | Array | HostArray | np.generic | PythonScalar | SupportsArray
 
 PYTHON_SCALARS: Final = (bool, int, float)
 
@@ -46,7 +49,7 @@ PYTHON_SCALARS: Final = (bool, int, float)
 class ValueKind(enum.Enum):
     SCALAR = "a Python scalar"
     HOST = "a NumPy array or scalar"
-    DEVICE = "a device array"
+    ARRAY = "a didax Array"
     TRACER = "a tracer"
     FOREIGN = "an array of another library"
 
@@ -56,14 +59,15 @@ _KIND_BY_TYPE: Final[dict[type, ValueKind]] = {
     int: ValueKind.SCALAR,
     float: ValueKind.SCALAR,
     np.ndarray: ValueKind.HOST,
+    Array: ValueKind.ARRAY,
 }
 
 
 def _classify_type(t: type) -> ValueKind | None:
     if issubclass(t, Tracer):
         return ValueKind.TRACER
-    if issubclass(t, DeviceArray):
-        return ValueKind.DEVICE
+    if issubclass(t, Array):
+        return ValueKind.ARRAY
     if issubclass(t, (np.ndarray, np.generic)):
         return ValueKind.HOST
     if hasattr(t, "__array__"):
@@ -111,31 +115,34 @@ def get_aval(x: object) -> ShapedArray:
     ShapedArray(f64[], weak)
     """
     kind = value_kind(x)
-    if kind is ValueKind.TRACER or kind is ValueKind.DEVICE:
-        assert isinstance(x, (Tracer, DeviceArray))
+    if kind is ValueKind.TRACER or kind is ValueKind.ARRAY:
+        assert isinstance(x, (Tracer, Array))
         return x.aval
     if kind is ValueKind.SCALAR:
         assert isinstance(x, PYTHON_SCALARS)
         return ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
     if kind is ValueKind.HOST:
         assert isinstance(x, (np.ndarray, np.generic))
-        return ShapedArray(x.shape, x.dtype)
+        return ShapedArray(x.shape, dtypes.canonical(x.dtype))
     arr = np.asarray(x)
-    return ShapedArray(arr.shape, arr.dtype)
+    return ShapedArray(arr.shape, dtypes.canonical(arr.dtype))
 
 
 def as_array(x: object) -> HostArray:
     """Converts a concrete didax value to a NumPy array of a supported dtype.
 
-    Python scalars take their default dtype (float64, int64, bool); device
-    and foreign arrays are read through ``__array__`` (a tracer must be
-    concrete). Raises ``TypeError`` for anything that is not an array of a
-    supported dtype, and ``OverflowError`` for a Python int outside int64
-    (as JAX does).
+    Python scalars take their default dtype (float64, int64, bool); an
+    Array gives its host data (which must not be written to); foreign
+    arrays are read through ``__array__`` (a tracer must be concrete). With
+    x64 off, 64-bit data becomes 32-bit. Raises ``TypeError`` for anything
+    that is not an array of a supported dtype, and ``OverflowError`` for a
+    Python int outside the default int (as JAX does).
 
     >>> as_array(True)
     array(True)
     """
+    if type(x) is Array:
+        return x.host()
     kind = value_kind(x)
     arr: HostArray
     if kind is ValueKind.SCALAR:
@@ -149,4 +156,32 @@ def as_array(x: object) -> HostArray:
     # primitive takes them.
     if arr.dtype not in dtypes.SUPPORTED and arr.dtype != dtypes.float0:
         raise TypeError(f"didax does not support arrays of dtype {arr.dtype}")
-    return arr
+    canonical = dtypes.canonical(arr.dtype)
+    return arr if canonical == arr.dtype else arr.astype(canonical)
+
+
+def wrap_host(host: HostArray, weak_type: bool = False) -> Array:
+    """An Array over fresh host data that nobody else holds (no copy is made)."""
+    return Array.from_host(host, ShapedArray(host.shape, host.dtype, weak_type))
+
+
+def to_array(x: object) -> Any:
+    """``x`` as a value didax hands back: an ``Array`` (a tracer stays a tracer).
+
+    A Python scalar becomes a weakly typed Array, as JAX's results are;
+    NumPy data is copied when it is the caller's own array (an Array must
+    not see later writes to it). float0 arrays (tangents of integers) stay
+    NumPy arrays, as in JAX.
+
+    >>> to_array(2.0)
+    Array(2., dtype=float64, weak_type=True)
+    """
+    if type(x) is Array or isinstance(x, Tracer):
+        return x
+    aval = get_aval(x)
+    host = as_array(x)
+    if host.dtype == dtypes.float0:
+        return host
+    if host is x:
+        host = host.copy()
+    return Array.from_host(host, aval)

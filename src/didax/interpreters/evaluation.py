@@ -2,16 +2,25 @@
 
 Design rules:
 - ``EvalTrace`` is the root of every chain of traces: it applies a
-  primitive to concrete NumPy arrays with the primitive's impl rule.
+  primitive to concrete values with the primitive's impl rule, on the
+  host data of its operands (see ``core.array``: on a CPU a device buffer's
+  host view shares its memory), and returns ``Array``s.
 - Eager code is typed exactly as traced code: the primitive's typing rule
-  runs first, so an ill-typed eager call fails with the same message a
-  traced one does, and the impl's result is checked against nothing (the
-  rules are tested against the typing rules instead).
+  gives the result types (weak types included, so that ``lax.add(2.0, 3.0)``
+  is weak as in JAX), and an ill-typed eager call fails with the same
+  message a traced one does. The rule's answer for a (primitive, operand
+  types, params) is cached, which is what makes an eager op cost a few
+  microseconds: the key, one dict lookup, the NumPy call, one Array.
 - Impl rules return NumPy arrays of exactly the dtype the typing rule
   says: NumPy's own promotion is never relied upon.
 - Floating-point results follow IEEE arithmetic, as XLA's do: NumPy's
   warnings (overflow, division by zero, invalid) are silenced, so eager
   ``log(0)`` is ``-inf``, not an error under ``-W error``.
+- An Array's host data is never written to, and a result never aliases a
+  NumPy array the user still holds (a view of one is copied), so Arrays
+  are immutable as JAX's.
+- With ``jax_debug_nans`` on, a primitive producing a NaN raises
+  ``FloatingPointError`` naming it and the user's line, as JAX's does.
 - A tracer reaching this trace has escaped its transformation.
 """
 
@@ -25,10 +34,12 @@ import numpy as np
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import abstract_eval
+from didax.core.array import Array as DidaxArray
+from didax.core.config import config
 from didax.core.errors import UnexpectedTracerError
 from didax.core.primitive import Primitive, RuleTable
 from didax.core.trace import Trace, Tracer, check_valid, set_root_trace
-from didax.core.values import as_array
+from didax.core.values import ValueKind, as_array, get_aval, value_kind
 from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var
 
 Array = np.ndarray[Any, Any]
@@ -38,7 +49,7 @@ class ImplRule(Protocol):
     """``(*arrays, **params) -> array`` (a list when the primitive has multiple results).
 
     The arrays are NumPy arrays, except for the primitives in ``VALUE_IMPLS``
-    (those that compile and execute, and take device Arrays as they are).
+    (those that compile and execute, and take didax Arrays as they are).
     Each rule names its own operands and params.
     """
 
@@ -54,32 +65,116 @@ IMPL_RULES: Final[RuleTable[ImplRule]] = RuleTable("impl (eager evaluation)")
 VALUE_IMPLS: Final[set[Primitive]] = set()
 
 
+class DeviceExecutor(Protocol):
+    """Runs a primitive on device data through XLA (``lowering.dispatch.apply_primitive``)."""
+
+    def __call__(self, prim: Primitive, *args: Any, **params: Any) -> list[DidaxArray]: ...
+
+
+_device_executor: list[DeviceExecutor] = []
+
+
+def set_device_executor(executor: DeviceExecutor) -> None:
+    """Installs how primitives run on data that lives only on an accelerator (by lowering)."""
+    _device_executor[:] = [executor]
+
+
+# (primitive, operand types, params) -> result types. Bounded: cleared when full.
+_RESULT_TYPES: Final[dict[Any, list[ShapedArray]]] = {}
+_RESULT_TYPES_MAX: Final = 4096
+
+
+def _result_types(
+    prim: Primitive, avals: list[ShapedArray], params: dict[str, Any]
+) -> list[ShapedArray]:
+    key = (prim, *avals, *params.items()) if params else (prim, *avals)
+    try:
+        out = _RESULT_TYPES.get(key)
+    except TypeError:  # an unhashable param: type without the cache
+        return abstract_eval(prim, avals, params)
+    if out is None:
+        out = abstract_eval(prim, avals, params)
+        if len(_RESULT_TYPES) >= _RESULT_TYPES_MAX:
+            _RESULT_TYPES.clear()
+        _RESULT_TYPES[key] = out
+    return out
+
+
 class EvalTrace(Trace):
-    """The root trace: evaluates primitives on concrete arrays."""
+    """The root trace: evaluates primitives on concrete arrays, returning Arrays."""
 
     name = "eager evaluation"
 
     def process_primitive(
         self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
     ) -> Any:
-        for x in args:
-            if isinstance(x, Tracer):
-                check_valid(x)
-                raise UnexpectedTracerError(
-                    f"a tracer of {x._trace.name} reached eager evaluation of {prim.name}: "
-                    "it escaped its transformation"
-                )
         if prim in VALUE_IMPLS:
+            _check_no_tracers(prim, args)
             return IMPL_RULES[prim](*args, **params)
-        arrays = [as_array(x) for x in args]
-        out_avals = abstract_eval(prim, [ShapedArray(a.shape, a.dtype) for a in arrays], params)
+        hosts: list[Array] = []
+        avals: list[ShapedArray] = []
+        user_data = False  # a NumPy array the user holds: results must not alias it
+        for x in args:
+            if type(x) is DidaxArray and x.on_host:
+                hosts.append(x.host())
+                avals.append(x.aval)
+                continue
+            kind = value_kind(x)
+            if kind is ValueKind.TRACER:
+                _check_no_tracers(prim, args)
+            if kind is ValueKind.ARRAY:
+                assert isinstance(x, DidaxArray)
+                if _device_executor:  # data only on an accelerator: run it there
+                    outs = _device_executor[0](prim, *args, **params)
+                    return outs if prim.multiple_results else outs[0]
+                hosts.append(x.host())
+            else:
+                user_data |= kind is not ValueKind.SCALAR
+                hosts.append(as_array(x))
+            avals.append(get_aval(x))
+        out_avals = _result_types(prim, avals, params)
         # IEEE results as XLA's (log(0) is -inf), never NumPy's floating-point warnings.
         with np.errstate(all="ignore"):
-            outs = IMPL_RULES[prim](*arrays, **params)
-        if prim.multiple_results:
-            assert isinstance(outs, list)
-            return [np.asarray(o, a.dtype) for o, a in zip(outs, out_avals, strict=True)]
-        return np.asarray(outs, out_avals[0].dtype)
+            outs = IMPL_RULES[prim](*hosts, **params)
+        if not prim.multiple_results:
+            outs = [outs]
+        results = [
+            _as_result(o, a, hosts if user_data else None)
+            for o, a in zip(outs, out_avals, strict=True)
+        ]
+        if config.jax_debug_nans:
+            check_nans(prim.name, results)
+        return results if prim.multiple_results else results[0]
+
+
+def _as_result(out: Any, aval: ShapedArray, user_hosts: list[Array] | None) -> DidaxArray:
+    if type(out) is not np.ndarray or out.dtype != aval.dtype:
+        out = np.asarray(out, aval.dtype)  # NumPy returns scalars from 0-d operations
+    elif user_hosts is not None and (out.base is not None or any(out is h for h in user_hosts)):
+        out = out.copy()  # the user's array or a view of it (reshape, slice): theirs to write
+    return DidaxArray.from_host(out, aval)
+
+
+def _check_no_tracers(prim: Primitive, args: Sequence[Any]) -> None:
+    for x in args:
+        if isinstance(x, Tracer):
+            check_valid(x)
+            raise UnexpectedTracerError(
+                f"a tracer of {x._trace.name} reached eager evaluation of {prim.name}: "
+                "it escaped its transformation"
+            )
+
+
+def check_nans(name: str, results: Sequence[Any]) -> None:
+    """``jax_debug_nans``: ``FloatingPointError`` if a result of ``name`` holds a NaN."""
+    for r in results:
+        if dtypes.is_float(r.dtype) and np.isnan(np.asarray(r, np.float64)).any():
+            from didax.core.source_info import user_frame_summary
+
+            raise FloatingPointError(
+                f"invalid value (nan) encountered in {name} "
+                f"(jax_debug_nans is on) at {user_frame_summary()}"
+            )
 
 
 EVAL_TRACE: Final = EvalTrace(parent=None)
@@ -91,7 +186,7 @@ def eval_jaxpr(jaxpr: Jaxpr, args: Sequence[Any]) -> list[Any]:
     env: dict[Var, Any] = {}
 
     def read(x: Atom) -> Any:
-        return x.val if isinstance(x, Literal) else env[x]
+        return x.operand if isinstance(x, Literal) else env[x]
 
     for v, a in zip(jaxpr.in_binders, args, strict=True):
         env[v] = a

@@ -110,11 +110,7 @@ def jvp_jaxpr(
 
 def _build_jvp_jaxpr(jaxpr: Jaxpr, nonzeros: Flags, inst: Flags) -> tuple[ClosedJaxpr, Flags]:
     in_avals = jaxpr.in_avals
-    tangent_avals = [
-        ShapedArray(a.shape, dtypes.tangent_dtype(a.dtype))
-        for a, nz in zip(in_avals, nonzeros, strict=True)
-        if nz
-    ]
+    tangent_avals = [Zero.like(a).aval for a, nz in zip(in_avals, nonzeros, strict=True) if nz]
     out_nonzeros: list[bool] = []
 
     def fun(*args: Any) -> list[Any]:

@@ -24,7 +24,7 @@ from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.primitive import Primitive, RuleTable
 from didax.core.trace import Trace, Tracer, check_valid, current_trace, new_trace, set_current_trace
-from didax.core.values import get_aval
+from didax.core.values import get_aval, wrap_host
 
 
 @final
@@ -36,8 +36,10 @@ class Zero:
 
     @staticmethod
     def like(primal_aval: ShapedArray) -> Zero:
-        """The zero tangent of a primal of type ``primal_aval``."""
-        return Zero(ShapedArray(primal_aval.shape, dtypes.tangent_dtype(primal_aval.dtype)))
+        """The zero tangent of a primal of type ``primal_aval`` (weak if it is, as JAX's)."""
+        dtype = dtypes.tangent_dtype(primal_aval.dtype)
+        weak = primal_aval.weak_type and dtype != dtypes.float0
+        return Zero(ShapedArray(primal_aval.shape, dtype, weak))
 
 
 def instantiate_zeros(t: Any) -> Any:
@@ -46,7 +48,14 @@ def instantiate_zeros(t: Any) -> Any:
         return t
     if t.aval.dtype == dtypes.float0:
         return np.zeros(t.aval.shape, dtypes.float0)
-    return lax.broadcast_in_dim(np.zeros((), t.aval.dtype), t.aval.shape, ())
+    zero = wrap_host(np.zeros((), t.aval.dtype), t.aval.weak_type)
+    return lax.broadcast_in_dim(zero, t.aval.shape, ())
+
+
+def zeros_like_aval(aval: ShapedArray) -> Any:
+    """Zeros of type ``aval``: a scalar constant itself, a broadcast of one otherwise."""
+    zero = wrap_host(np.zeros((), aval.dtype), aval.weak_type)
+    return zero if aval.shape == () else lax.broadcast_in_dim(zero, aval.shape, ())
 
 
 class JVPRule(Protocol):

@@ -111,7 +111,7 @@ def linearize_flat(
     with new_trace(PartialEvalTrace(current_trace())) as trace:
         assert isinstance(trace, PartialEvalTrace)
         tangents = [
-            trace.new_arg(a.strip_weak()) if d else Zero.like(a)
+            trace.new_arg(a) if d else Zero.like(a)
             for a, d in zip(avals, differentiable, strict=True)
         ]
         outs, t_outs = jvp_flat(fun, primals, tangents)

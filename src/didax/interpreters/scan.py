@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from didax.core import dtypes, lax
+from didax.core import lax
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
 from didax.core.primitive import Primitive
@@ -46,7 +46,7 @@ from didax.interpreters.jaxpr_transforms import (
     transpose_jaxpr,
     vmap_jaxpr,
 )
-from didax.interpreters.jvp import JVP_RULES, Zero
+from didax.interpreters.jvp import JVP_RULES, Zero, zeros_like_aval
 from didax.interpreters.partial_eval import PE_RULES, PartialEvalTrace
 from didax.interpreters.staging import trace_to_jaxpr
 from didax.interpreters.transpose import TRANSPOSE_RULES, is_undefined
@@ -201,7 +201,7 @@ def _scan_jvp(
 
 
 def _zeros_tangent(primal: ShapedArray) -> Any:
-    return lax.full(primal.shape, 0, dtypes.tangent_dtype(primal.dtype))
+    return zeros_like_aval(Zero.like(primal).aval)
 
 
 # --- batching ----------------------------------------------------------------------------
@@ -299,7 +299,7 @@ def _scan_partial_eval(trace: PartialEvalTrace, args: Sequence[Any], params: dic
     for i, atom in enumerate(res_atoms):
         if isinstance(atom, Literal):
             const_res.append(i)
-            const_res_values.append(atom.val)
+            const_res_values.append(atom.operand)
         elif atom in invariant_values:
             const_res.append(i)
             const_res_values.append(invariant_values[atom])

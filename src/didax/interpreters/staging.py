@@ -6,10 +6,12 @@ Design rules:
   current trace is simply this one). ``make_jaxpr(lambda: mul(2., 2.))``
   stages the ``mul``.
 - Operands that are not this trace's tracers are constants: a scalar
-  becomes an inline ``Literal``; anything else (an array, or a tracer of an
-  enclosing transformation) is hoisted to a constant binder, once per
-  object. Hoisted tracers are how closure conversion works: a caller binds
-  the jaxpr with its constants as explicit operands, under the outer trace.
+  becomes an inline ``Literal`` (weak if it was); anything else (an array,
+  or a tracer of an enclosing transformation) is hoisted to a constant
+  binder, once per object. A hoisted Array stays an Array, so that a jitted
+  call passes its device buffer as it is. Hoisted tracers are how closure
+  conversion works: a caller binds the jaxpr with its constants as explicit
+  operands, under the outer trace.
 - Each equation's result types come from the primitive's typing rule, so
   an ill-typed program fails here, at trace time, in the user's frame.
 """
@@ -23,6 +25,7 @@ import numpy as np
 
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import abstract_eval
+from didax.core.array import Array
 from didax.core.primitive import Primitive
 from didax.core.trace import Trace, Tracer, check_valid, current_trace, new_trace
 from didax.core.values import as_array, get_aval, is_python_scalar
@@ -71,11 +74,11 @@ class StagingTrace(Trace):
         if not isinstance(x, Tracer):
             if is_python_scalar(x):
                 return Literal.of(as_array(x), weak_type=type(x) is not bool)
-            if isinstance(x, (np.ndarray, np.generic)) and x.shape == ():
-                return Literal.of(as_array(x))
+            if isinstance(x, (np.ndarray, np.generic, Array)) and x.shape == ():
+                return Literal.of(as_array(x), weak_type=get_aval(x).weak_type)
         entry = self.consts.get(id(x))
         if entry is None:
-            value = x if isinstance(x, Tracer) else as_array(x)
+            value = x if isinstance(x, (Tracer, Array)) else as_array(x)
             entry = self.consts[id(x)] = (x, value, Var(get_aval(value)))
         return entry[2]
 

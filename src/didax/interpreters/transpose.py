@@ -43,7 +43,7 @@ import numpy as np
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.primitive import Primitive, RuleTable
-from didax.core.values import get_aval, is_python_scalar
+from didax.core.values import get_aval, is_python_scalar, wrap_host
 from didax.interpreters.jvp import Zero, add_tangents
 from didax.interpreters.partial_eval import linearize_flat
 from didax.interpreters.staging import trace_to_jaxpr
@@ -90,7 +90,7 @@ def _aval(x: Any) -> ShapedArray:
 
 
 def _zero_cotangent(aval: ShapedArray) -> Zero:
-    # Cotangents live in the tangent space: float0 for integers, never weak.
+    # Cotangents live in the tangent space: float0 for integers.
     return Zero.like(aval)
 
 
@@ -115,7 +115,7 @@ def backward_pass(jaxpr: Jaxpr, args: Sequence[Any], cts_out: Sequence[Any]) -> 
     >>> closed = dx.make_jaxpr(lambda x: 3.0 * x)(1.0)
     >>> x = UndefinedPrimal(closed.in_avals[0])
     >>> backward_pass(closed.jaxpr, [x], [np.float64(2.0)])
-    [array(6.)]
+    [Array(6., dtype=float64)]
     """
     if len(args) != len(jaxpr.in_binders):
         raise ValueError(f"backward_pass: {len(args)} arguments for {len(jaxpr.in_binders)} inputs")
@@ -150,7 +150,7 @@ def backward_pass(jaxpr: Jaxpr, args: Sequence[Any], cts_out: Sequence[Any]) -> 
 
     def read_primal(x: Atom) -> Any:
         if isinstance(x, Literal):
-            return x.val
+            return x.operand
         if x in undefined:
             return UndefinedPrimal(x.aval)
         return primal_env[x]
@@ -171,10 +171,10 @@ def backward_pass(jaxpr: Jaxpr, args: Sequence[Any], cts_out: Sequence[Any]) -> 
         ct_env[x] = add_tangents(ct_env[x], ct) if x in ct_env else ct
 
     for x, ct in zip(jaxpr.outs, cts_out, strict=True):
-        # A Python scalar is weakly typed: it takes its output's dtype, as
-        # an operand takes its partner's.
+        # A Python scalar is weakly typed: it takes its output's dtype (and
+        # weakness), as an operand takes its partner's.
         if is_python_scalar(ct) and dtypes.is_float(x.aval.dtype):
-            ct = np.asarray(ct, x.aval.dtype)
+            ct = wrap_host(np.asarray(ct, x.aval.dtype), x.aval.weak_type)
         write_cotangent(x, ct)
 
     for eqn in reversed(linear_eqns):
@@ -221,7 +221,7 @@ def vjp_flat(
     >>> from didax.core import lax
     >>> outs, pullback = vjp_flat(lambda x, y: [lax.mul(x, y)], [2.0, 3.0])
     >>> pullback([np.float64(1.0)])
-    [array(3.), array(2.)]
+    [Array(3., dtype=float64), Array(2., dtype=float64)]
     """
     outs, linear, residuals, differentiable, nonzero = linearize_flat(fun, primals)
     in_avals = [get_aval(p) for p in primals]
@@ -230,11 +230,7 @@ def vjp_flat(
         if len(cts) != len(outs):
             raise ValueError(f"vjp: {len(cts)} cotangents for {len(outs)} outputs")
         nz_cts = [ct for ct, nz in zip(cts, nonzero, strict=True) if nz]
-        undefined = [
-            UndefinedPrimal(a.strip_weak())
-            for a, d in zip(in_avals, differentiable, strict=True)
-            if d
-        ]
+        undefined = [UndefinedPrimal(a) for a, d in zip(in_avals, differentiable, strict=True) if d]
         in_cts = iter(backward_pass(linear, [*residuals, *undefined], nz_cts))
         return [
             next(in_cts) if d else Zero.like(a)
@@ -259,7 +255,7 @@ def linear_transpose_flat(
     ...     lambda x: [lax.mul(x, 2.0)], [ShapedArray((), dtypes.float64)]
     ... )
     >>> f_t(np.float64(1.5))
-    [array(3.)]
+    [Array(3., dtype=float64)]
     """
     closed = trace_to_jaxpr(fun, in_avals, "linear_transpose")
     args = [*closed.consts, *(UndefinedPrimal(a) for a in closed.in_avals)]

@@ -45,7 +45,7 @@ from didax.interpreters.jaxpr_transforms import (
     union,
     vmap_jaxpr,
 )
-from didax.interpreters.jvp import JVP_RULES, Zero
+from didax.interpreters.jvp import JVP_RULES, Zero, zeros_like_aval
 from didax.interpreters.partial_eval import PE_RULES, PartialEvalTrace
 from didax.interpreters.staging import trace_to_jaxpr
 from didax.interpreters.transpose import TRANSPOSE_RULES
@@ -167,7 +167,7 @@ def _while_jvp(
 
 def _instantiate(t: Any, primal: ShapedArray) -> Any:
     if isinstance(t, Zero):
-        return lax.full(primal.shape, 0, dtypes.tangent_dtype(primal.dtype))
+        return zeros_like_aval(Zero.like(primal).aval)
     return t
 
 

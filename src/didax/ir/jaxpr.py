@@ -27,6 +27,7 @@ import numpy as np
 
 from didax.core.abstract import ShapedArray
 from didax.core.primitive import Primitive
+from didax.core.values import wrap_host
 
 
 @final
@@ -43,10 +44,22 @@ class Var:
 @final
 @attrs.frozen(repr=False)
 class Literal:
-    """A scalar constant written inline in a jaxpr, e.g. the ``2.0`` of ``mul 2.0 a``."""
+    """A scalar constant written inline in a jaxpr, e.g. the ``2.0`` of ``mul 2.0 a``.
+
+    ``val`` is the NumPy scalar; ``operand`` is what an interpreter binds: a
+    weak literal as a weakly typed Array, so that its weakness survives
+    evaluation as it survives staging.
+    """
 
     val: np.generic
     aval: ShapedArray
+    operand: Any = attrs.field(init=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        operand: Any = self.val
+        if self.aval.weak_type:
+            operand = wrap_host(np.asarray(self.val), weak_type=True)
+        object.__setattr__(self, "operand", operand)
 
     @staticmethod
     def of(value: np.ndarray[Any, Any] | np.generic, weak_type: bool = False) -> Literal:

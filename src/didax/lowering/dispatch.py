@@ -25,18 +25,19 @@ from jaxlib.mlir import ir
 
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import abstract_eval
+from didax.core.array import Array
 from didax.core.cache import CacheInfo, LRUCache
 from didax.core.primitive import Primitive
 from didax.core.values import as_array, get_aval, is_python_scalar
 from didax.interpreters.cond import cond_p
-from didax.interpreters.evaluation import IMPL_RULES, VALUE_IMPLS
+from didax.interpreters.evaluation import IMPL_RULES, VALUE_IMPLS, set_device_executor
 from didax.interpreters.jit import jit_p
 from didax.interpreters.scan import scan_p
 from didax.interpreters.while_loop import while_p
 from didax.ir.fingerprint import fingerprint
 from didax.ir.jaxpr import Jaxpr, JaxprEqn, Var
 from didax.lowering import xla
-from didax.lowering.array import Array
+from didax.lowering.array import BACKEND
 from didax.lowering.mlir import lower_to_module
 
 
@@ -67,7 +68,7 @@ class Compiled:
         """Executes on constants already on the device, then ``args``."""
         buffers = [*const_buffers, *map(to_buffer, args)]
         outs = xla.execute(self.executable, buffers, self.handlers)
-        return [Array(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
+        return [Array.from_buffer(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
 
 
 COMPILE_CACHE: Final[LRUCache[Compiled]] = LRUCache(maxsize=1024)
@@ -93,8 +94,10 @@ def compile_jaxpr(jaxpr: Jaxpr, name: str = "main") -> Compiled:
 
 
 def to_buffer(x: Any) -> xla.Buffer:
-    if isinstance(x, Array):
-        return x.buffer
+    """``x``'s device buffer: an Array's own (transferred at most once), else a fresh copy."""
+    if type(x) is Array:
+        buffer: xla.Buffer = x.buffer
+        return buffer
     if isinstance(x, np.generic):
         return _numpy_scalar_buffer(x)
     if is_python_scalar(x):
@@ -151,3 +154,8 @@ def _one_equation(prim: Primitive, avals: Sequence[ShapedArray], params: dict[st
 for _prim in (cond_p, while_p, scan_p):
     IMPL_RULES.register(_prim, functools.partial(apply_primitive, _prim))
     VALUE_IMPLS.add(_prim)
+
+# Data that lives only on an accelerator is computed on there, one compiled
+# primitive at a time, rather than copied back for NumPy (see core.array).
+if not BACKEND.host_is_device:
+    set_device_executor(apply_primitive)

@@ -31,6 +31,7 @@ from didax.api.numpy.operands import (
     static_scalar,
 )
 from didax.core import dtypes, lax
+from didax.core.array import Array as DidaxArray
 from didax.core.dtypes import DType
 from didax.core.values import get_aval
 
@@ -105,7 +106,7 @@ def array(object: ArrayLike, dtype: Any = None, *, copy: bool = True, ndmin: int
     (2, 2)
     """
     out = asarray(object, dtype)
-    if copy and isinstance(out, np.ndarray) and out is object:
+    if copy and out is object and isinstance(out, DidaxArray):
         out = out.copy()
     ndim = get_aval(out).ndim
     if ndmin > ndim:
@@ -117,7 +118,7 @@ def zeros(shape: int | Sequence[int], dtype: Any = None) -> Array:
     """An array of zeros (of the default float unless ``dtype`` says otherwise).
 
     >>> zeros((2, 3), dtype=int32)
-    array([[0, 0, 0],
+    Array([[0, 0, 0],
            [0, 0, 0]], dtype=int32)
     """
     return full_of(shape_arg(shape), 0, dtype_arg(dtype) or dtypes.default_float())
@@ -133,8 +134,7 @@ def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: Any = None) -
     shp = shape_arg(shape)
     v = operand(fill_value)
     dt = dtype_arg(dtype) or get_aval(v).dtype
-    out = broadcast_to(astype(v, dt), shp)
-    return out.copy() if out is fill_value and isinstance(out, np.ndarray) else out
+    return as_result(broadcast_to(astype(v, dt), shp))
 
 
 def zeros_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> Array:
@@ -155,7 +155,7 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
     """Evenly spaced values in ``[start, stop)`` (static arguments), built from ``iota``.
 
     >>> arange(2, 11, 3)
-    array([2, 5, 8])
+    Array([2, 5, 8], dtype=int64)
     """
     if stop is None:
         start, stop = 0, start
@@ -197,7 +197,7 @@ def linspace(
     ``start`` and ``stop`` may be traced arrays; ``num`` is static.
 
     >>> linspace(0.0, 1.0, 5)
-    array([0.  , 0.25, 0.5 , 0.75, 1.  ])
+    Array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float64)
     """
     num = operator.index(num)
     if num < 0:
@@ -231,7 +231,7 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
     """The ``N x M`` matrix with ones on diagonal ``k``, built from two ``iota``.
 
     >>> eye(2, 3, k=1, dtype=int32)
-    array([[0, 1, 0],
+    Array([[0, 1, 0],
            [0, 0, 1]], dtype=int32)
     """
     n = operator.index(N)

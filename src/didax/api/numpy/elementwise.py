@@ -36,7 +36,7 @@ from didax.api.numpy.operands import (
 from didax.core import dtypes, lax
 from didax.core.primitive import Primitive
 from didax.core.promotion import result_type
-from didax.core.values import get_aval, is_python_scalar
+from didax.core.values import get_aval, is_python_scalar, wrap_host
 
 __all__ = [
     "add",
@@ -84,7 +84,7 @@ def add(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 + x2`` with broadcasting (booleans: logical or, as NumPy).
 
     >>> add(np.ones(2, np.float32), 2.0)
-    array([3., 3.], dtype=float32)
+    Array([3., 3.], dtype=float32)
     """
     (a, b), dt, _ = promote("add", x1, x2)
     return bind(lax.or_p if dt == dtypes.bool_ else lax.add_p, a, b)
@@ -109,7 +109,7 @@ def divide(x1: ArrayLike, x2: ArrayLike) -> Array:
     ``to_inexact``: float32 up to 32 bits, float64 for 64-bit integers).
 
     >>> divide(np.array([1, 2]), 4)
-    array([0.25, 0.5 ])
+    Array([0.25, 0.5 ], dtype=float64)
     """
     (a, b), _, _ = promote("divide", x1, x2, inexact=True)
     return bind(lax.div_p, a, b)
@@ -171,7 +171,7 @@ def power(x1: ArrayLike, x2: ArrayLike) -> Array:
     (as JAX: any larger exponent overflows unless the base is 0 or +-1).
 
     >>> power(np.array([1.5, 2.0]), 2)
-    array([2.25, 4.  ])
+    Array([2.25, 4.  ], dtype=float64)
     """
     if is_static_int(x2):
         base = operand(x1)
@@ -234,7 +234,7 @@ def exp(x: ArrayLike) -> Array:
     """Element-wise exponential; integers and booleans give floats (``dtypes.to_inexact``).
 
     >>> exp(np.array([0, 1]))
-    array([1.        , 2.71828183])
+    Array([1.        , 2.71828183], dtype=float64)
     """
     return _inexact_unary(lax.exp_p, x)
 
@@ -295,7 +295,7 @@ def round(a: ArrayLike, decimals: int = 0) -> Array:
     """Rounds to ``decimals`` places, halves to even (NumPy's ``round``).
 
     >>> round(np.array([0.5, 1.5, 2.5, 1.234]), 1)
-    array([0.5, 1.5, 2.5, 1.2])
+    Array([0.5, 1.5, 2.5, 1.2], dtype=float64)
     """
     decimals = operator.index(decimals)
     v = operand(a)
@@ -342,7 +342,7 @@ def clip(
     """``a`` limited to ``[a_min, a_max]`` (either may be None; ``min=``/``max=`` as NumPy 2).
 
     >>> clip(np.array([-2, 0, 5]), 0, 3)
-    array([0, 0, 3])
+    Array([0, 0, 3], dtype=int64)
     """
     lo = a_min if min is None else min
     hi = a_max if max is None else max
@@ -363,7 +363,7 @@ def where(condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None 
     and is not supported.
 
     >>> where(np.array([True, False]), 1.0, np.array([5.0, 6.0]))
-    array([1., 6.])
+    Array([1., 6.], dtype=float64)
     """
     if x is None or y is None:
         if x is None and y is None:
@@ -401,7 +401,7 @@ def less(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 < x2``.
 
     >>> less(np.array([1, 2, 3]), 2.5)
-    array([ True,  True, False])
+    Array([ True,  True, False], dtype=bool)
     """
     return _compare("less", lax.lt_p, x1, x2)
 
@@ -426,7 +426,7 @@ def _truth(x: ArrayLike) -> Any:
     if get_aval(v).dtype == dtypes.bool_:
         return v
     if is_python_scalar(v):
-        return np.asarray(bool(v))
+        return wrap_host(np.asarray(bool(v)))
     return not_equal(v, 0)
 
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from didax.api.numpy.operands import Array, ArrayLike, as_result, astype, is_static_int, operand
 from didax.core import dtypes, lax
+from didax.core.array import Array as DidaxArray
 from didax.core.promotion import result_type
 from didax.core.trace import Tracer
 from didax.core.values import get_aval
@@ -25,14 +26,14 @@ __all__: list[str] = []
 
 def _unsupported_index(i: Any) -> Exception:
     if isinstance(i, (bool, np.bool_)) or (
-        isinstance(i, (Tracer, np.ndarray)) and i.dtype == dtypes.bool_
+        isinstance(i, (Tracer, np.ndarray, DidaxArray)) and i.dtype == dtypes.bool_
     ):
         return NotImplementedError(
             "boolean (mask) indexing has a data-dependent shape and is not supported; "
             "use where(mask, x, y)"
         )
-    if isinstance(i, (Tracer, np.ndarray, list, tuple)):
-        shape = get_aval(i).shape if isinstance(i, (Tracer, np.ndarray)) else "a list"
+    if isinstance(i, (Tracer, np.ndarray, DidaxArray, list, tuple)):
+        shape = get_aval(i).shape if isinstance(i, (Tracer, np.ndarray, DidaxArray)) else "a list"
         return NotImplementedError(
             f"advanced indexing with an array index ({shape}) is not supported; "
             "only integers, slices, None, Ellipsis and scalar integer tracers are"

@@ -52,7 +52,7 @@ def dot(a: ArrayLike, b: ArrayLike) -> Array:
     """NumPy's ``dot``: contracts ``a``'s last axis with ``b``'s second-to-last (or only) axis.
 
     >>> dot(np.array([[1.0, 2.0]]), np.array([3.0, 4.0]))
-    array([11.])
+    Array([11.], dtype=float64)
     """
     (x, y), dt = _promote_no_broadcast("dot", a, b)
     ax, bx = get_aval(x), get_aval(y)
@@ -115,8 +115,8 @@ def einsum(subscripts: str, *operands: ArrayLike) -> Array:
     operand and other operand counts raise ``NotImplementedError``.
 
     >>> einsum("ij,jk", np.eye(2), np.array([[1.0, 2.0], [3.0, 4.0]]))
-    array([[1., 2.],
-           [3., 4.]])
+    Array([[1., 2.],
+           [3., 4.]], dtype=float64)
     """
     if len(operands) != 2:
         raise NotImplementedError(f"einsum: only two operands are supported, got {len(operands)}")

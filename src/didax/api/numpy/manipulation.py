@@ -90,8 +90,8 @@ def reshape(a: ArrayLike, shape: int | Sequence[int], order: str = "C") -> Array
     """``a`` with a new shape of the same size; one entry may be -1 (inferred).
 
     >>> reshape(np.arange(6), (2, -1))
-    array([[0, 1, 2],
-           [3, 4, 5]])
+    Array([[0, 1, 2],
+           [3, 4, 5]], dtype=int64)
     """
     if order != "C":
         raise NotImplementedError(f"reshape: only order='C' is supported, got {order!r}")
@@ -121,8 +121,8 @@ def broadcast_to(array: ArrayLike, shape: int | Sequence[int]) -> Array:
     """``array`` broadcast to ``shape`` by NumPy's rule.
 
     >>> broadcast_to(np.array([1, 2]), (2, 2))
-    array([[1, 2],
-           [1, 2]])
+    Array([[1, 2],
+           [1, 2]], dtype=int64)
     """
     v = operand(array)
     return as_result(broadcast_to_shape(v, shape_arg(shape)))
@@ -185,8 +185,8 @@ def stack(arrays: Sequence[ArrayLike], axis: int = 0, dtype: Any = None) -> Arra
     """``arrays`` (of one shape) joined along a new ``axis``.
 
     >>> stack([np.array([1, 2]), np.array([3, 4])], axis=1)
-    array([[1, 3],
-           [2, 4]])
+    Array([[1, 3],
+           [2, 4]], dtype=int64)
     """
     if len(arrays) == 0:
         raise ValueError("stack: need at least one array to stack")

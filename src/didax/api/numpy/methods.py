@@ -1,11 +1,16 @@
-"""Array methods: NumPy's operators and methods on tracers and device Arrays.
+"""Array methods: NumPy's operators and methods on tracers and Arrays.
 
 Importing this module installs them (JAX's ``_set_tracer_aval_forwarding``):
 ``+ - * / // % ** @``, comparisons, ``& | ~``, unary ``- + abs``,
-``__getitem__``, ``__iter__``, ``.T`` and ``reshape``, ``sum``, ``mean``,
-``astype``, ... Core and lowering know nothing of NumPy's broadcasting, so
-their ``Tracer`` and ``Array`` get their operators from this layer. Tracers
-and Arrays stay unhashable.
+``__getitem__``, ``.T``, ``.mT`` and ``reshape``, ``sum``, ``mean``,
+``astype``, ... Core knows nothing of NumPy's broadcasting, so its
+``Tracer`` and ``Array`` get their operators from this layer. Tracers and
+Arrays stay unhashable.
+
+The reductions take NumPy's keywords, since NumPy's own functions call
+them (``np.sum(a)`` calls ``a.sum(axis=None, dtype=None, out=None)``): an
+``out`` array cannot be written (Arrays are immutable) and is refused, as
+in JAX.
 """
 
 from __future__ import annotations
@@ -42,8 +47,8 @@ from didax.api.numpy.linear_algebra import dot, matmul
 from didax.api.numpy.manipulation import ravel, reshape, squeeze, swapaxes, transpose
 from didax.api.numpy.operands import asarray, is_array_like
 from didax.api.numpy.reductions import argmax, argmin, cumsum, max, mean, min, prod, sum
+from didax.core.array import Array
 from didax.core.trace import Tracer
-from didax.lowering import array as _device
 
 __all__: list[str] = []
 
@@ -77,6 +82,83 @@ def _tracer_iter(self: Any) -> Any:
     return (getitem(self, i) for i in range(self.shape[0]))
 
 
+def _no_out(name: str, out: Any, where: Any = None, initial: Any = None) -> None:
+    if out is not None:
+        raise TypeError(
+            f"{name}: the 'out' argument is not supported: didax Arrays are immutable, "
+            "use the returned value"
+        )
+    if where is not None:
+        raise NotImplementedError(f"{name}: the 'where' argument is not supported")
+    if initial is not None:
+        raise NotImplementedError(f"{name}: the 'initial' argument is not supported")
+
+
+def _sum(self: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+         keepdims: bool = False, initial: Any = None, where: Any = None) -> Any:  # fmt: skip
+    _no_out("sum", out, where, initial)
+    return sum(self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _prod(self: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+          keepdims: bool = False, initial: Any = None, where: Any = None) -> Any:  # fmt: skip
+    _no_out("prod", out, where, initial)
+    return prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _mean(self: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+          keepdims: bool = False, where: Any = None) -> Any:  # fmt: skip
+    _no_out("mean", out, where)
+    return mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _max(self: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
+         initial: Any = None, where: Any = None) -> Any:  # fmt: skip
+    _no_out("max", out, where, initial)
+    return max(self, axis=axis, keepdims=keepdims)
+
+
+def _min(self: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
+         initial: Any = None, where: Any = None) -> Any:  # fmt: skip
+    _no_out("min", out, where, initial)
+    return min(self, axis=axis, keepdims=keepdims)
+
+
+def _argmax(self: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+    _no_out("argmax", out)
+    return argmax(self, axis=axis, keepdims=keepdims)
+
+
+def _argmin(self: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+    _no_out("argmin", out)
+    return argmin(self, axis=axis, keepdims=keepdims)
+
+
+def _cumsum(self: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+    _no_out("cumsum", out)
+    return cumsum(self, axis=axis, dtype=dtype)
+
+
+def _clip(self: Any, min: Any = None, max: Any = None, out: Any = None) -> Any:
+    _no_out("clip", out)
+    return clip(self, min, max)
+
+
+def _round(self: Any, decimals: int = 0, out: Any = None) -> Any:
+    _no_out("round", out)
+    return round(self, decimals)
+
+
+def _astype(self: Any, dtype: Any, copy: bool = False) -> Any:
+    return asarray(self, dtype)
+
+
+def _matrix_transpose(self: Any) -> Any:
+    if self.ndim < 2:
+        raise ValueError(f"mT needs an array of rank 2 or more, got rank {self.ndim}")
+    return swapaxes(self, -1, -2)
+
+
 _BINARY_OPERATORS: Final[dict[str, Callable[[Any, Any], Any]]] = {
     "add": add,
     "sub": subtract,
@@ -107,25 +189,34 @@ _METHODS: Final[dict[str, Callable[..., Any]]] = {
     "__abs__": abs,
     "__invert__": invert,
     "__getitem__": getitem,
-    "__iter__": _tracer_iter,
     "reshape": lambda self, *shape, order="C": reshape(self, _axes_args(shape), order),
     "transpose": lambda self, *axes: transpose(self, _axes_args(axes) if axes else None),
-    "sum": sum,
-    "prod": prod,
-    "mean": mean,
-    "max": max,
-    "min": min,
-    "argmax": argmax,
-    "argmin": argmin,
-    "cumsum": cumsum,
-    "astype": lambda self, dtype: asarray(self, dtype),
-    "ravel": ravel,
-    "flatten": ravel,
+    "sum": _sum,
+    "prod": _prod,
+    "mean": _mean,
+    "max": _max,
+    "min": _min,
+    "argmax": _argmax,
+    "argmin": _argmin,
+    "cumsum": _cumsum,
+    "astype": _astype,
+    "ravel": lambda self, order="C": ravel(self),
+    "flatten": lambda self, order="C": ravel(self),
     "squeeze": squeeze,
     "swapaxes": swapaxes,
     "dot": dot,
-    "clip": clip,
-    "round": round,
+    "clip": _clip,
+    "round": _round,
+    # Real numbers only, until complex numbers land.
+    "conj": lambda self: self,
+    "conjugate": lambda self: self,
+}
+
+_PROPERTIES: Final[dict[str, Callable[[Any], Any]]] = {
+    "T": lambda self: transpose(self),
+    "mT": _matrix_transpose,
+    "real": lambda self: self,
+    "imag": lambda self: multiply(self, 0),
 }
 
 
@@ -142,13 +233,14 @@ def _install_array_methods(cls: type) -> None:
         setattr(cls, f"__{name}__", _binary_operator(fn, reflected=False))
     for name, fn in _METHODS.items():
         setattr(cls, name, fn)
-    cls.T = property(lambda self: transpose(self))  # type: ignore[attr-defined]
+    for name, getter in _PROPERTIES.items():
+        setattr(cls, name, property(getter))
     # Defining __eq__ must not make them hashable: keep their refusal.
     assert "__hash__" in vars(cls)
 
 
 _install_array_methods(Tracer)
-
-
-_install_array_methods(Tracer)
-_install_array_methods(_device.Array)
+_install_array_methods(Array)
+# Arrays iterate and copy on their host data (core.array); tracers here.
+setattr(Tracer, "__iter__", _tracer_iter)  # noqa: B010 - installed, as the operators are
+setattr(Tracer, "copy", lambda self: self)  # noqa: B010

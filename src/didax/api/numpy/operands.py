@@ -25,18 +25,27 @@ import numpy as np
 
 import didax.interpreters  # noqa: F401  (installs the root trace and all rules)
 from didax.core import dtypes, lax, values
-from didax.core.abstract import DeviceArray
+from didax.core.array import Array as DidaxArray
 from didax.core.dtypes import DType
 from didax.core.errors import ShapeError
 from didax.core.primitive import Primitive
 from didax.core.promotion import convert, result_type
 from didax.core.source_info import user_frame_summary
 from didax.core.trace import Tracer
-from didax.core.values import ValueKind, as_array, get_aval, is_python_scalar, is_value, value_kind
+from didax.core.values import (
+    ValueKind,
+    as_array,
+    get_aval,
+    is_python_scalar,
+    is_value,
+    to_array,
+    value_kind,
+    wrap_host,
+)
 
 # A didax value, or a (nested) list or tuple of them (``asarray`` stacks those).
 ArrayLike: TypeAlias = values.ArrayLike | list[Any] | tuple[Any, ...]
-Array = Any  # a Tracer under a transformation, a NumPy array in eager code
+Array = Any  # a Tracer under a transformation, a didax Array in eager code
 
 
 def dtype_arg(dtype: Any) -> DType | None:
@@ -121,8 +130,8 @@ def promote(name: str, *args: ArrayLike, inexact: bool = False) -> tuple[list[An
 
 
 def as_result(x: Any) -> Array:
-    """A Python scalar that survived to the result becomes an array, as NumPy returns."""
-    return np.asarray(x, dtypes.python_scalar_dtype(x)) if is_python_scalar(x) else x
+    """An operand returned as a result becomes an Array (a Python scalar a weak one), as JAX's."""
+    return to_array(x)
 
 
 def bind(prim: Primitive, *vals: Any, **params: Any) -> Array:
@@ -133,32 +142,40 @@ def bind(prim: Primitive, *vals: Any, **params: Any) -> Array:
 
 def full_of(shape: tuple[int, ...], value: bool | int | float, dtype: DType) -> Array:
     scalar = np.asarray(value, dtype)
-    return scalar if shape == () else lax.broadcast_in_dim(scalar, shape, ())
+    return wrap_host(scalar) if shape == () else lax.broadcast_in_dim(scalar, shape, ())
 
 
 def asarray(a: ArrayLike, dtype: Any = None) -> Array:
-    """``a`` as an array of ``dtype``; tracers (also inside nested lists) stay traced.
+    """``a`` as an Array of ``dtype``; tracers (also inside nested lists) stay traced.
+
+    NumPy data is copied (an Array never sees the caller's later writes); a
+    Python scalar without a ``dtype`` gives a weakly typed Array, as JAX's.
 
     >>> asarray([1, 2.5])
-    array([1. , 2.5])
+    Array([1. , 2.5], dtype=float64)
     >>> asarray(np.arange(3), dtype=np.float32)
-    array([0., 1., 2.], dtype=float32)
+    Array([0., 1., 2.], dtype=float32)
     """
     dt = dtype_arg(dtype)
     if isinstance(a, (list, tuple)) and contains_tracer(a):
         if len(a) == 0:
             raise ValueError("asarray: an empty sequence has no dtype to stack")
         a = stack_along([asarray(e) for e in a], 0)
-    if isinstance(a, (Tracer, DeviceArray)):
+    if isinstance(a, (Tracer, DidaxArray)):
         aval = get_aval(a)
         if dt is None or (dt == aval.dtype and not aval.weak_type):
             return a
         return lax.convert_element_type(a, dt)
-    if dt is not None and dt.kind in "iu" and not is_python_scalar(a):
+    if is_python_scalar(a) and dt is None:
+        return to_array(a)
+    if dt is not None and dtypes.is_integer(dt) and not is_python_scalar(a):
         arr = np.asarray(a)
-        if arr.dtype.kind == "f":  # toward zero and saturating, as convert_element_type
-            return astype(as_array(arr), dt)
-    return as_array(np.asarray(a, dtype=dt))
+        if dtypes.is_float(arr.dtype):  # toward zero and saturating, as convert_element_type
+            return to_array(astype(as_array(arr), dt))
+    arr = np.asarray(a, dtype=dt)
+    if arr is a:
+        arr = arr.copy()
+    return wrap_host(as_array(arr))
 
 
 def stack_along(values: Sequence[Any], axis: int, dtype: DType | None = None) -> Array:
@@ -184,8 +201,8 @@ def static_scalar(x: Any, what: str) -> Any:
     """A concrete Python or NumPy number; a tracer must be concrete (int()/float() say why not)."""
     if isinstance(x, Tracer):
         return x.dtype.type(float(x) if dtypes.is_float(x.dtype) else int(x))
-    if isinstance(x, np.ndarray) and x.ndim == 0:
-        return x[()]
+    if isinstance(x, (np.ndarray, DidaxArray)) and x.ndim == 0:
+        return as_array(x)[()]
     if is_python_scalar(x) or isinstance(x, np.generic):
         return x
     raise TypeError(f"{what} must be a scalar, got {type(x).__name__}")

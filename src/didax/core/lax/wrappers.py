@@ -88,7 +88,7 @@ from didax.core.lax.primitives import (
 from didax.core.primitive import Primitive
 from didax.core.promotion import coerce_to, coerce_weak
 from didax.core.trace import Tracer
-from didax.core.values import ArrayLike, as_array, get_aval, is_python_scalar
+from didax.core.values import ArrayLike, as_array, get_aval, is_python_scalar, wrap_host
 
 __all__ = [
     "add",
@@ -164,7 +164,7 @@ def add(x: ArrayLike, y: ArrayLike) -> Any:
     """Element-wise ``x + y``.
 
     >>> add(np.float32(1), 2.0)
-    array(3., dtype=float32)
+    Array(3., dtype=float32)
     """
     return _nary(add_p, x, y)
 
@@ -353,7 +353,7 @@ def convert_element_type(x: ArrayLike, new_dtype: Any, weak_type: bool = False) 
     """Converts ``x`` to ``new_dtype`` (floats to integers round toward zero).
 
     >>> convert_element_type(np.arange(3), np.float32)
-    array([0., 1., 2.], dtype=float32)
+    Array([0., 1., 2.], dtype=float32)
     """
     if is_python_scalar(x):
         x = np.asarray(x, dtypes.python_scalar_dtype(x))
@@ -409,19 +409,17 @@ def full(shape: Sequence[int], fill_value: bool | int | float, dtype: Any) -> An
     """An array of ``shape`` and ``dtype`` filled with ``fill_value`` (a broadcast scalar).
 
     >>> full((2,), 1.5, np.float32)
-    array([1.5, 1.5], dtype=float32)
+    Array([1.5, 1.5], dtype=float32)
     """
     value = np.asarray(fill_value, dtypes.canonicalize(dtype))
     shape = tuple(int(s) for s in shape)
-    return value if shape == () else broadcast_in_dim(value, shape, ())
+    return wrap_host(value) if shape == () else broadcast_in_dim(value, shape, ())
 
 
 def full_like(x: ArrayLike, fill_value: bool | int | float) -> Any:
-    """An array of ``x``'s shape and dtype filled with ``fill_value``."""
-    if is_python_scalar(x):
-        return np.asarray(fill_value, dtypes.python_scalar_dtype(x))
+    """An array of ``x``'s shape and dtype (and weak type, as JAX's) filled with ``fill_value``."""
     aval = get_aval(x)
-    value = np.asarray(fill_value, aval.dtype)
+    value = wrap_host(np.asarray(fill_value, aval.dtype), aval.weak_type)
     return value if aval.shape == () else broadcast_in_dim(value, aval.shape, ())
 
 
@@ -523,7 +521,7 @@ def pad(
     A weakly typed padding value (a Python scalar) takes the operand's dtype.
 
     >>> pad(np.arange(2.0), 0.0, [(1, 1, 0)])
-    array([0., 0., 1., 0.])
+    Array([0., 0., 1., 0.], dtype=float64)
     """
     operand = _as_operand(operand)
     aval = get_aval(operand)

@@ -1,0 +1,126 @@
+"""Arrays at the API: moving them (``device_put``, ``device_get``), waiting for them, and shapes.
+
+Design rules:
+- Every function here takes pytrees, as JAX's do, and leaves a leaf that
+  is not an array alone where JAX does (``device_get``, ``block_until_ready``).
+- ``ShapeDtypeStruct`` is the user's way of naming an abstract value
+  (``eval_shape``'s results, and arguments that need no data); it converts
+  to and from ``ShapedArray``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, final
+
+import attrs
+import numpy as np
+from jax import tree_util
+
+from didax.core import dtypes
+from didax.core.abstract import ShapedArray
+from didax.core.array import Array
+from didax.core.values import get_aval
+from didax.interpreters.staging import trace_to_jaxpr
+from didax.lowering.array import on_device
+
+__all__ = [
+    "Array",
+    "device_put",
+    "device_get",
+    "block_until_ready",
+    "ShapeDtypeStruct",
+    "eval_shape",
+]
+
+
+def device_put(x: Any, device: Any = None) -> Any:
+    """``x`` (a pytree of array-likes) as Arrays on the device (``jax.device_put``).
+
+    NumPy data is copied; an Array already on the device is returned as it
+    is; a Python scalar gives a weakly typed Array. ``device`` is accepted
+    for JAX's signature: didax computes on one device.
+
+    >>> import didax as dx
+    >>> dx.device_put({"w": np.ones(2), "b": 0.5})
+    {'b': Array(0.5, dtype=float64, weak_type=True), 'w': Array([1., 1.], dtype=float64)}
+    """
+    return tree_util.tree_map(on_device, x)
+
+
+def device_get(x: Any) -> Any:
+    """``x`` (a pytree) with every Array replaced by a NumPy array of its data (``jax.device_get``).
+
+    >>> import didax as dx
+    >>> dx.device_get([dx.numpy.ones(2), "label"])
+    [array([1., 1.]), 'label']
+    """
+    return tree_util.tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, Array) else leaf, x)
+
+
+def block_until_ready(x: Any) -> Any:
+    """Waits until every Array in the pytree ``x`` is computed; returns ``x``."""
+    for leaf in tree_util.tree_leaves(x):
+        if isinstance(leaf, Array):
+            leaf.block_until_ready()
+    return x
+
+
+def _shape_tuple(shape: Sequence[int]) -> tuple[int, ...]:
+    return tuple(int(d) for d in shape)
+
+
+@final
+@attrs.frozen
+class ShapeDtypeStruct:
+    """A shape and dtype without data (``jax.ShapeDtypeStruct``).
+
+    >>> ShapeDtypeStruct((2, 3), np.float32)
+    ShapeDtypeStruct(shape=(2, 3), dtype=float32)
+    """
+
+    shape: tuple[int, ...] = attrs.field(converter=_shape_tuple)
+    dtype: np.dtype[Any] = attrs.field(converter=dtypes.canonicalize)
+    weak_type: bool = False
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self.shape, self.dtype, self.weak_type)
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+
+def _leaf_aval(x: Any) -> ShapedArray:
+    return x.aval() if isinstance(x, ShapeDtypeStruct) else get_aval(x)
+
+
+def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """The shapes and dtypes ``fun(*args, **kwargs)`` would have, computed by tracing only.
+
+    Arguments may be arrays or ``ShapeDtypeStruct``s; nothing is computed.
+
+    >>> import didax as dx
+    >>> dx.eval_shape(lambda x: x.sum(axis=0), ShapeDtypeStruct((5, 3), np.float32))
+    ShapeDtypeStruct(shape=(3,), dtype=float32)
+    """
+    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+    out_trees: list[Any] = []
+
+    def flat(*xs: Any) -> list[Any]:
+        a, k = tree_util.tree_unflatten(in_tree, xs)
+        out_leaves, out_tree = tree_util.tree_flatten(fun(*a, **k))
+        out_trees.append(out_tree)
+        return out_leaves
+
+    closed = trace_to_jaxpr(flat, [_leaf_aval(x) for x in leaves], "eval_shape")
+    structs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+    return tree_util.tree_unflatten(out_trees[0], structs)

@@ -1,0 +1,344 @@
+"""``Array``: every value didax hands back (``didax.Array``), eager or jitted.
+
+Design rules:
+- An Array is immutable data plus its abstract value (``ShapedArray``,
+  weak type included, as a JAX Array carries ``weak_type``). Its data lives
+  on the host (a NumPy array: the result of an eager primitive), on the
+  device (a PJRT buffer: the result of a compiled program), or both; each
+  side is made from the other at most once, on first use, and kept. So an
+  Array made by ``dnp.asarray`` pays its transfer on the first jitted call
+  and never again, and reading a jitted result on the host (printing,
+  ``float()``, eager ops) copies it once (on the CPU not even that: the host
+  view of a CPU buffer shares its memory).
+- Eager primitives run their NumPy impl rules on the host side (see
+  ``interpreters.evaluation``): on a CPU that is the fast path (a few
+  microseconds, no XLA dispatch). Data that lives only on an accelerator
+  goes to XLA instead (``DeviceBackend.host_is_device``).
+- Core knows buffers only through ``DeviceBackend``, which the lowering
+  layer installs at import (``set_backend``): the transfers, and nothing
+  else, are XLA's. Core cannot import the layer that owns XLA.
+- Nobody writes into an Array's host data: ``__array__`` hands out
+  read-only views, item assignment is a ``TypeError`` pointing to ``.at``,
+  and an Array is unhashable (it defines ``==`` element-wise), as JAX's.
+- NumPy's operators and array methods are installed by ``didax.numpy``
+  (they are NumPy semantics, which belong to that layer), as on tracers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Final, Protocol, final
+
+import numpy as np
+
+from didax.core.abstract import ShapedArray
+
+HostArray = np.ndarray[Any, Any]
+
+
+class DeviceBackend(Protocol):
+    """What core needs of device buffers; the lowering layer's XLA adapter provides it."""
+
+    # True on a CPU, where a buffer's host view shares its memory: eager
+    # primitives then always run on the host.
+    host_is_device: bool
+
+    def to_device(self, host: HostArray) -> Any: ...
+
+    def to_host(self, buffer: Any) -> HostArray: ...
+
+    def block_until_ready(self, buffer: Any) -> None: ...
+
+
+class _NoBackend:
+    host_is_device = True
+
+    def _missing(self) -> RuntimeError:
+        return RuntimeError("no device backend: import didax (its lowering layer installs one)")
+
+    def to_device(self, host: HostArray) -> Any:
+        raise self._missing()
+
+    def to_host(self, buffer: Any) -> HostArray:
+        raise self._missing()
+
+    def block_until_ready(self, buffer: Any) -> None:
+        raise self._missing()
+
+
+_backend: DeviceBackend = _NoBackend()
+
+
+def set_backend(backend: DeviceBackend) -> None:
+    """Installs the device backend (called once, by ``didax.lowering``)."""
+    global _backend
+    _backend = backend
+
+
+def backend() -> DeviceBackend:
+    return _backend
+
+
+_AT_MESSAGE: Final = (
+    "didax Arrays are immutable and do not support in-place item assignment: "
+    "instead of x[idx] = y, use x = x.at[idx].set(y) (or another .at[] method), as in JAX"
+)
+
+
+@final
+class Array:
+    """An immutable array (``didax.Array``): host data, a device buffer, or both.
+
+    >>> a = Array.from_host(np.arange(3.0), ShapedArray((3,), np.dtype(np.float64)))
+    >>> a
+    Array([0., 1., 2.], dtype=float64)
+    >>> f"{a[1]:.2f}"
+    '1.00'
+    """
+
+    __slots__ = ("__weakref__", "_aval", "_buffer", "_host")
+    # NumPy defers its binary operators to ours (``np_array + array`` is an
+    # Array), as for JAX's Arrays.
+    __array_priority__ = 100
+
+    _aval: ShapedArray
+    _host: HostArray | None
+    _buffer: Any
+
+    def __init__(self) -> None:
+        raise TypeError("Arrays are made by didax: use didax.numpy.asarray or didax.device_put")
+
+    @staticmethod
+    def from_host(host: HostArray, aval: ShapedArray) -> Array:
+        """An Array over ``host`` (of ``aval``'s dtype and shape), which nobody may write to."""
+        out = object.__new__(Array)
+        out._aval = aval
+        out._host = host
+        out._buffer = None
+        return out
+
+    @staticmethod
+    def from_buffer(buffer: Any, aval: ShapedArray) -> Array:
+        """An Array over a device buffer (a compiled program's result)."""
+        out = object.__new__(Array)
+        out._aval = aval
+        out._host = None
+        out._buffer = buffer
+        return out
+
+    # --- the two sides ------------------------------------------------------
+    @property
+    def aval(self) -> ShapedArray:
+        return self._aval
+
+    def host(self) -> HostArray:
+        """The data on the host (copied from the device once; shared thereafter)."""
+        host = self._host
+        if host is None:
+            host = self._host = _backend.to_host(self._buffer)
+        return host
+
+    @property
+    def buffer(self) -> Any:
+        """The device buffer (transferred from the host once; kept thereafter)."""
+        buffer = self._buffer
+        if buffer is None:
+            assert self._host is not None
+            buffer = self._buffer = _backend.to_device(self._host)
+        return buffer
+
+    @property
+    def on_host(self) -> bool:
+        """Whether host data is at hand (eager primitives run on it without a transfer)."""
+        return self._host is not None or _backend.host_is_device
+
+    @property
+    def is_on_device(self) -> bool:
+        """Whether the data has been transferred to (or computed on) the device."""
+        return self._buffer is not None
+
+    # --- attributes ---------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._aval.shape
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self._aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._aval.ndim
+
+    @property
+    def size(self) -> int:
+        return self._aval.size
+
+    @property
+    def weak_type(self) -> bool:
+        return self._aval.weak_type
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    # --- NumPy's protocols ----------------------------------------------------
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> HostArray:
+        host = self.host()
+        if dtype is not None and np.dtype(dtype) != host.dtype:
+            if copy is False:
+                raise ValueError(f"converting an Array of {self.dtype} to {dtype} needs a copy")
+            return host.astype(dtype)
+        if copy:
+            return host.copy()
+        view = host.view()
+        view.flags.writeable = False
+        return view
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.buffer.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self.buffer.__dlpack_device__()
+
+    def block_until_ready(self) -> Array:
+        if self._buffer is not None:
+            _backend.block_until_ready(self._buffer)
+        return self
+
+    def copy(self) -> Array:
+        """A new Array with the same contents (``jnp.copy``)."""
+        return Array.from_host(self.host().copy(), self._aval)
+
+    def __reduce__(self) -> Any:
+        return (_rebuild, (self.host().copy(), self.weak_type))
+
+    def __copy__(self) -> Array:
+        return self.copy()
+
+    def __deepcopy__(self, memo: Any) -> Array:
+        return self.copy()
+
+    # --- Python's protocols ---------------------------------------------------
+    def __bool__(self) -> bool:
+        return bool(self.host())
+
+    def __int__(self) -> int:
+        return int(self.host())
+
+    def __float__(self) -> float:
+        return float(self.host())
+
+    def __complex__(self) -> complex:
+        return complex(self.host())
+
+    def __index__(self) -> int:
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"only integer Arrays can be used as an index, got {self.dtype}")
+        return int(self.host())
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object (a 0-d Array)")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator[Array]:
+        if not self.shape:
+            raise TypeError("iteration over a 0-d Array")
+        host = self.host()
+        row = self._aval.update(shape=self.shape[1:])
+        # host[i, ...] is a 0-d array, not a NumPy scalar, for 1-d data.
+        return (Array.from_host(host[i, ...], row) for i in range(self.shape[0]))
+
+    def tolist(self) -> Any:
+        return self.host().tolist()
+
+    def item(self, *args: Any) -> Any:
+        return self.host().item(*args)
+
+    def __format__(self, format_spec: str) -> str:
+        host = self.host()
+        if self.ndim == 0:
+            return format(host[()], format_spec)
+        return format(host, format_spec)
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        body = np.array2string(self.host(), separator=", ", prefix="Array(")
+        return f"Array({body}, dtype={self.dtype.name}{weak})"
+
+    def __str__(self) -> str:
+        return str(self.host())
+
+    def __hash__(self) -> int:
+        raise TypeError("unhashable type: 'Array' (didax Arrays compare element-wise, as JAX's)")
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise TypeError(_AT_MESSAGE)
+
+    def __delitem__(self, index: Any) -> None:
+        raise TypeError(_AT_MESSAGE)
+
+    if TYPE_CHECKING:
+        # Installed at import by didax.numpy (NumPy semantics live there);
+        # declared here so that type checkers know them.
+        def __add__(self, other: Any) -> Any: ...
+        def __radd__(self, other: Any) -> Any: ...
+        def __sub__(self, other: Any) -> Any: ...
+        def __rsub__(self, other: Any) -> Any: ...
+        def __mul__(self, other: Any) -> Any: ...
+        def __rmul__(self, other: Any) -> Any: ...
+        def __truediv__(self, other: Any) -> Any: ...
+        def __rtruediv__(self, other: Any) -> Any: ...
+        def __floordiv__(self, other: Any) -> Any: ...
+        def __mod__(self, other: Any) -> Any: ...
+        def __pow__(self, other: Any) -> Any: ...
+        def __rpow__(self, other: Any) -> Any: ...
+        def __matmul__(self, other: Any) -> Any: ...
+        def __rmatmul__(self, other: Any) -> Any: ...
+        def __neg__(self) -> Any: ...
+        def __pos__(self) -> Any: ...
+        def __abs__(self) -> Any: ...
+        def __invert__(self) -> Any: ...
+        def __and__(self, other: Any) -> Any: ...
+        def __or__(self, other: Any) -> Any: ...
+        def __xor__(self, other: Any) -> Any: ...
+        def __eq__(self, other: Any) -> Any: ...
+        def __ne__(self, other: Any) -> Any: ...
+        def __lt__(self, other: Any) -> Any: ...
+        def __le__(self, other: Any) -> Any: ...
+        def __gt__(self, other: Any) -> Any: ...
+        def __ge__(self, other: Any) -> Any: ...
+        def __getitem__(self, index: Any) -> Any: ...
+        @property
+        def T(self) -> Any: ...
+        @property
+        def mT(self) -> Any: ...
+        @property
+        def real(self) -> Any: ...
+        @property
+        def imag(self) -> Any: ...
+        def reshape(self, *shape: Any, order: str = "C") -> Any: ...
+        def astype(self, dtype: Any) -> Any: ...
+        def sum(self, axis: Any = None, dtype: Any = None, out: Any = None, **kw: Any) -> Any: ...
+        def mean(self, axis: Any = None, dtype: Any = None, out: Any = None, **kw: Any) -> Any: ...
+        def max(self, axis: Any = None, out: Any = None, **kw: Any) -> Any: ...
+        def min(self, axis: Any = None, out: Any = None, **kw: Any) -> Any: ...
+        def prod(self, axis: Any = None, dtype: Any = None, out: Any = None, **kw: Any) -> Any: ...
+        def argmax(self, axis: Any = None, out: Any = None, **kw: Any) -> Any: ...
+        def argmin(self, axis: Any = None, out: Any = None, **kw: Any) -> Any: ...
+        def transpose(self, *axes: Any) -> Any: ...
+        def squeeze(self, axis: Any = None) -> Any: ...
+        def flatten(self) -> Any: ...
+        def ravel(self) -> Any: ...
+        def clip(self, min: Any = None, max: Any = None) -> Any: ...  # noqa: A002
+        def round(self, decimals: int = 0) -> Any: ...
+        def conj(self) -> Any: ...
+
+
+def _rebuild(host: HostArray, weak_type: bool) -> Array:
+    return Array.from_host(host, ShapedArray(host.shape, host.dtype, weak_type))
