@@ -114,6 +114,8 @@ def get_aval(x: object) -> ShapedArray:
     >>> get_aval(2.0)
     ShapedArray(f64[], weak)
     """
+    if type(x) is Array:  # the hot case: eager code on Arrays
+        return x.aval
     kind = value_kind(x)
     if kind is ValueKind.TRACER or kind is ValueKind.ARRAY:
         assert isinstance(x, (Tracer, Array))

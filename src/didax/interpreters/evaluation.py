@@ -35,7 +35,7 @@ from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import abstract_eval
 from didax.core.array import Array as DidaxArray
-from didax.core.config import config
+from didax.core.config import flag
 from didax.core.errors import UnexpectedTracerError
 from didax.core.primitive import Primitive, RuleTable
 from didax.core.trace import Trace, Tracer, check_valid, set_root_trace
@@ -79,25 +79,51 @@ def set_device_executor(executor: DeviceExecutor) -> None:
     _device_executor[:] = [executor]
 
 
-# (primitive, operand types, params) -> result types. Bounded: cleared when full.
-_RESULT_TYPES: Final[dict[Any, list[ShapedArray]]] = {}
-_RESULT_TYPES_MAX: Final = 4096
+# NumPy's floating-point error state lives in a context variable; setting it
+# directly costs a tenth of entering ``np.errstate`` (which an eager op would
+# otherwise pay once per primitive). Where the variable is not there (another
+# NumPy), ``np.errstate`` is used.
+try:
+    from numpy._core import _ufunc_config
+
+    _ERRSTATE: Any = _ufunc_config._extobj_contextvar  # type: ignore[attr-defined]
+    with np.errstate(all="ignore"):
+        _IGNORE_ERRORS: Any = _ERRSTATE.get()
+except (ImportError, AttributeError):  # pragma: no cover - depends on NumPy's internals
+    _ERRSTATE = None
 
 
-def _result_types(
+def _run_impl(impl: ImplRule, hosts: Sequence[Array], params: dict[str, Any]) -> Any:
+    """The impl rule on host data, with NumPy's floating-point warnings off (IEEE results)."""
+    if _ERRSTATE is None:
+        with np.errstate(all="ignore"):
+            return impl(*hosts, **params)
+    token = _ERRSTATE.set(_IGNORE_ERRORS)
+    try:
+        return impl(*hosts, **params)
+    finally:
+        _ERRSTATE.reset(token)
+
+
+# (primitive, operand types, params) -> (result types, impl rule): what eager
+# dispatch needs to know of a signature, found with one dict lookup. Bounded:
+# cleared when full. Higher-order primitives (VALUE_IMPLS) are never cached.
+_SIGNATURES: Final[dict[Any, tuple[list[ShapedArray], ImplRule]]] = {}
+_SIGNATURES_MAX: Final = 4096
+
+
+def _signature_entry(
     prim: Primitive, avals: list[ShapedArray], params: dict[str, Any]
-) -> list[ShapedArray]:
+) -> tuple[list[ShapedArray], ImplRule]:
+    entry = (abstract_eval(prim, avals, params), IMPL_RULES[prim])
     key = (prim, *avals, *params.items()) if params else (prim, *avals)
     try:
-        out = _RESULT_TYPES.get(key)
-    except TypeError:  # an unhashable param: type without the cache
-        return abstract_eval(prim, avals, params)
-    if out is None:
-        out = abstract_eval(prim, avals, params)
-        if len(_RESULT_TYPES) >= _RESULT_TYPES_MAX:
-            _RESULT_TYPES.clear()
-        _RESULT_TYPES[key] = out
-    return out
+        if len(_SIGNATURES) >= _SIGNATURES_MAX:
+            _SIGNATURES.clear()
+        _SIGNATURES[key] = entry
+    except TypeError:  # an unhashable param: typed again next time
+        pass
+    return entry
 
 
 class EvalTrace(Trace):
@@ -108,6 +134,24 @@ class EvalTrace(Trace):
     def process_primitive(
         self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
     ) -> Any:
+        # The fast path: every operand an Array with host data, a signature
+        # seen before. Anything else takes the general path.
+        hosts: list[Array] = []
+        avals: list[ShapedArray] = []
+        for x in args:
+            if type(x) is not DidaxArray or x._host is None:
+                return self._process_general(prim, args, params)
+            hosts.append(x._host)
+            avals.append(x._aval)
+        try:
+            entry = _SIGNATURES.get((prim, *avals, *params.items()) if params else (prim, *avals))
+        except TypeError:
+            entry = None
+        if entry is None:
+            return self._process_general(prim, args, params)
+        return _finish(prim, entry[0], _run_impl(entry[1], hosts, params), None)
+
+    def _process_general(self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
         if prim in VALUE_IMPLS:
             _check_no_tracers(prim, args)
             return IMPL_RULES[prim](*args, **params)
@@ -115,16 +159,13 @@ class EvalTrace(Trace):
         avals: list[ShapedArray] = []
         user_data = False  # a NumPy array the user holds: results must not alias it
         for x in args:
-            if type(x) is DidaxArray and x.on_host:
-                hosts.append(x.host())
-                avals.append(x.aval)
-                continue
             kind = value_kind(x)
             if kind is ValueKind.TRACER:
                 _check_no_tracers(prim, args)
             if kind is ValueKind.ARRAY:
                 assert isinstance(x, DidaxArray)
-                if _device_executor:  # data only on an accelerator: run it there
+                if not x.on_host and _device_executor:
+                    # Data only on an accelerator: computed there, not copied back.
                     outs = _device_executor[0](prim, *args, **params)
                     return outs if prim.multiple_results else outs[0]
                 hosts.append(x.host())
@@ -132,23 +173,30 @@ class EvalTrace(Trace):
                 user_data |= kind is not ValueKind.SCALAR
                 hosts.append(as_array(x))
             avals.append(get_aval(x))
-        out_avals = _result_types(prim, avals, params)
-        # IEEE results as XLA's (log(0) is -inf), never NumPy's floating-point warnings.
-        with np.errstate(all="ignore"):
-            outs = IMPL_RULES[prim](*hosts, **params)
-        if not prim.multiple_results:
-            outs = [outs]
-        results = [
-            _as_result(o, a, hosts if user_data else None)
-            for o, a in zip(outs, out_avals, strict=True)
-        ]
-        if config.jax_debug_nans:
-            check_nans(prim.name, results)
-        return results if prim.multiple_results else results[0]
+        out_avals, impl = _signature_entry(prim, avals, params)
+        return _finish(
+            prim, out_avals, _run_impl(impl, hosts, params), hosts if user_data else None
+        )
+
+
+def _finish(
+    prim: Primitive, out_avals: list[ShapedArray], outs: Any, user_hosts: list[Array] | None
+) -> Any:
+    """The impl's results as Arrays of the typing rule's types (``jax_debug_nans`` checked)."""
+    if not prim.multiple_results:
+        result = _as_result(outs, out_avals[0], user_hosts)
+        if flag("jax_debug_nans"):
+            check_nans(prim.name, [result])
+        return result
+    results = [_as_result(o, a, user_hosts) for o, a in zip(outs, out_avals, strict=True)]
+    if flag("jax_debug_nans"):
+        check_nans(prim.name, results)
+    return results
 
 
 def _as_result(out: Any, aval: ShapedArray, user_hosts: list[Array] | None) -> DidaxArray:
-    if type(out) is not np.ndarray or out.dtype != aval.dtype:
+    # (dtypes of one type are one object: ``is`` is the cheap test, ``!=`` the sure one)
+    if type(out) is not np.ndarray or (out.dtype is not aval.dtype and out.dtype != aval.dtype):
         out = np.asarray(out, aval.dtype)  # NumPy returns scalars from 0-d operations
     elif user_hosts is not None and (out.base is not None or any(out is h for h in user_hosts)):
         out = out.copy()  # the user's array or a view of it (reshape, slice): theirs to write
@@ -207,7 +255,9 @@ def eval_closed_jaxpr(closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
 
 
 def _register_numpy(prim: Primitive, fn: Any) -> None:
-    IMPL_RULES.register(prim, lambda *args, **_: fn(*args))
+    # Element-wise primitives have no params: the NumPy function is the rule
+    # itself, with no wrapper to call on the eager hot path.
+    IMPL_RULES.register(prim, fn)
 
 
 def _int_div(x: Array, y: Array) -> Array:

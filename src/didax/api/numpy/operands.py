@@ -67,6 +67,8 @@ def operand(x: ArrayLike) -> Any:
     Values that know their own type (tracers, device arrays) are kept as they
     are, so that nothing is copied to the host; lists go through ``asarray``.
     """
+    if type(x) is DidaxArray:
+        return x
     if isinstance(x, (list, tuple)):
         return asarray(x)
     kind = value_kind(x)
@@ -122,10 +124,18 @@ def promote(name: str, *args: ArrayLike, inexact: bool = False) -> tuple[list[An
     Returns the operands, the dtype and whether the result is weakly typed.
     """
     vals = [operand(a) for a in args]
-    dtype, weak = result_type(*vals)
+    avals = [get_aval(v) for v in vals]
+    first = avals[0]
+    if (
+        not first.weak_type
+        and all(a == first for a in avals[1:])
+        and (not inexact or dtypes.is_float(first.dtype))
+    ):
+        return vals, first.dtype, False  # already of one type: nothing to do
+    dtype, weak = dtypes.result_type((a.dtype, a.weak_type) for a in avals)
     if inexact:
         dtype = dtypes.to_inexact(dtype)
-    shape = broadcast_shapes(name, *(get_aval(v).shape for v in vals))
+    shape = broadcast_shapes(name, *(a.shape for a in avals))
     return [broadcast_to_shape(astype(v, dtype, weak), shape) for v in vals], dtype, weak
 
 
