@@ -2,7 +2,9 @@
 
 Each workload runs for didax and for JAX in the same process:
 - cache-hit dispatch of a jitted ``x * y + x`` on scalars and on f64[3]
-  Arrays (the trace cache hit plus one XLA call; both wait for the result);
+  Arrays made with ``dnp.asarray``/``jnp.asarray`` (the trace cache hit plus
+  one XLA call; an Array is transferred on its first call only; both wait
+  for the result);
 - XLA execution of an MLP forward pass (784-512-512-10, tanh, batch 128,
   float32) on device-resident parameters;
 - first call (trace + lower + compile) of a 50-op element-wise function,
@@ -44,14 +46,14 @@ def _hit(impl: Impl, scalar: bool) -> tuple[Callable[[], Any], Any]:
     if impl == "didax":
         f = dx.jit(lambda x, y: x * y + x)
         args: tuple[Any, Any] = (
-            (2.0, 3.0) if scalar else (dx.device_put(np.ones(3)), dx.device_put(np.full(3, 3.0)))
+            (2.0, 3.0) if scalar else (dnp.asarray(np.ones(3)), dnp.asarray(np.full(3, 3.0)))
         )
     else:
         f = jax.jit(lambda x, y: x * y + x)
         args = (
             (2.0, 3.0)
             if scalar
-            else _with_x64(lambda: (jax.device_put(np.ones(3)), jax.device_put(np.full(3, 3.0))))
+            else _with_x64(lambda: (jnp.asarray(np.ones(3)), jnp.asarray(np.full(3, 3.0))))
         )
     f(*args)  # trace and compile outside the timing
     return (lambda: f(*args).block_until_ready()), args

@@ -36,7 +36,7 @@ from didax.core.abstract import ShapedArray
 from didax.core.promotion import convert
 from didax.core.source_info import user_frame_summary
 from didax.core.trace import Tracer
-from didax.core.values import get_aval, is_value
+from didax.core.values import get_aval, is_value, wrap_host
 from didax.interpreters.cond import cond_p, join_consts
 from didax.interpreters.jaxpr_transforms import close_over_nothing
 from didax.interpreters.scan import scan_p
@@ -305,7 +305,7 @@ def fori_loop(
                 f"fori_loop: lower and upper must be integer scalars, got {aval.str_short()} "
                 f"(at {user_frame_summary()})"
             )
-    dtype, _ = dtypes.result_type(
+    dtype, weak = dtypes.result_type(
         [
             (get_aval(lower).dtype, get_aval(lower).weak_type),
             (get_aval(upper).dtype, get_aval(upper).weak_type),
@@ -318,7 +318,7 @@ def fori_loop(
             i, x = carry
             return (lax.add(i, lax.full_like(i, 1)), body_fun(i, x)), None
 
-        start = np.asarray(lo, dtype)
+        start = wrap_host(np.asarray(lo, dtype), weak)
         (_, result), _ = scan(step, (start, init_val), None, length=max(hi - lo, 0), unroll=unroll)
         return result
 
@@ -330,8 +330,8 @@ def fori_loop(
         i, hi_, x = carry
         return lax.add(i, lax.full_like(i, 1)), hi_, body_fun(i, x)
 
-    lo_v = lax.convert_element_type(lower, dtype)
-    hi_v = lax.convert_element_type(upper, dtype)
+    lo_v = lax.convert_element_type(lower, dtype, weak)
+    hi_v = lax.convert_element_type(upper, dtype, weak)
     _, _, result = while_loop(keep_going, step_while, (lo_v, hi_v, init_val))
     return result
 

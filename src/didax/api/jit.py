@@ -17,8 +17,10 @@ Design rules:
 
 from __future__ import annotations
 
+import builtins
 import functools
 import inspect
+import operator
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Final, cast, final, overload
 
@@ -95,6 +97,38 @@ def _is_array_leaf(x: Any) -> bool:
     return kind_or_none(x) in _ARRAY_KINDS
 
 
+def _donated_args(
+    positional: list[str],
+    donate_argnums: int | Sequence[int],
+    donate_argnames: str | Sequence[str],
+    static_nums: frozenset[int],
+    static_names: frozenset[str],
+) -> frozenset[int]:
+    """The positions of donated arguments, checked as JAX checks them.
+
+    didax accepts donation but does not donate: XLA receives copies it may
+    not reuse, which is correct and only costs memory (see docs/values.md).
+    """
+    nums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
+    names = (donate_argnames,) if isinstance(donate_argnames, str) else tuple(donate_argnames)
+    for i in nums:
+        operator.index(i)
+    if positional:
+        n = len(positional)
+        if builtins.any(not -n <= i < n for i in nums):
+            raise ValueError(
+                f"Jitted function has donate_argnums={nums}, but only accepts {n} "
+                "positional arguments."
+            )
+        nums = tuple(i % n for i in nums)
+    donated = frozenset(nums + tuple(positional.index(m) for m in names if m in positional))
+    both = (donated & static_nums) | {positional.index(m) for m in names if m in static_names}
+    if both:
+        clash = sorted(positional[i] if i < len(positional) else str(i) for i in both)
+        raise ValueError(f"static and donated arguments cannot intersect: {clash} are both")
+    return donated
+
+
 class Jitted:
     """A jitted function: call it, ``lower`` it, inspect and clear its trace cache."""
 
@@ -103,6 +137,8 @@ class Jitted:
         fun: Callable[..., Any],
         static_argnums: int | Sequence[int] = (),
         static_argnames: str | Sequence[str] = (),
+        donate_argnums: int | Sequence[int] = (),
+        donate_argnames: str | Sequence[str] = (),
     ) -> None:
         functools.update_wrapper(self, fun)
         self._fun = fun
@@ -122,6 +158,9 @@ class Jitted:
         )
         self._static_names = frozenset(
             names + tuple(positional[i] for i in nums if 0 <= i < len(positional))
+        )
+        self._donated = _donated_args(
+            positional, donate_argnums, donate_argnames, self._static_nums, self._static_names
         )
         self._cache: LRUCache[_Entry] = LRUCache(maxsize=TRACE_CACHE_SIZE)
 
@@ -325,6 +364,8 @@ def jit(
     *,
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
+    donate_argnums: int | Sequence[int] = (),
+    donate_argnames: str | Sequence[str] = (),
 ) -> Jitted: ...
 
 
@@ -334,6 +375,8 @@ def jit(
     *,
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
+    donate_argnums: int | Sequence[int] = (),
+    donate_argnames: str | Sequence[str] = (),
 ) -> Callable[[Callable[..., Any]], Jitted]: ...
 
 
@@ -342,6 +385,8 @@ def jit(
     *,
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
+    donate_argnums: int | Sequence[int] = (),
+    donate_argnames: str | Sequence[str] = (),
 ) -> Jitted | Callable[[Callable[..., Any]], Jitted]:
     """Compiles ``fun`` with XLA; usable as ``jit(f)``, ``@jit`` or ``@jit(static_argnums=...)``.
 
@@ -349,7 +394,11 @@ def jit(
     >>> f = dx.jit(lambda x: x * 2.0 + 1.0)
     >>> f(3.0)
     Array(7., dtype=float64, weak_type=True)
+
+    ``donate_argnums``/``donate_argnames`` are checked as JAX checks them,
+    but didax does not donate buffers: XLA gets inputs it may not reuse.
     """
+    options = (static_argnums, static_argnames, donate_argnums, donate_argnames)
     if fun is None:
-        return lambda f: Jitted(f, static_argnums, static_argnames)
-    return Jitted(fun, static_argnums, static_argnames)
+        return lambda f: Jitted(f, *options)
+    return Jitted(fun, *options)

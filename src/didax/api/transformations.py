@@ -79,8 +79,9 @@ def _input_value(x: Any, what: str) -> Any:
     """An argument of a transformation: a Python scalar stays one (weak), else an Array."""
     try:
         return x if is_python_scalar(x) else to_array(x)
-    except TypeError:
-        raise TypeError(f"{what}: {type(x).__name__} {x!r} is not a valid didax value") from None
+    except TypeError as e:
+        bad = f"{what}: {type(x).__name__} {x!r}"
+        raise TypeError(f"{bad} is not a valid didax value: {e}") from None
 
 
 # --- jvp -------------------------------------------------------------------

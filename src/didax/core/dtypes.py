@@ -179,7 +179,7 @@ def canonicalize(dtype: object) -> DType:
     """
     dt = _to_dtype(dtype)
     if dt not in _SUPPORTED_SET and dt != float0:
-        raise TypeError(f"didax does not support dtype {dt}")
+        raise unsupported(dt)
     out = canonical(dt)
     if out != dt:
         warnings.warn(
@@ -189,6 +189,12 @@ def canonicalize(dtype: object) -> DType:
             stacklevel=3,
         )
     return out
+
+
+def unsupported(dtype: DType, what: str = "dtype") -> TypeError:
+    """The error for a value of a dtype didax lacks (complex numbers say so)."""
+    hint = " (complex numbers are not supported yet)" if dtype.kind == "c" else ""
+    return TypeError(f"didax does not support {what} {dtype}{hint}")
 
 
 def python_scalar_dtype(x: bool | int | float) -> DType:

@@ -94,6 +94,8 @@ def value_kind(x: object) -> ValueKind:
     """
     kind = kind_or_none(x)
     if kind is None:
+        if isinstance(x, complex):
+            raise TypeError(f"complex {x!r}: complex numbers are not supported yet")
         raise TypeError(f"{type(x).__name__} {x!r} is not a valid didax value")
     return kind
 
@@ -123,10 +125,10 @@ def get_aval(x: object) -> ShapedArray:
     if kind is ValueKind.SCALAR:
         assert isinstance(x, PYTHON_SCALARS)
         return ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
-    if kind is ValueKind.HOST:
-        assert isinstance(x, (np.ndarray, np.generic))
-        return ShapedArray(x.shape, dtypes.canonical(x.dtype))
-    arr = np.asarray(x)
+    arr = x if kind is ValueKind.HOST else np.asarray(x)
+    assert isinstance(arr, (np.ndarray, np.generic))
+    if arr.dtype not in dtypes.SUPPORTED and arr.dtype != dtypes.float0:
+        raise dtypes.unsupported(arr.dtype, "arrays of dtype")
     return ShapedArray(arr.shape, dtypes.canonical(arr.dtype))
 
 
@@ -157,7 +159,7 @@ def as_array(x: object) -> HostArray:
     # float0 arrays (tangents of integers) are values too, though no
     # primitive takes them.
     if arr.dtype not in dtypes.SUPPORTED and arr.dtype != dtypes.float0:
-        raise TypeError(f"didax does not support arrays of dtype {arr.dtype}")
+        raise dtypes.unsupported(arr.dtype, "arrays of dtype")
     canonical = dtypes.canonical(arr.dtype)
     return arr if canonical == arr.dtype else arr.astype(canonical)
 

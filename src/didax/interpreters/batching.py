@@ -316,10 +316,10 @@ def _batched_starts(
     shape: tuple[int, ...],
     sizes: tuple[int, ...],
 ) -> list[Any]:
-    """Start indices as int64 vectors of length B, clamped in bounds as XLA does."""
+    """Start indices as default-int vectors of length B, clamped in bounds as XLA does."""
     out = []
     for s, d, n, k in zip(starts, dims, shape, sizes, strict=True):
-        s = lax.convert_element_type(s, dtypes.int64)
+        s = lax.convert_element_type(s, dtypes.default_int())
         s = bdim_at_front(s, d, axis_size)
         s = lax.max(lax.min(s, lax.full_like(s, n - k)), lax.full_like(s, 0))
         out.append(s)
@@ -331,7 +331,7 @@ def _offsets(start: Any, count: int, axis_size: int) -> Any:
     full = (axis_size, count)
     return lax.add(
         lax.broadcast_in_dim(start, full, (0,)),
-        lax.broadcast_in_dim(lax.iota(dtypes.int64, count), full, (1,)),
+        lax.broadcast_in_dim(lax.iota(dtypes.default_int(), count), full, (1,)),
     )
 
 
@@ -343,7 +343,11 @@ def _dynamic_slice_batch(
     dx, *dstarts = dims
     x = bdim_at_front(x, dx, axis_size)
     if all(d is None for d in dstarts):
-        zero = np.zeros((), get_aval(starts[0]).dtype) if starts else np.zeros((), dtypes.int64)
+        zero = (
+            np.zeros((), get_aval(starts[0]).dtype)
+            if starts
+            else np.zeros((), dtypes.default_int())
+        )
         return lax.dynamic_slice_p.bind(x, zero, *starts, slice_sizes=(axis_size, *slice_sizes)), 0
     shape = get_aval(x).shape[1:]
     for axis, start in enumerate(_batched_starts(starts, dstarts, axis_size, shape, slice_sizes)):
@@ -359,7 +363,11 @@ def _dynamic_update_slice_batch(
     dx, du, *dstarts = dims
     x, update = bdim_at_front(x, dx, axis_size), bdim_at_front(update, du, axis_size)
     if all(d is None for d in dstarts):
-        zero = np.zeros((), get_aval(starts[0]).dtype) if starts else np.zeros((), dtypes.int64)
+        zero = (
+            np.zeros((), get_aval(starts[0]).dtype)
+            if starts
+            else np.zeros((), dtypes.default_int())
+        )
         return lax.dynamic_update_slice_p.bind(x, update, zero, *starts), 0
     # Spread the update over the operand's shape one axis at a time (position
     # i of the axis takes update element i - start), then select it where the

@@ -27,6 +27,7 @@ from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import abstract_eval
 from didax.core.array import Array
 from didax.core.cache import CacheInfo, LRUCache
+from didax.core.config import x64_enabled
 from didax.core.primitive import Primitive
 from didax.core.values import as_array, get_aval, is_python_scalar
 from didax.interpreters.cond import cond_p
@@ -107,17 +108,18 @@ def to_buffer(x: Any) -> xla.Buffer:
 
 # Scalars are immutable and recur (step sizes, flags, loop bounds), so their
 # device copies are kept and reused. A Python scalar's key tells -0.0 from 0.0
-# and 1 from 1.0 from True; a NumPy scalar's is its dtype and bytes.
+# and 1 from 1.0 from True; a NumPy scalar's is its dtype and bytes. Both
+# hold the x64 mode, which decides the buffer's dtype (float64 or float32).
 _SCALAR_BUFFERS: Final[LRUCache[xla.Buffer]] = LRUCache(maxsize=256)
 
 
 def _scalar_buffer(x: bool | int | float) -> xla.Buffer:
-    key = (type(x), x.hex() if isinstance(x, float) else x)
+    key = (type(x), x.hex() if isinstance(x, float) else x, x64_enabled())
     return _SCALAR_BUFFERS.get_or_create(key, lambda: xla.to_device(as_array(x)))
 
 
 def _numpy_scalar_buffer(x: np.generic) -> xla.Buffer:
-    key = (type(x), x.tobytes())
+    key = (type(x), x.tobytes(), x64_enabled())
     return _SCALAR_BUFFERS.get_or_create(key, lambda: xla.to_device(as_array(x)))
 
 

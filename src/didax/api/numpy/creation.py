@@ -121,34 +121,36 @@ def zeros(shape: int | Sequence[int], dtype: Any = None) -> Array:
     Array([[0, 0, 0],
            [0, 0, 0]], dtype=int32)
     """
-    return full_of(shape_arg(shape), 0, dtype_arg(dtype) or dtypes.default_float())
+    return full_of(shape_arg(shape, "zeros"), 0, dtype_arg(dtype) or dtypes.default_float())
 
 
 def ones(shape: int | Sequence[int], dtype: Any = None) -> Array:
     """An array of ones (of the default float unless ``dtype`` says otherwise)."""
-    return full_of(shape_arg(shape), 1, dtype_arg(dtype) or dtypes.default_float())
+    return full_of(shape_arg(shape, "ones"), 1, dtype_arg(dtype) or dtypes.default_float())
 
 
 def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: Any = None) -> Array:
     """An array of ``shape`` filled with ``fill_value`` (broadcast, if it is an array)."""
-    shp = shape_arg(shape)
+    shp = shape_arg(shape, "full")
     v = operand(fill_value)
     dt = dtype_arg(dtype) or get_aval(v).dtype
-    return as_result(broadcast_to(astype(v, dt), shp))
+    # As JAX's: without a dtype, a weak fill value (a Python scalar) gives a weak array.
+    weak = dtype is None and get_aval(v).weak_type
+    return as_result(broadcast_to(astype(v, dt, weak), shp))
 
 
 def zeros_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> Array:
     """Zeros of ``a``'s shape and dtype (or of ``dtype``/``shape`` if given)."""
     aval = get_aval(operand(a))
-    shp = aval.shape if shape is None else shape_arg(shape)
-    return full_of(shp, 0, dtype_arg(dtype) or aval.dtype)
+    shp = aval.shape if shape is None else shape_arg(shape, "zeros_like")
+    return full_of(shp, 0, dtype_arg(dtype) or aval.dtype, dtype is None and aval.weak_type)
 
 
 def ones_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> Array:
     """Ones of ``a``'s shape and dtype (or of ``dtype``/``shape`` if given)."""
     aval = get_aval(operand(a))
-    shp = aval.shape if shape is None else shape_arg(shape)
-    return full_of(shp, 1, dtype_arg(dtype) or aval.dtype)
+    shp = aval.shape if shape is None else shape_arg(shape, "ones_like")
+    return full_of(shp, 1, dtype_arg(dtype) or aval.dtype, dtype is None and aval.weak_type)
 
 
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Array:

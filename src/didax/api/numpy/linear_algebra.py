@@ -1,6 +1,6 @@
 """Products: ``dot``, ``matmul``, ``outer`` and two-operand ``einsum``, all one ``dot_general``.
 
-Booleans multiply as NumPy does (an ``or`` of ``and``s), through int64.
+Booleans multiply as NumPy does (an ``or`` of ``and``s), through the default int.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ __all__ = [
 def _dot_general(a: Any, b: Any, dims: lax.DotDimensionNumbers, dt: DType) -> Array:
     """``lax.dot_general`` of operands already of dtype ``dt``; booleans as NumPy (any of ands)."""
     if dt == dtypes.bool_:
-        ai, bi = astype(a, dtypes.int64), astype(b, dtypes.int64)
+        ai, bi = astype(a, dtypes.default_int()), astype(b, dtypes.default_int())
         return not_equal(lax.dot_general(ai, bi, dims), 0)
     return lax.dot_general(a, b, dims)
 

@@ -125,7 +125,7 @@ def broadcast_to(array: ArrayLike, shape: int | Sequence[int]) -> Array:
            [1, 2]], dtype=int64)
     """
     v = operand(array)
-    return as_result(broadcast_to_shape(v, shape_arg(shape)))
+    return as_result(broadcast_to_shape(v, shape_arg(shape, "broadcast_to")))
 
 
 def expand_dims(a: ArrayLike, axis: int | Sequence[int]) -> Array:

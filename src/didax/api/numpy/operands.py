@@ -27,7 +27,7 @@ import didax.interpreters  # noqa: F401  (installs the root trace and all rules)
 from didax.core import dtypes, lax, values
 from didax.core.array import Array as DidaxArray
 from didax.core.dtypes import DType
-from didax.core.errors import ShapeError
+from didax.core.errors import ConcretizationTypeError, ShapeError
 from didax.core.primitive import Primitive
 from didax.core.promotion import convert, result_type
 from didax.core.source_info import user_frame_summary
@@ -150,9 +150,11 @@ def bind(prim: Primitive, *vals: Any, **params: Any) -> Array:
     return as_result(prim.bind(*vals, **params))
 
 
-def full_of(shape: tuple[int, ...], value: bool | int | float, dtype: DType) -> Array:
-    scalar = np.asarray(value, dtype)
-    return wrap_host(scalar) if shape == () else lax.broadcast_in_dim(scalar, shape, ())
+def full_of(
+    shape: tuple[int, ...], value: bool | int | float, dtype: DType, weak: bool = False
+) -> Array:
+    scalar = wrap_host(np.asarray(value, dtype), weak)
+    return scalar if shape == () else lax.broadcast_in_dim(scalar, shape, ())
 
 
 def asarray(a: ArrayLike, dtype: Any = None) -> Array:
@@ -199,9 +201,16 @@ def stack_along(values: Sequence[Any], axis: int, dtype: DType | None = None) ->
     return expanded[0] if len(expanded) == 1 else lax.concatenate(expanded, axis)
 
 
-def shape_arg(shape: int | Sequence[int]) -> tuple[int, ...]:
-    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    out = tuple(operator.index(d) for d in dims)
+def shape_arg(shape: Any, fn: str) -> tuple[int, ...]:
+    """A ``shape`` argument of ``fn`` (an int or a sequence of ints) known at trace time."""
+    scalar = isinstance(shape, (int, np.integer)) or getattr(shape, "ndim", None) == 0
+    dims = (shape,) if scalar else tuple(shape)
+    try:
+        out = tuple(operator.index(d) for d in dims)
+    except ConcretizationTypeError as e:
+        raise ConcretizationTypeError(
+            f"the shape argument of {fn} must be concrete (static), got {shape!r}: {e}"
+        ) from None
     if builtins.any(d < 0 for d in out):
         raise ValueError(f"negative dimensions are not allowed, got shape {out}")
     return out

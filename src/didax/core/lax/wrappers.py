@@ -386,8 +386,8 @@ def _ndim(x: ArrayLike) -> int:
 
 
 def _as_operand(x: ArrayLike) -> ArrayLike:
-    """A Python scalar as an array of its default dtype (strong); anything else as it is."""
-    return as_array(x) if is_python_scalar(x) else x
+    """A Python scalar as a weakly typed Array of its default dtype; anything else as it is."""
+    return wrap_host(as_array(x), type(x) is not bool) if is_python_scalar(x) else x
 
 
 def broadcast_in_dim(

@@ -1,0 +1,339 @@
+"""Every public function of didax, didax.numpy and didax.lax returns Arrays, never ndarrays.
+
+The test walks the public names: each callable must have a call below (or an
+exemption with its reason), and every leaf of what the call returns must be a
+``didax.Array``, eagerly and (for didax.numpy and didax.lax) under jit.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+import didax as dx
+import didax.lax as lax
+import didax.numpy as dnp
+from didax import tree_util
+
+X = dnp.asarray(np.array([[0.5, -1.5, 2.0], [1.0, 3.0, -0.25]]))
+V = dnp.asarray(np.array([0.5, 1.5, 2.0]))
+I = dnp.asarray(np.array([1, 2, 3]))
+B = dnp.asarray(np.array([True, False, True]))
+
+
+def _f(x: Any) -> Any:
+    return dnp.sum(dnp.sin(x) * x)
+
+
+def _calls(module: ModuleType, args: tuple[Any, ...], names: tuple[str, ...]) -> dict[str, Any]:
+    """``module.name(*args)`` for each name, as zero-argument calls."""
+    return {name: functools.partial(getattr(module, name), *args) for name in names}
+
+
+def _linearize() -> Any:
+    out, f_jvp = dx.linearize(_f, V)
+    return out, f_jvp(V)
+
+
+def _vjp() -> Any:
+    out, f_vjp = dx.vjp(_f, V)
+    return out, f_vjp(1.0)
+
+
+NUMPY_CALLS: dict[str, Callable[[], Any]] = {
+    **_calls(
+        dnp,
+        (3,),
+        (
+            "bfloat16",
+            "float16",
+            "float32",
+            "float64",
+            "int8",
+            "int16",
+            "int32",
+            "int64",
+            "uint8",
+            "uint16",
+            "uint32",
+            "uint64",
+            "bool_",
+        ),
+    ),
+    "array": lambda: dnp.array([1.0, 2.0]),
+    "asarray": lambda: dnp.asarray(2.0),
+    "zeros": lambda: dnp.zeros(3),
+    "ones": lambda: dnp.ones((2, 2)),
+    "zeros_like": lambda: dnp.zeros_like(X),
+    "ones_like": lambda: dnp.ones_like(X),
+    "full": lambda: dnp.full((2,), 1.5),
+    "arange": lambda: dnp.arange(4),
+    "linspace": lambda: dnp.linspace(0.0, 1.0, 5),
+    "eye": lambda: dnp.eye(3),
+    **_calls(
+        dnp,
+        (
+            X,
+            V,
+        ),
+        (
+            "add",
+            "subtract",
+            "multiply",
+            "divide",
+            "true_divide",
+            "floor_divide",
+            "remainder",
+            "power",
+            "maximum",
+            "minimum",
+            "equal",
+            "not_equal",
+            "less",
+            "less_equal",
+            "greater",
+            "greater_equal",
+        ),
+    ),
+    **_calls(
+        dnp,
+        (V,),
+        (
+            "negative",
+            "abs",
+            "sign",
+            "exp",
+            "log",
+            "log1p",
+            "sqrt",
+            "sin",
+            "cos",
+            "tan",
+            "tanh",
+            "floor",
+            "ceil",
+            "round",
+            "sum",
+            "prod",
+            "max",
+            "min",
+            "mean",
+            "argmax",
+            "argmin",
+            "cumsum",
+            "ravel",
+            "squeeze",
+            "transpose",
+        ),
+    ),
+    **_calls(
+        dnp,
+        (
+            B,
+            B,
+        ),
+        (
+            "logical_and",
+            "logical_or",
+            "bitwise_and",
+            "bitwise_or",
+        ),
+    ),
+    "logical_not": lambda: dnp.logical_not(B),
+    "invert": lambda: dnp.invert(I),
+    "clip": lambda: dnp.clip(X, 0.0, 1.0),
+    "where": lambda: dnp.where(B, V, 0.0),
+    "dot": lambda: dnp.dot(X, V),
+    "matmul": lambda: dnp.matmul(X, X.T),
+    "outer": lambda: dnp.outer(V, V),
+    "einsum": lambda: dnp.einsum("ij,j->i", X, V),
+    "swapaxes": lambda: dnp.swapaxes(X, 0, 1),
+    "moveaxis": lambda: dnp.moveaxis(X, 0, 1),
+    "reshape": lambda: dnp.reshape(X, (3, 2)),
+    "broadcast_to": lambda: dnp.broadcast_to(V, (2, 3)),
+    "expand_dims": lambda: dnp.expand_dims(V, 0),
+    "concatenate": lambda: dnp.concatenate([V, V]),
+    "stack": lambda: dnp.stack([V, V]),
+}
+
+LAX_CALLS: dict[str, Callable[[], Any]] = {
+    **_calls(
+        lax,
+        (
+            V,
+            V,
+        ),
+        (
+            "add",
+            "sub",
+            "mul",
+            "div",
+            "rem",
+            "pow",
+            "max",
+            "min",
+            "eq",
+            "ne",
+            "lt",
+            "le",
+            "gt",
+            "ge",
+        ),
+    ),
+    **_calls(
+        lax,
+        (V,),
+        (
+            "neg",
+            "sign",
+            "abs",
+            "exp",
+            "log",
+            "log1p",
+            "expm1",
+            "sin",
+            "cos",
+            "tan",
+            "tanh",
+            "logistic",
+            "sqrt",
+            "rsqrt",
+            "floor",
+            "ceil",
+            "round",
+            "stop_gradient",
+        ),
+    ),
+    **_calls(
+        lax,
+        (
+            B,
+            B,
+        ),
+        ("and_", "or_"),
+    ),
+    "not_": lambda: lax.not_(B),
+    "rev": lambda: lax.rev(X, (0,)),
+    "integer_pow": lambda: lax.integer_pow(V, 3),
+    "select": lambda: lax.select(B, V, V),
+    "convert_element_type": lambda: lax.convert_element_type(V, np.float32),
+    "broadcast_in_dim": lambda: lax.broadcast_in_dim(V, (2, 3), (1,)),
+    "full": lambda: lax.full((2,), 1.0, np.float64),
+    "full_like": lambda: lax.full_like(V, 2.0),
+    "broadcast": lambda: lax.broadcast(V, (2,)),
+    "reshape": lambda: lax.reshape(X, (3, 2)),
+    "transpose": lambda: lax.transpose(X, (1, 0)),
+    "squeeze": lambda: lax.squeeze(dnp.ones((1, 3)), (0,)),
+    "expand_dims": lambda: lax.expand_dims(V, (0,)),
+    "slice": lambda: lax.slice(V, (1,), (3,)),
+    "dynamic_slice": lambda: lax.dynamic_slice(V, (1,), (2,)),
+    "dynamic_update_slice": lambda: lax.dynamic_update_slice(V, dnp.zeros(1), (1,)),
+    "concatenate": lambda: lax.concatenate([V, V], 0),
+    "pad": lambda: lax.pad(V, np.float64(0.0), [(1, 1, 0)]),
+    "iota": lambda: lax.iota(np.int32, 3),
+    "reduce_sum": lambda: lax.reduce_sum(X, (0,)),
+    "reduce_max": lambda: lax.reduce_max(X, (1,)),
+    "reduce_min": lambda: lax.reduce_min(X, (0, 1)),
+    "reduce_prod": lambda: lax.reduce_prod(X, (0,)),
+    "argmax": lambda: lax.argmax(X, 1, np.int32),
+    "argmin": lambda: lax.argmin(X, 0, np.int32),
+    "cumsum": lambda: lax.cumsum(X, 1),
+    "dot_general": lambda: lax.dot_general(X, V, (((1,), (0,)), ((), ()))),
+    "dot": lambda: lax.dot(X, V),
+    "cond": lambda: lax.cond(True, dnp.sin, dnp.cos, V),
+    "switch": lambda: lax.switch(1, [dnp.sin, dnp.cos], V),
+    "while_loop": lambda: lax.while_loop(lambda c: c < 5, lambda c: c + 1, 0),
+    "fori_loop": lambda: lax.fori_loop(0, 3, lambda i, c: c * 2.0, V),
+    "scan": lambda: lax.scan(lambda c, x: (c + x, c * x), 0.0, V),
+    "map": lambda: lax.map(dnp.sin, X),
+}
+
+DIDAX_CALLS: dict[str, Callable[[], Any]] = {
+    "device_put": lambda: dx.device_put({"a": np.ones(2), "b": 2.0}),
+    "block_until_ready": lambda: dx.block_until_ready([V, dnp.sin(V)]),
+    "jit": lambda: dx.jit(_f)(V),
+    "jvp": lambda: dx.jvp(_f, (V,), (V,)),
+    "vmap": lambda: dx.vmap(dnp.sin)(X),
+    "jacfwd": lambda: dx.jacfwd(dnp.sin)(V),
+    "jacrev": lambda: dx.jacrev(dnp.sin)(V),
+    "hessian": lambda: dx.hessian(_f)(V),
+    "linearize": _linearize,
+    "vjp": _vjp,
+    "value_and_grad": lambda: dx.value_and_grad(_f)(V),
+    "grad": lambda: dx.grad(_f)(V),
+    "checkpoint": lambda: dx.grad(dx.checkpoint(_f))(V),
+    "remat": lambda: dx.remat(_f)(V),
+}
+
+# Public callables that do not return array values, with what they return.
+EXEMPT: dict[str, str] = {
+    "device_get": "returns host NumPy values, as jax.device_get",
+    "eval_shape": "returns ShapeDtypeStructs",
+    "compile_cache_info": "returns cache statistics",
+    "make_jaxpr": "returns a ClosedJaxpr",
+    "flops": "returns a count",
+    "enable_x64": "a context manager",
+    "disable_jit": "a context manager",
+}
+
+
+def _public_callables(module: ModuleType) -> set[str]:
+    return {
+        n
+        for n in module.__all__
+        if callable(getattr(module, n))
+        and not (isinstance(getattr(module, n), type) and module is not dnp)
+    }
+
+
+@pytest.mark.parametrize(
+    ("module", "calls"),
+    [(dx, DIDAX_CALLS), (dnp, NUMPY_CALLS), (lax, LAX_CALLS)],
+    ids=["didax", "didax.numpy", "didax.lax"],
+)
+def test_every_public_callable_is_walked(module: ModuleType, calls: dict[str, Any]) -> None:
+    exempt = set(EXEMPT) if module is dx else set()
+    assert _public_callables(module) - exempt == set(calls)
+
+
+def _assert_arrays(out: Any, where: str) -> None:
+    leaves = tree_util.tree_leaves(out)
+    assert leaves, where
+    for leaf in leaves:
+        assert type(leaf) is dx.Array, f"{where} returned {type(leaf).__name__}: {leaf!r}"
+
+
+ALL_CALLS = [
+    (f"{prefix}.{name}", call)
+    for prefix, calls in (("didax", DIDAX_CALLS), ("numpy", NUMPY_CALLS), ("lax", LAX_CALLS))
+    for name, call in calls.items()
+]
+
+
+@pytest.mark.parametrize(("name", "call"), ALL_CALLS, ids=[n for n, _ in ALL_CALLS])
+def test_result_is_arrays(name: str, call: Callable[[], Any]) -> None:
+    _assert_arrays(call(), name)
+
+
+@pytest.mark.parametrize(
+    ("name", "call"),
+    [c for c in ALL_CALLS if not c[0].startswith("didax.")],
+    ids=[n for n, _ in ALL_CALLS if not n.startswith("didax.")],
+)
+def test_result_under_jit_is_arrays(name: str, call: Callable[[], Any]) -> None:
+    _assert_arrays(dx.jit(call)(), f"jit of {name}")
+    _assert_arrays(dx.vmap(lambda _: call())(dnp.arange(2)), f"vmap of {name}")
+
+
+def test_device_get_gives_host_values_and_eval_shape_gives_structs() -> None:
+    host = dx.device_get({"a": V})
+    assert isinstance(host["a"], np.ndarray)
+    shape = dx.eval_shape(_f, V)
+    assert isinstance(shape, dx.ShapeDtypeStruct)
+    assert shape.shape == ()
+    assert shape.dtype == np.float64
