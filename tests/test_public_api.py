@@ -27,7 +27,7 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "jit grad value_and_grad jvp linearize vjp vmap jacfwd jacrev hessian make_jaxpr "
         "device_put compile_cache_info Array errors extend lax numpy tree_util "
         "custom_jvp custom_vjp checkpoint remat checkpoint_policies flops "
-        "config enable_x64 disable_jit"
+        "config enable_x64 disable_jit device_get block_until_ready ShapeDtypeStruct eval_shape"
     ),
     "didax.lax": _words(
         # element-wise
