@@ -56,7 +56,7 @@ TRACE_CACHE_SIZE: Final = 256
 class _Entry:
     """A traced signature: its jaxpr, constants, output tree and (eagerly) executable."""
 
-    __slots__ = ("compiled", "const_buffers", "consts", "jaxpr", "out_tree")
+    __slots__ = ("compiled", "const_buffers", "consts", "donated", "jaxpr", "out_tree")
 
     def __init__(self, jaxpr: Jaxpr, consts: tuple[Any, ...], out_tree: Any) -> None:
         self.jaxpr = jaxpr
@@ -64,6 +64,7 @@ class _Entry:
         self.out_tree = out_tree
         self.compiled: Compiled | None = None
         self.const_buffers: tuple[Any, ...] = ()
+        self.donated: frozenset[int] = frozenset()  # positions of donated leaves
 
 
 def _leaf_signature(x: Any) -> Hashable:
@@ -103,12 +104,8 @@ def _donated_args(
     donate_argnames: str | Sequence[str],
     static_nums: frozenset[int],
     static_names: frozenset[str],
-) -> frozenset[int]:
-    """The positions of donated arguments, checked as JAX checks them.
-
-    didax accepts donation but does not donate: XLA receives copies it may
-    not reuse, which is correct and only costs memory (see docs/values.md).
-    """
+) -> tuple[frozenset[int], frozenset[str]]:
+    """The positions and names of donated arguments, checked as JAX checks them."""
     nums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
     names = (donate_argnames,) if isinstance(donate_argnames, str) else tuple(donate_argnames)
     for i in nums:
@@ -126,7 +123,7 @@ def _donated_args(
     if both:
         clash = sorted(positional[i] if i < len(positional) else str(i) for i in both)
         raise ValueError(f"static and donated arguments cannot intersect: {clash} are both")
-    return donated
+    return donated, frozenset(names) | {positional[i] for i in donated if i < len(positional)}
 
 
 class Jitted:
@@ -159,7 +156,7 @@ class Jitted:
         self._static_names = frozenset(
             names + tuple(positional[i] for i in nums if 0 <= i < len(positional))
         )
-        self._donated = _donated_args(
+        self._donated, self._donated_names = _donated_args(
             positional, donate_argnums, donate_argnames, self._static_nums, self._static_names
         )
         self._cache: LRUCache[_Entry] = LRUCache(maxsize=TRACE_CACHE_SIZE)
@@ -187,12 +184,13 @@ class Jitted:
             if entry is None:
                 dyn, _, rebuild = self._split(args, kwargs)
                 leaves, in_tree = tree_util.tree_flatten(dyn)
+                donated = self._donated_leaves(args, kwargs)
                 entry = self._cache.get_or_create(
-                    key, lambda: self._compile(leaves, in_tree, rebuild)
+                    key, lambda: self._compile(leaves, in_tree, rebuild, donated)
                 )
             compiled = entry.compiled
             assert compiled is not None
-            outs: list[Any] = compiled.run(entry.const_buffers, leaves)
+            outs: list[Any] = compiled.run(entry.const_buffers, leaves, entry.donated)
             if flag("jax_debug_nans"):
                 self._find_nans(args, kwargs, outs)
         else:
@@ -219,11 +217,36 @@ class Jitted:
     def _call_unpacked(self, dyn: tuple[tuple[Any, ...], dict[str, Any]]) -> Any:
         return self._fun(*dyn[0], **dyn[1])
 
+    def _donated_leaves(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> frozenset[int]:
+        """The positions, among the flattened dynamic arguments, of the donated leaves."""
+        if not self._donated and not self._donated_names:
+            return frozenset()
+        marks = (
+            tuple(
+                tree_util.tree_map(lambda _, i=i: i in self._donated, a)
+                for i, a in enumerate(args)
+                if i not in self._static_nums
+            ),
+            {
+                k: tree_util.tree_map(lambda _, k=k: k in self._donated_names, v)
+                for k, v in kwargs.items()
+                if k not in self._static_names
+            },
+        )
+        return frozenset(i for i, mark in enumerate(tree_util.tree_leaves(marks)) if mark)
+
     def _compile(
-        self, leaves: Sequence[Any], in_tree: Any, rebuild: Callable[[Any], Any]
+        self,
+        leaves: Sequence[Any],
+        in_tree: Any,
+        rebuild: Callable[[Any], Any],
+        donated: frozenset[int] = frozenset(),
     ) -> _Entry:
         entry = self._trace(leaves, in_tree, rebuild)
-        entry.compiled = compile_jaxpr(entry.jaxpr, self._name)
+        entry.donated = donated
+        # The program's parameters are the constants, then the leaves.
+        params = frozenset(len(entry.consts) + i for i in donated)
+        entry.compiled = compile_jaxpr(entry.jaxpr, self._name, params)
         # Constants go to the device once, not at every call.
         entry.const_buffers = tuple(map(to_buffer, entry.consts))
         return entry
@@ -395,8 +418,9 @@ def jit(
     >>> f(3.0)
     Array(7., dtype=float64, weak_type=True)
 
-    ``donate_argnums``/``donate_argnames`` are checked as JAX checks them,
-    but didax does not donate buffers: XLA gets inputs it may not reuse.
+    ``donate_argnums``/``donate_argnames`` donate those arguments' buffers
+    to XLA, as JAX's: XLA may reuse them for results, and a donated Array is
+    deleted by the call (using it again raises).
     """
     options = (static_argnums, static_argnames, donate_argnums, donate_argnames)
     if fun is None:

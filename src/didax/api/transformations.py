@@ -80,8 +80,7 @@ def _input_value(x: Any, what: str) -> Any:
     try:
         return x if is_python_scalar(x) else to_array(x)
     except TypeError as e:
-        bad = f"{what}: {type(x).__name__} {x!r}"
-        raise TypeError(f"{bad} is not a valid didax value: {e}") from None
+        raise TypeError(f"{what}: {e}") from None
 
 
 # --- jvp -------------------------------------------------------------------

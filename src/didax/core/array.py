@@ -68,6 +68,9 @@ class _NoBackend:
 
 _backend: DeviceBackend = _NoBackend()
 
+# The buffer of a deleted Array (one donated to a jitted function).
+_DELETED: Final = object()
+
 
 def set_backend(backend: DeviceBackend) -> None:
     """Installs the device backend (called once, by ``didax.lowering``)."""
@@ -135,6 +138,8 @@ class Array:
         """The data on the host (copied from the device once; shared thereafter)."""
         host = self._host
         if host is None:
+            if self._buffer is _DELETED:
+                raise self._deleted_error()
             host = self._host = _backend.to_host(self._buffer)
         return host
 
@@ -145,7 +150,20 @@ class Array:
         if buffer is None:
             assert self._host is not None
             buffer = self._buffer = _backend.to_device(self._host)
+        elif buffer is _DELETED:
+            raise self._deleted_error()
         return buffer
+
+    def delete(self) -> None:
+        """Frees the data; any later use raises (as after donating the Array to ``jit``)."""
+        self._host = None
+        self._buffer = _DELETED
+
+    def is_deleted(self) -> bool:
+        return self._buffer is _DELETED
+
+    def _deleted_error(self) -> RuntimeError:
+        return RuntimeError(f"Array has been deleted with shape={self._aval.str_short()}.")
 
     @property
     def on_host(self) -> bool:
@@ -155,7 +173,7 @@ class Array:
     @property
     def is_on_device(self) -> bool:
         """Whether the data has been transferred to (or computed on) the device."""
-        return self._buffer is not None
+        return self._buffer is not None and self._buffer is not _DELETED
 
     # --- attributes ---------------------------------------------------------
     @property
@@ -207,7 +225,7 @@ class Array:
 
     def block_until_ready(self) -> Array:
         if self._buffer is not None:
-            _backend.block_until_ready(self._buffer)
+            _backend.block_until_ready(self.buffer)
         return self
 
     def copy(self) -> Array:

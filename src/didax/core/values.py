@@ -94,9 +94,8 @@ def value_kind(x: object) -> ValueKind:
     """
     kind = kind_or_none(x)
     if kind is None:
-        if isinstance(x, complex):
-            raise TypeError(f"complex {x!r}: complex numbers are not supported yet")
-        raise TypeError(f"{type(x).__name__} {x!r} is not a valid didax value")
+        hint = " (complex numbers are not supported yet)" if isinstance(x, complex) else ""
+        raise TypeError(f"{type(x).__name__} {x!r} is not a valid didax value{hint}")
     return kind
 
 

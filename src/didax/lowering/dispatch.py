@@ -16,7 +16,7 @@ Design rules:
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any, Final, final
 
 import attrs
@@ -65,10 +65,29 @@ class Compiled:
         """XLA's cost estimates for this executable (``flops``, ``transcendentals``, bytes)."""
         return xla.cost_analysis(self.executable)
 
-    def run(self, const_buffers: Sequence[xla.Buffer], args: Sequence[Any]) -> list[Array]:
-        """Executes on constants already on the device, then ``args``."""
+    def run(
+        self,
+        const_buffers: Sequence[xla.Buffer],
+        args: Sequence[Any],
+        donated: frozenset[int] = frozenset(),
+    ) -> list[Array]:
+        """Executes on constants already on the device, then ``args``.
+
+        ``donated`` holds the positions (in ``args``) of arguments the program
+        was compiled to donate: an Array whose buffer XLA took is deleted, as
+        JAX's; other values are given fresh buffers, never a shared one.
+        """
         buffers = [*const_buffers, *map(to_buffer, args)]
+        if donated:
+            for i in donated:
+                if type(args[i]) is not Array:
+                    buffers[len(const_buffers) + i] = xla.to_device(as_array(args[i]))
         outs = xla.execute(self.executable, buffers, self.handlers)
+        if donated:
+            for i in donated:
+                x = args[i]
+                if type(x) is Array and buffers[len(const_buffers) + i].is_deleted():
+                    x.delete()
         return [Array.from_buffer(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
 
 
@@ -80,18 +99,22 @@ def compile_cache_info() -> CacheInfo:
     return COMPILE_CACHE.info()
 
 
-def compile_jaxpr(jaxpr: Jaxpr, name: str = "main") -> Compiled:
+def compile_jaxpr(
+    jaxpr: Jaxpr, name: str = "main", donated: frozenset[int] = frozenset()
+) -> Compiled:
     """The executable for ``jaxpr`` (constant-free), compiled at most once per program.
 
     Keyed by the fingerprint, which is computed once per jaxpr object: a
-    nested eager jit call finds its executable with two dict lookups.
+    nested eager jit call finds its executable with two dict lookups. The
+    inputs at the positions in ``donated`` are donated to XLA.
     """
 
     def build() -> Compiled:
-        module = lower_to_module(jaxpr, name)
+        module = lower_to_module(jaxpr, name, donated)
         return Compiled(xla.compile(module), jaxpr.out_avals, module)
 
-    return COMPILE_CACHE.get_or_create(fingerprint(jaxpr), build)
+    key: Hashable = (fingerprint(jaxpr), donated) if donated else fingerprint(jaxpr)
+    return COMPILE_CACHE.get_or_create(key, build)
 
 
 def to_buffer(x: Any) -> xla.Buffer:

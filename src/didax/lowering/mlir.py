@@ -144,12 +144,26 @@ def _sanitize(name: str) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "fn"
 
 
-def _lower_function(mctx: ModuleContext, jaxpr: Jaxpr, name: str, public: bool) -> func.FuncOp:
+def _lower_function(
+    mctx: ModuleContext,
+    jaxpr: Jaxpr,
+    name: str,
+    public: bool,
+    donated: frozenset[int] = frozenset(),
+) -> func.FuncOp:
     in_types = [aval_to_ir_type(v.aval) for v in jaxpr.in_binders]
     out_types = [aval_to_ir_type(x.aval) for x in jaxpr.outs]
     with ir.InsertionPoint(mctx.module.body):
         fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
     fn.attributes["sym_visibility"] = ir.StringAttr.get("public" if public else "private")
+    if donated:
+        # As JAX marks donated arguments: XLA may reuse their buffers for
+        # results of the same type, and PJRT deletes them after the call.
+        donor = ir.DictAttr.get({"jax.buffer_donor": ir.BoolAttr.get(True)})
+        no_attrs = ir.DictAttr.get({})
+        fn.arg_attrs = ir.ArrayAttr.get(
+            [donor if i in donated else no_attrs for i in range(len(in_types))]
+        )
     entry = fn.regions[0].blocks.append(*in_types)
     with ir.InsertionPoint(entry):
         outs = lower_jaxpr_body(mctx, jaxpr, list(entry.arguments))
@@ -183,12 +197,17 @@ def lower_jaxpr_body(mctx: ModuleContext, jaxpr: Jaxpr, args: Sequence[IrValue])
     return [read(x) for x in jaxpr.outs]
 
 
-def lower_to_module(jaxpr: Jaxpr, name: str = "main") -> ir.Module:
-    """A StableHLO module whose public ``main`` computes ``jaxpr`` (constant-free)."""
+def lower_to_module(
+    jaxpr: Jaxpr, name: str = "main", donated: frozenset[int] = frozenset()
+) -> ir.Module:
+    """A StableHLO module whose public ``main`` computes ``jaxpr`` (constant-free).
+
+    The inputs at the positions in ``donated`` are marked as buffer donors.
+    """
     with xla.ir_context(), ir.Location.unknown():
         module = ir.Module.create()
         module.operation.attributes["sym_name"] = ir.StringAttr.get(_sanitize(name))
-        _lower_function(ModuleContext(module), jaxpr, "main", public=True)
+        _lower_function(ModuleContext(module), jaxpr, "main", public=True, donated=donated)
         if not module.operation.verify():
             raise RuntimeError(f"didax produced an invalid StableHLO module:\n{module}")
     return module
