@@ -5,17 +5,29 @@ of NumPy's reference); this module re-exports each module's ``__all__``.
 Importing it also gives tracers and Arrays NumPy's operators and methods.
 """
 
+from didax.api.numpy import contractions as _contractions
 from didax.api.numpy import creation as _creation
 from didax.api.numpy import elementwise as _elementwise
+from didax.api.numpy import joining as _joining
 from didax.api.numpy import linear_algebra as _linear_algebra
+from didax.api.numpy import logic as _logic
 from didax.api.numpy import manipulation as _manipulation
+from didax.api.numpy import matrices as _matrices
 from didax.api.numpy import methods as _methods  # noqa: F401  (installs the array methods)
+from didax.api.numpy import rearranging as _rearranging
 from didax.api.numpy import reductions as _reductions
+from didax.api.numpy import statistics as _statistics
+from didax.api.numpy.contractions import *  # noqa: F403
 from didax.api.numpy.creation import *  # noqa: F403
 from didax.api.numpy.elementwise import *  # noqa: F403
+from didax.api.numpy.joining import *  # noqa: F403
 from didax.api.numpy.linear_algebra import *  # noqa: F403
+from didax.api.numpy.logic import *  # noqa: F403
 from didax.api.numpy.manipulation import *  # noqa: F403
+from didax.api.numpy.matrices import *  # noqa: F403
+from didax.api.numpy.rearranging import *  # noqa: F403
 from didax.api.numpy.reductions import *  # noqa: F403
+from didax.api.numpy.statistics import *  # noqa: F403
 
 __all__ = [
     *_creation.__all__,
@@ -23,4 +35,10 @@ __all__ = [
     *_reductions.__all__,
     *_linear_algebra.__all__,
     *_manipulation.__all__,
+    *_contractions.__all__,
+    *_joining.__all__,
+    *_logic.__all__,
+    *_matrices.__all__,
+    *_rearranging.__all__,
+    *_statistics.__all__,
 ]

@@ -1,4 +1,6 @@
-"""Products: ``dot``, ``matmul``, ``outer`` and two-operand ``einsum``, all one ``dot_general``.
+"""Products: ``dot``, ``matmul`` and ``outer``, each one ``dot_general``.
+
+``einsum`` and ``tensordot`` are in ``contractions``.
 
 Booleans multiply as NumPy does (an ``or`` of ``and``s), through the default int.
 """
@@ -6,7 +8,6 @@ Booleans multiply as NumPy does (an ``or`` of ``and``s), through the default int
 from __future__ import annotations
 
 import builtins
-import string
 from typing import Any
 
 from didax.api.numpy.elementwise import multiply, not_equal
@@ -20,7 +21,6 @@ from didax.api.numpy.operands import (
     broadcast_to_shape,
     operand,
 )
-from didax.api.numpy.reductions import sum
 from didax.core import dtypes, lax
 from didax.core.dtypes import DType
 from didax.core.promotion import result_type
@@ -30,7 +30,6 @@ __all__ = [
     "dot",
     "matmul",
     "outer",
-    "einsum",
 ]
 
 
@@ -104,81 +103,3 @@ def outer(a: ArrayLike, b: ArrayLike) -> Array:
     """``outer(a, b)[i, j] = ravel(a)[i] * ravel(b)[j]``."""
     x, y = ravel(a), ravel(b)
     return multiply(reshape(x, (-1, 1)), reshape(y, (1, -1)))
-
-
-def einsum(subscripts: str, *operands: ArrayLike) -> Array:
-    """Two-operand Einstein summation, e.g. ``einsum("bij,bjk->bik", x, y)``.
-
-    Letters in both operands and in the output are batch axes, letters in
-    both operands only are contracted, and letters of one operand missing
-    from the output are summed first. Ellipses, repeated letters within an
-    operand and other operand counts raise ``NotImplementedError``.
-
-    >>> einsum("ij,jk", np.eye(2), np.array([[1.0, 2.0], [3.0, 4.0]]))
-    Array([[1., 2.],
-           [3., 4.]], dtype=float64)
-    """
-    if len(operands) != 2:
-        raise NotImplementedError(f"einsum: only two operands are supported, got {len(operands)}")
-    spec = subscripts.replace(" ", "")
-    if "." in spec:
-        raise NotImplementedError("einsum: ellipsis ('...') is not supported")
-    inputs, arrow, out_spec = spec.partition("->")
-    parts = inputs.split(",")
-    if len(parts) != 2:
-        raise ValueError(f"einsum: {subscripts!r} names {len(parts)} operands, 2 were given")
-    ls, rs = parts
-    for s in (ls, rs, out_spec):
-        if not builtins.all(c in string.ascii_letters for c in s):
-            raise ValueError(f"einsum: invalid subscript in {subscripts!r}")
-    for s in (ls, rs):
-        if len(set(s)) != len(s):
-            raise NotImplementedError(
-                f"einsum: repeated subscripts within one operand ({s!r}: diagonals) "
-                "are not supported"
-            )
-    if not arrow:
-        # NumPy's implicit output: the letters that appear once, in order.
-        counts = {c: (ls + rs).count(c) for c in ls + rs}
-        out_spec = "".join(sorted(c for c, n in counts.items() if n == 1))
-    if len(set(out_spec)) != len(out_spec):
-        raise ValueError(f"einsum: output subscript {out_spec!r} repeats a letter")
-    for c in out_spec:
-        if c not in ls and c not in rs:
-            raise ValueError(f"einsum: output subscript {c!r} does not appear in the inputs")
-    (x, y), dt = _promote_no_broadcast("einsum", *operands)
-    for s, v, side in ((ls, x, "first"), (rs, y, "second")):
-        if len(s) != get_aval(v).ndim:
-            raise ValueError(
-                f"einsum: {s!r} has {len(s)} letters but the {side} operand has rank "
-                f"{get_aval(v).ndim}"
-            )
-    sizes: dict[str, int] = {}
-    for s, v in ((ls, x), (rs, y)):
-        for c, n in zip(s, get_aval(v).shape, strict=True):
-            if sizes.setdefault(c, n) != n:
-                raise ValueError(f"einsum: letter {c!r} has sizes {sizes[c]} and {n}")
-
-    # Letters of one operand only and not in the output are summed out first.
-    def drop_lone(s: str, v: Any, other: str) -> tuple[str, Any]:
-        lone = tuple(i for i, c in enumerate(s) if c not in other and c not in out_spec)
-        if not lone:
-            return s, v
-        return "".join(c for i, c in enumerate(s) if i not in lone), sum(v, axis=lone, dtype=dt)
-
-    ls, x = drop_lone(ls, x, rs)
-    rs, y = drop_lone(rs, y, ls)
-    batch = [c for c in ls if c in rs and c in out_spec]
-    contract = [c for c in ls if c in rs and c not in out_spec]
-    dims = (
-        (tuple(ls.index(c) for c in contract), tuple(rs.index(c) for c in contract)),
-        (tuple(ls.index(c) for c in batch), tuple(rs.index(c) for c in batch)),
-    )
-    out = _dot_general(x, y, dims, dt)
-    got = (
-        "".join(batch)
-        + "".join(c for c in ls if c not in rs)
-        + "".join(c for c in rs if c not in ls)
-    )
-    perm = tuple(got.index(c) for c in out_spec)
-    return lax.transpose(out, perm) if perm != tuple(range(len(perm))) else out
