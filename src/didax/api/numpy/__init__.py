@@ -20,8 +20,14 @@ The modules follow the sections of NumPy's reference:
 | ``creation`` | array creation routines (and the dtype converters) |
 | ``elementwise`` | mathematical functions, logic functions |
 | ``reductions`` | sums, products, extrema, statistics |
-| ``manipulation`` | array manipulation routines |
+| ``manipulation`` | array manipulation routines (shapes, joining along an axis) |
+| ``joining`` | joining, splitting, tiling and appending |
+| ``rearranging`` | flips, rolls, rotations, differences, padding |
+| ``matrices`` | building matrices (triangles, diagonals), grids, constants |
+| ``statistics`` | logical reductions, variances, averages, NaN-ignoring reductions |
+| ``logic`` | comparisons of arrays, choosing, nonzero, polynomials, convolutions |
 | ``linear_algebra`` | linear algebra (products) |
+| ``contractions`` | ``einsum``, ``tensordot`` and other tensor products |
 | ``indexing`` | indexing routines |
 | ``methods`` | the ndarray's operators and methods |
 
