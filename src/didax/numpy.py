@@ -9,6 +9,7 @@ from didax.api.numpy import contractions as _contractions
 from didax.api.numpy import creation as _creation
 from didax.api.numpy import elementwise as _elementwise
 from didax.api.numpy import joining as _joining
+from didax.api.numpy import linalg
 from didax.api.numpy import linear_algebra as _linear_algebra
 from didax.api.numpy import logic as _logic
 from didax.api.numpy import manipulation as _manipulation
@@ -30,6 +31,7 @@ from didax.api.numpy.reductions import *  # noqa: F403
 from didax.api.numpy.statistics import *  # noqa: F403
 
 __all__ = [
+    "linalg",
     *_creation.__all__,
     *_elementwise.__all__,
     *_reductions.__all__,

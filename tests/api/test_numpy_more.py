@@ -335,3 +335,38 @@ def test_value_dependent_shapes_need_concrete_values_or_size() -> None:
 def test_bad_arguments_raise_as_jax(call: Callable[[], Any], error: type[Exception]) -> None:
     with pytest.raises(error):
         call()
+
+
+NORM_CASES: list[tuple[Any, Any, bool]] = [
+    (None, None, False),
+    (None, 0, True),
+    (2, 1, False),
+    (1, -1, False),
+    (np.inf, 0, False),
+    (-np.inf, 1, False),
+    (0, 1, False),
+    (3, 0, False),
+    (0.5, 1, True),
+    ("fro", (0, 1), False),
+    (1, (0, 1), False),
+    (-1, (1, 0), True),
+    (np.inf, (0, 1), False),
+    (-np.inf, (0, 1), True),
+    (None, (0, 2), False),
+]
+
+
+@pytest.mark.parametrize(("ord_", "axis", "keepdims"), NORM_CASES)
+def test_linalg_norm_matches_jax(ord_: Any, axis: Any, keepdims: bool) -> None:
+    x = T if isinstance(axis, tuple) and 2 in axis else M
+    got = dnp.linalg.norm(x, ord=ord_, axis=axis, keepdims=keepdims)
+    want = jnp.linalg.norm(x, ord=ord_, axis=axis, keepdims=keepdims)
+    _compare(got, want)
+    g = dx.grad(lambda v: dnp.sum(dnp.linalg.norm(v, ord=ord_, axis=axis)))(x)
+    w = jax.grad(lambda v: jnp.sum(jnp.linalg.norm(v, ord=ord_, axis=axis)))(x)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-10)
+
+
+def test_norm_needing_svd_is_refused_clearly() -> None:
+    with pytest.raises(NotImplementedError, match="singular value"):
+        dnp.linalg.norm(M, ord=2)
