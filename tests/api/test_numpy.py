@@ -462,7 +462,7 @@ def test_dot_all_ranks() -> None:
     check(dnp.dot, np.dot(bools, bools.T), bools, bools.T)
     small = ints.astype(I8)  # int8 with float32 is float32 in NumPy's and JAX's tables alike
     check(dnp.dot, np.dot(small, rand((4,), F32)), small, rand((4,), F32))
-    with pytest.raises(ValueError, match="not aligned"):
+    with pytest.raises(TypeError, match="not aligned"):
         dnp.dot(np.ones((2, 3)), np.ones((2, 3)))
     check_jvp(dnp.dot, jnp.dot, (rand((2, 3, 4), seed=65), rand((5, 4, 2), seed=66)))
 
@@ -493,7 +493,7 @@ def test_matmul_mixed_and_errors() -> None:
     check(dnp.matmul, np.matmul(a, b), a, b)
     with pytest.raises(ValueError, match="scalars"):
         dnp.matmul(np.ones(3), 2.0)
-    with pytest.raises(ValueError, match="core dimension"):
+    with pytest.raises(TypeError, match="core dimension"):
         dnp.matmul(np.ones((2, 3)), np.ones((4, 5)))
     check_vmap(dnp.matmul, rand((5, 3, 4), seed=75), rand((4, 2), seed=76), in_axes=(0, None))
     check_vmap(dnp.matmul, rand((5, 3, 4), seed=75), rand((4, 5, 2), seed=76), in_axes=(0, 1))
@@ -523,7 +523,7 @@ def test_einsum(spec: str, sa: tuple[int, ...], sb: tuple[int, ...]) -> None:
 
 
 def test_einsum_errors_and_dtypes() -> None:
-    with pytest.raises(ValueError, match="sizes"):
+    with pytest.raises(ValueError, match=r"(?i)size"):
         dnp.einsum("ij,jk", np.ones((2, 3)), np.ones((4, 5)))
     with pytest.raises(ValueError, match="rank"):
         dnp.einsum("ijk,jk", np.ones((2, 3)), np.ones((3, 5)))

@@ -98,6 +98,35 @@ def _is_array_leaf(x: Any) -> bool:
     return kind_or_none(x) in _ARRAY_KINDS
 
 
+def _check_static_args(
+    params: list[inspect.Parameter],
+    positional: list[str],
+    nums: tuple[int, ...],
+    names: tuple[str, ...],
+) -> None:
+    """JAX's checks: static positions and names must exist in the signature (when known)."""
+    for i in nums:
+        operator.index(i)
+    if not params:
+        return
+    kinds = {p.kind for p in params}
+    if inspect.Parameter.VAR_POSITIONAL not in kinds:
+        n = len(positional)
+        if builtins.any(not -n <= i < n for i in nums):
+            raise ValueError(
+                f"Jitted function has static_argnums={nums}, but only accepts {n} "
+                "positional arguments."
+            )
+    if inspect.Parameter.VAR_KEYWORD not in kinds:
+        known = {p.name for p in params}
+        bad = {m for m in names if m not in known}
+        if bad:
+            raise ValueError(
+                f"Jitted function has invalid argnames {bad} in static_argnames. "
+                "Function does not take these args."
+            )
+
+
 def _donated_args(
     positional: list[str],
     donate_argnums: int | Sequence[int],
@@ -137,6 +166,8 @@ class Jitted:
         donate_argnums: int | Sequence[int] = (),
         donate_argnames: str | Sequence[str] = (),
     ) -> None:
+        if not callable(fun):
+            raise TypeError(f"Expected a callable value, got {fun!r}")
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._name = getattr(fun, "__name__", "fun")
@@ -150,6 +181,9 @@ class Jitted:
         positional = [
             p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         ]
+        _check_static_args(params, positional, nums, names)
+        if positional and all(p.kind != p.VAR_POSITIONAL for p in params):
+            nums = tuple(i % len(positional) for i in nums)
         self._static_nums = frozenset(
             nums + tuple(positional.index(n) for n in names if n in positional)
         )

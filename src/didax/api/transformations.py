@@ -20,6 +20,7 @@ from jax import tree_util
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
+from didax.core.source_info import user_frame_summary
 from didax.core.values import get_aval, is_python_scalar, to_array
 from didax.interpreters.batching import move_axis, vmap_flat
 from didax.interpreters.jvp import Zero, instantiate_zeros, jvp_flat
@@ -233,6 +234,11 @@ def vmap(
                 results.append(val)
                 continue
             ndim = get_aval(val).ndim + (1 if dim is None else 0)
+            if not -ndim <= spec < ndim:
+                raise ValueError(
+                    f"vmap out_axes {spec} is out of range for an output of rank {ndim} "
+                    f"(at {user_frame_summary()})"
+                )
             results.append(move_axis(val, dim, spec % ndim, size))
         return flat.unflatten(list(map(to_array, results)))
 

@@ -22,7 +22,9 @@ import numpy as np
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
+from didax.core.errors import ConcretizationTypeError
 from didax.core.primitive import Primitive, RuleTable
+from didax.core.source_info import user_frame_summary
 from didax.core.trace import Trace, Tracer, check_valid, current_trace, new_trace, set_current_trace
 from didax.core.values import get_aval, wrap_host
 
@@ -93,6 +95,28 @@ class JVPTracer(Tracer):
     def concretization_reason(self) -> str:
         assert isinstance(self.primal, Tracer)
         return self.primal.concretization_reason()
+
+    # As JAX's: control flow may read a differentiated value (``bool``,
+    # ``int``), but turning a float into a Python or NumPy number would
+    # silently drop its derivative, so ``float()`` and ``np.asarray`` refuse.
+    # (A symbolically zero tangent has no derivative to lose.)
+    def __float__(self) -> float:
+        if isinstance(self.tangent, Zero):
+            return super().__float__()
+        raise self._drops_derivative("float()")
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
+        if isinstance(self.tangent, Zero):
+            return super().__array__(dtype, copy)
+        raise self._drops_derivative("conversion to a NumPy array")
+
+    def _drops_derivative(self, what: str) -> ConcretizationTypeError:
+        return ConcretizationTypeError(
+            f"{what} of a value being differentiated (type {self.aval.str_short()}) at "
+            f"{user_frame_summary()}: the result would be a constant, silently losing the "
+            "derivative. Keep computing with didax operations, or use lax.stop_gradient "
+            "if the derivative should be dropped."
+        )
 
 
 class JVPTrace(Trace):
@@ -279,7 +303,8 @@ def _integer_pow_jvp(t: Any, x: Any, out: Any, *, y: int) -> Any:
 
 
 _defjvp(lax.integer_pow_p, _integer_pow_jvp)
-_defjvp(lax.abs_p, lambda t, x, out: lax.mul(t, lax.sign(x)))
+# As JAX's: the derivative at 0 is 1 (the right derivative), not sign(0) = 0.
+_defjvp(lax.abs_p, lambda t, x, out: lax.select(lax.ge(x, lax.full_like(x, 0)), t, lax.neg(t)))
 _defjvp(lax.exp_p, lambda t, x, out: lax.mul(t, out))
 _defjvp(lax.log_p, lambda t, x, out: lax.div(t, x))
 _defjvp(lax.log1p_p, lambda t, x, out: lax.div(t, lax.add(x, 1.0)))

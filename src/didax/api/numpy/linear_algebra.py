@@ -23,7 +23,9 @@ from didax.api.numpy.operands import (
 )
 from didax.core import dtypes, lax
 from didax.core.dtypes import DType
+from didax.core.errors import ShapeError
 from didax.core.promotion import result_type
+from didax.core.source_info import user_frame_summary
 from didax.core.values import get_aval
 
 __all__ = [
@@ -59,9 +61,10 @@ def dot(a: ArrayLike, b: ArrayLike) -> Array:
         return multiply(x, y)
     rc = 0 if bx.ndim == 1 else bx.ndim - 2
     if ax.shape[-1] != bx.shape[rc]:
-        raise ValueError(
+        raise ShapeError(
             f"dot: shapes {ax.shape} and {bx.shape} not aligned: "
-            f"{ax.shape[-1]} (dim {ax.ndim - 1}) != {bx.shape[rc]} (dim {rc})"
+            f"{ax.shape[-1]} (dim {ax.ndim - 1}) != {bx.shape[rc]} (dim {rc}) "
+            f"(at {user_frame_summary()})"
         )
     return _dot_general(x, y, (((ax.ndim - 1,), (rc,)), ((), ())), dt)
 
@@ -78,9 +81,9 @@ def matmul(a: ArrayLike, b: ArrayLike) -> Array:
         raise ValueError("matmul: operands must not be scalars (use multiply)")
     lc, rc = ax.ndim - 1, builtins.max(bx.ndim - 2, 0)
     if ax.shape[lc] != bx.shape[rc]:
-        raise ValueError(
+        raise ShapeError(
             f"matmul: mismatch in its core dimension: {ax.shape} @ {bx.shape} "
-            f"({ax.shape[lc]} != {bx.shape[rc]})"
+            f"({ax.shape[lc]} != {bx.shape[rc]}) (at {user_frame_summary()})"
         )
     if bx.ndim <= 2:
         # b has no batch axes: a's leading axes are free axes of one dot_general.

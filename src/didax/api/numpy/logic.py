@@ -161,12 +161,7 @@ def piecewise(x: ArrayLike, condlist: Any, funclist: Sequence[Any], *args: Any, 
     otherwise those elements are zero.
     """
     v = as_result(operand(x))
-    conds = (
-        [condlist]
-        if get_aval(operand(condlist)).ndim == get_aval(v).ndim
-        and not isinstance(condlist, (list, tuple))
-        else list(condlist)
-    )
+    conds = list(condlist) if isinstance(condlist, (list, tuple)) else [condlist]
     n = len(conds)
     if len(funclist) not in (n, n + 1):
         raise ValueError(

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import builtins
 import operator
+import sys
+import types
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
@@ -65,12 +67,17 @@ def operand(x: ArrayLike) -> Any:
     """``x`` as an operand: a Tracer, a (weak) Python scalar, or a typed array.
 
     Values that know their own type (tracers, device arrays) are kept as they
-    are, so that nothing is copied to the host; lists go through ``asarray``.
+    are, so that nothing is copied to the host. A list or tuple is refused,
+    as by ``jax.numpy``: only ``array``/``asarray`` convert them, so no slow
+    implicit conversion hides in a loop.
     """
     if type(x) is DidaxArray:
         return x
     if isinstance(x, (list, tuple)):
-        return asarray(x)
+        raise TypeError(
+            f"{_calling_function()} requires ndarray or scalar arguments, got "
+            f"{type(x).__name__} (use didax.numpy.asarray first) (at {user_frame_summary()})"
+        )
     kind = value_kind(x)
     if kind is ValueKind.HOST or kind is ValueKind.FOREIGN:
         return as_array(x)  # rejects dtypes didax does not support
@@ -78,8 +85,18 @@ def operand(x: ArrayLike) -> Any:
 
 
 def is_array_like(x: object) -> bool:
-    """A value, or a (nested) list of them: what NumPy's operators accept."""
-    return isinstance(x, (list, tuple)) or is_value(x)
+    """A value (not a list, as for JAX's operators): what the array operators accept."""
+    return is_value(x)
+
+
+def _calling_function() -> str:
+    """The didax.numpy function the user called (the outermost didax frame)."""
+    frame: types.FrameType | None = sys._getframe(1)
+    name = "didax.numpy"
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("didax."):
+        name = frame.f_code.co_name
+        frame = frame.f_back
+    return name
 
 
 def astype(x: Any, dtype: DType, weak: bool = False) -> Any:
