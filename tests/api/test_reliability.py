@@ -139,3 +139,26 @@ def test_lax_pad_takes_a_python_scalar_padding_value() -> None:
     want = jax.lax.pad(x, np.float32(0.0), [(1, 2, 1)])
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda np_: np_.asarray(2**70),
+        lambda np_: np_.asarray([1, 2**70]),
+        lambda np_: np_.array(2**63),
+        lambda np_: np_.zeros(3) + 2**70,
+    ],
+)
+def test_python_ints_beyond_the_default_int_overflow_as_jax(call: Callable[[Any], Any]) -> None:
+    with pytest.raises(OverflowError):
+        call(jnp)
+    with pytest.raises(OverflowError, match="too large"):
+        call(dnp)
+
+
+def test_python_ints_within_range_and_explicit_wide_dtypes_are_fine() -> None:
+    assert int(dnp.asarray(-(2**63))) == -(2**63)
+    assert int(dnp.asarray(2**64 - 1, dtype=dnp.uint64)) == 2**64 - 1
+    with dx.enable_x64(False), pytest.raises(OverflowError, match="int32"):
+        dnp.asarray(2**40)

@@ -202,7 +202,11 @@ def python_scalar_dtype(x: bool | int | float) -> DType:
     if isinstance(x, bool):
         return bool_
     if isinstance(x, int):
-        return default_int()
+        dt = default_int()
+        bound = 1 << (8 * dt.itemsize - 1)
+        if not -bound <= x < bound:  # as JAX: no silent wrap-around or float conversion
+            raise OverflowError(f"Python int {x} too large to convert to {dt}")
+        return dt
     return default_float()
 
 

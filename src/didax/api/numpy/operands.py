@@ -202,6 +202,10 @@ def asarray(a: ArrayLike, dtype: Any = None) -> Array:
         if dtypes.is_float(arr.dtype):  # toward zero and saturating, as convert_element_type
             return to_array(astype(as_array(arr), dt))
     arr = np.asarray(a, dtype=dt)
+    if arr.dtype == object and builtins.any(type(e) is int for e in arr.flat):
+        raise OverflowError(
+            f"asarray: a Python int in the input is too large for {dtypes.default_int()}"
+        )
     if arr is a:
         arr = arr.copy()
     return wrap_host(as_array(arr))
