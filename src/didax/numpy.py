@@ -5,6 +5,7 @@ of NumPy's reference); this module re-exports each module's ``__all__``.
 Importing it also gives tracers and Arrays NumPy's operators and methods.
 """
 
+from didax.api.located import locate_module_errors
 from didax.api.numpy import contractions as _contractions
 from didax.api.numpy import creation as _creation
 from didax.api.numpy import elementwise as _elementwise
@@ -44,3 +45,6 @@ __all__ = [
     *_rearranging.__all__,
     *_statistics.__all__,
 ]
+
+# Argument errors of these functions name the caller's line (didax.api.located).
+locate_module_errors(globals(), __all__)

@@ -162,3 +162,33 @@ def test_python_ints_within_range_and_explicit_wide_dtypes_are_fine() -> None:
     assert int(dnp.asarray(2**64 - 1, dtype=dnp.uint64)) == 2**64 - 1
     with dx.enable_x64(False), pytest.raises(OverflowError, match="int32"):
         dnp.asarray(2**40)
+
+
+def _located(e: BaseException) -> str:
+    return str(e) + " ".join(getattr(e, "__notes__", ()))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: dnp.reshape(dnp.ones(6), (4, 2)),
+        lambda: dnp.concatenate([dnp.ones(2), dnp.ones((2, 2))]),
+        lambda: dnp.sum(dnp.ones(2), axis=3),
+        lambda: dnp.dot(dnp.ones(2), dnp.ones(3)),
+        lambda: dnp.matmul(dnp.ones((2, 3)), dnp.ones((2, 3))),
+        lambda: dnp.transpose(dnp.ones((2, 3)), (0, 0)),
+        lambda: dnp.einsum("ij,jk", dnp.ones((2, 3)), dnp.ones((4, 5))),
+        lambda: dx.vmap(dnp.sin, in_axes=2)(dnp.ones(3)),
+        lambda: dx.vmap(dnp.sin)(dnp.ones(3), dnp.ones(4)),
+        lambda: dx.grad(lambda x: x)(dnp.ones(3)),
+        lambda: dx.jvp(dnp.sin, (1.0,), (1.0, 2.0)),
+        lambda: dx.vjp(dnp.sin, 1.0)[1](dnp.ones(3)),
+        lambda: dx.linearize(dnp.sin, 1.0)[1](dnp.ones(3)),
+        lambda: dx.jacfwd(dnp.sin, argnums=3)(1.0),
+        lambda: dx.jacrev(dnp.sin, argnums=3)(1.0),
+    ],
+)
+def test_argument_errors_name_the_users_line(call: Callable[[], Any]) -> None:
+    with pytest.raises((TypeError, ValueError, IndexError)) as info:
+        call()
+    assert "test_reliability.py" in _located(info.value)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from jax import tree_util
 
+from didax.api.located import locate_errors
 from didax.api.transformations import (
     _argnums_tuple,
     _FlatFun,
@@ -57,6 +58,7 @@ def _flat_inputs(primals: Sequence[Any], what: str) -> tuple[list[Any], Any]:
 # --- linearize --------------------------------------------------------------------------
 
 
+@locate_errors
 def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the linear map ``J @ tangents``.
 
@@ -88,12 +90,13 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
         ]
         return flat.unflatten(list(map(to_array, t_outs)))
 
-    return flat.unflatten(list(map(to_array, outs))), f_jvp
+    return flat.unflatten(list(map(to_array, outs))), locate_errors(f_jvp)
 
 
 # --- vjp --------------------------------------------------------------------------------
 
 
+@locate_errors
 def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """``(fun(*primals), f_vjp)``, or ``(out, f_vjp, aux)`` with ``has_aux``.
 
@@ -147,8 +150,8 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     outs = list(map(to_array, outs))
     out = tree_util.tree_unflatten(out_tree, outs[:num_out])
     if aux_tree is not None:
-        return out, f_vjp, tree_util.tree_unflatten(aux_tree, outs[num_out:])
-    return out, f_vjp
+        return out, locate_errors(f_vjp), tree_util.tree_unflatten(aux_tree, outs[num_out:])
+    return out, locate_errors(f_vjp)
 
 
 # --- grad -------------------------------------------------------------------------------
@@ -202,7 +205,7 @@ def value_and_grad(
         g = grads[0] if isinstance(argnums, int) else grads
         return ((out, result[2]), g) if has_aux else (out, g)
 
-    return value_and_grad_fun
+    return locate_errors(value_and_grad_fun)
 
 
 def grad(
@@ -224,7 +227,7 @@ def grad(
         (value_or_pair, g) = vg(*args, **kwargs)
         return (g, value_or_pair[1]) if has_aux else g
 
-    return grad_fun
+    return locate_errors(grad_fun)
 
 
 # --- jacrev, hessian -------------------------------------------------------------------
@@ -277,7 +280,7 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
             out_tree, [per_output(k, a) for k, a in enumerate(out_avals)]
         )
 
-    return jacobian
+    return locate_errors(jacobian)
 
 
 def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from jax import tree_util
 
+from didax.api.located import locate_errors
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.source_info import user_frame_summary
@@ -87,6 +88,7 @@ def _input_value(x: Any, what: str) -> Any:
 # --- jvp -------------------------------------------------------------------
 
 
+@locate_errors
 def jvp(
     fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
 ) -> tuple[Any, Any]:
@@ -242,7 +244,7 @@ def vmap(
             results.append(move_axis(val, dim, spec % ndim, size))
         return flat.unflatten(list(map(to_array, results)))
 
-    return batched
+    return locate_errors(batched)
 
 
 # --- jacfwd ----------------------------------------------------------------
@@ -341,7 +343,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
 
         return tree_util.tree_map(split, jac)
 
-    return jacobian
+    return locate_errors(jacobian)
 
 
 # --- make_jaxpr ------------------------------------------------------------

@@ -94,7 +94,8 @@ def _calling_function() -> str:
     frame: types.FrameType | None = sys._getframe(1)
     name = "didax.numpy"
     while frame is not None and frame.f_globals.get("__name__", "").startswith("didax."):
-        name = frame.f_code.co_name
+        if frame.f_globals["__name__"].startswith("didax.api.numpy."):
+            name = frame.f_code.co_name
         frame = frame.f_back
     return name
 
