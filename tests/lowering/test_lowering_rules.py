@@ -321,7 +321,8 @@ CASES: Final[list[Case]] = [
     ),
     elementwise("neg", operands((3, 4), lo=-50, hi=50), NUMBERS),
     elementwise("sign", operands((3, 4), lo=-2, hi=2), NUMBERS),
-    elementwise("abs", operands((3, 4), lo=-50, hi=50), NUMBERS),
+    # JAX refuses abs of unsigned integers (tests/api/test_small_dtypes.py).
+    elementwise("abs", operands((3, 4), lo=-50, hi=50), (I32, I64, F32, F64)),
     # Floating-point functions, over domains where they are finite.
     elementwise("exp", operands((3, 4), lo=-5, hi=5), FLOATS, tolerance="approx"),
     elementwise("log", operands((3, 4), lo=0.01, hi=20), FLOATS, tolerance="approx"),

@@ -519,4 +519,10 @@ def _dot_general_impl(
     for i in rf:
         rsub[i] = next(letters)
     out = "".join(lsub[i] for i in lb) + "".join(lsub[i] for i in lf) + "".join(rsub[i] for i in rf)
-    return np.asarray(np.einsum(f"{''.join(lsub)},{''.join(rsub)}->{out}", lhs, rhs))
+    spec = f"{''.join(lsub)},{''.join(rsub)}->{out}"
+    if lhs.dtype == dtypes.bfloat16:
+        # NumPy's einsum has no bfloat16 loop: accumulate in float32 and
+        # round once, as XLA's CPU dot does.
+        wide = np.einsum(spec, lhs.astype(np.float32), rhs.astype(np.float32))
+        return np.asarray(wide).astype(lhs.dtype)
+    return np.asarray(np.einsum(spec, lhs, rhs))

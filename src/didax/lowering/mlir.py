@@ -89,7 +89,9 @@ def constant(value: np.ndarray[Any, Any] | np.generic) -> IrValue:
             shape=shape,
         )
     else:
-        attr = ir.DenseElementsAttr.get(arr.data, type=dtype_to_ir_type(arr.dtype), shape=shape)
+        # ml_dtypes' bfloat16 cannot be exported as a buffer: pass its bits.
+        raw = arr.view(f"u{arr.itemsize}") if arr.dtype == dtypes.bfloat16 else arr
+        attr = ir.DenseElementsAttr.get(raw.data, type=dtype_to_ir_type(arr.dtype), shape=shape)
     return hlo.constant(attr)
 
 

@@ -29,6 +29,7 @@ from didax.core.lax.primitives import (
     LOGICAL_BINARY,
     NUMERIC_UNARY,
     DotDimensionNumbers,
+    abs_p,
     add_p,
     argmax_p,
     argmin_p,
@@ -101,7 +102,10 @@ ABSTRACT_EVAL.register(pow_p, _elementwise_rule("f", "floating-point"))
 for _p in (max_p, min_p):
     ABSTRACT_EVAL.register(_p, _elementwise_rule("biuf", "arrays"))
 for _p in NUMERIC_UNARY:
-    ABSTRACT_EVAL.register(_p, _elementwise_rule("iuf", "numbers"))
+    if _p is not abs_p:
+        ABSTRACT_EVAL.register(_p, _elementwise_rule("iuf", "numbers"))
+# As JAX's: abs of an unsigned integer is refused (it would be the identity).
+ABSTRACT_EVAL.register(abs_p, _elementwise_rule("if", "signed numbers"))
 for _p in FLOAT_UNARY:
     if _p is not round_p:
         ABSTRACT_EVAL.register(_p, _elementwise_rule("f", "floating-point"))
