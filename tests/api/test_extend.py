@@ -127,3 +127,15 @@ def test_rules_cannot_be_registered_twice() -> None:
     p = _scaled_add_primitive()
     with pytest.raises(ValueError, match="already registered"):
         p.def_impl(lambda x, y, *, scale: x)
+
+
+def test_a_primitive_with_only_an_impl_rule_runs_eagerly() -> None:
+    # As JAX's: eager evaluation needs no abstract-evaluation rule; tracing does.
+    p = Primitive("impl_only_double")
+    p.def_impl(lambda x: 2 * x)
+    out = p.bind(np.ones(2, np.float32))
+    assert isinstance(out, dx.Array)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(out), [2.0, 2.0])
+    with pytest.raises(NotImplementedError, match="abstract evaluation"):
+        dx.jit(lambda x: p.bind(x))(1.0)

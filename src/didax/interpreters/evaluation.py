@@ -33,13 +33,13 @@ import numpy as np
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
-from didax.core.abstract_eval import abstract_eval
+from didax.core.abstract_eval import ABSTRACT_EVAL, abstract_eval
 from didax.core.array import Array as DidaxArray
 from didax.core.config import flag
 from didax.core.errors import UnexpectedTracerError
 from didax.core.primitive import Primitive, RuleTable
 from didax.core.trace import Trace, Tracer, check_valid, set_root_trace
-from didax.core.values import ValueKind, as_array, get_aval, value_kind
+from didax.core.values import ValueKind, as_array, get_aval, value_kind, wrap_host
 from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var
 
 Array = np.ndarray[Any, Any]
@@ -173,10 +173,22 @@ class EvalTrace(Trace):
                 user_data |= kind is not ValueKind.SCALAR
                 hosts.append(as_array(x))
             avals.append(get_aval(x))
+        if prim not in ABSTRACT_EVAL:
+            # A user's primitive with only an impl rule: eager evaluation
+            # needs no typing rule (as JAX's), the results type themselves.
+            return _untyped_results(prim, _run_impl(IMPL_RULES[prim], hosts, params))
         out_avals, impl = _signature_entry(prim, avals, params)
         return _finish(
             prim, out_avals, _run_impl(impl, hosts, params), hosts if user_data else None
         )
+
+
+def _untyped_results(prim: Primitive, outs: Any) -> Any:
+    def wrap(out: Any) -> DidaxArray:
+        host = as_array(np.array(out))  # a copy: the impl's data may be an operand's
+        return wrap_host(host)
+
+    return [wrap(o) for o in outs] if prim.multiple_results else wrap(outs)
 
 
 def _finish(
