@@ -370,3 +370,11 @@ def test_linalg_norm_matches_jax(ord_: Any, axis: Any, keepdims: bool) -> None:
 def test_norm_needing_svd_is_refused_clearly() -> None:
     with pytest.raises(NotImplementedError, match="singular value"):
         dnp.linalg.norm(M, ord=2)
+
+
+def test_one_argument_where_is_nonzero() -> None:
+    cond = np.array([[0, 2], [3, 0]])
+    _compare(dnp.where(cond), jnp.where(cond))
+    got = dx.jit(lambda c: dnp.where(c, size=3, fill_value=-1))(cond)
+    want = jax.jit(lambda c: jnp.where(c, size=3, fill_value=-1))(cond)
+    _compare(got, want)

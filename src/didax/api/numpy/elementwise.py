@@ -356,21 +356,29 @@ def clip(
     return as_result(out)
 
 
-def where(condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None = None) -> Array:
+def where(
+    condition: ArrayLike,
+    x: ArrayLike | None = None,
+    y: ArrayLike | None = None,
+    *,
+    size: int | None = None,
+    fill_value: Any = None,
+) -> Any:
     """Element-wise ``x if condition else y`` with broadcasting of all three.
 
-    The one-argument form (indices of nonzeros) has a data-dependent shape
-    and is not supported.
+    The one-argument form is ``nonzero(condition)``: the indices of the
+    true elements, on a concrete ``condition`` or with a static ``size``.
 
     >>> where(np.array([True, False]), 1.0, np.array([5.0, 6.0]))
     Array([1., 6.], dtype=float64)
+    >>> where(np.array([0, 3, 4]))
+    (Array([1, 2], dtype=int64),)
     """
     if x is None or y is None:
         if x is None and y is None:
-            raise NotImplementedError(
-                "where(condition) returns indices of data-dependent shape; "
-                "didax supports only where(condition, x, y)"
-            )
+            from didax.api.numpy.logic import nonzero  # logic builds on this module
+
+            return nonzero(condition, size=size, fill_value=fill_value)
         raise ValueError("where: either both or neither of x and y must be given")
     c = operand(condition)
     if get_aval(c).dtype != dtypes.bool_:
