@@ -57,7 +57,8 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "fliplr flipud rot90 rollaxis atleast_1d atleast_2d atleast_3d select piecewise "
         "polyval nanmean nansum nanmax nanmin average cov corrcoef convolve correlate "
         "full_like empty identity diag_indices tril_indices triu_indices nonzero gradient "
-        "real imag conj angle dtype pi e inf nan newaxis euler_gamma linalg"
+        "real imag conj angle dtype pi e inf nan newaxis euler_gamma linalg isnan isfinite "
+        "nan_to_num logaddexp square reciprocal log2 log10 mod"
     ),
     "didax.tree_util": _words(
         "tree_flatten tree_unflatten tree_map tree_leaves tree_structure register_pytree_node"
@@ -73,8 +74,7 @@ PENDING: Final[dict[tuple[str, str], int]] = {
     **{
         ("didax.numpy", n): 10
         for n in _words(
-            "take take_along_axis sort argsort isnan isfinite nan_to_num logaddexp "
-            "square reciprocal exp2 log2 log10 arctan2 sinh cosh arcsin arccos arctan mod"
+            "take take_along_axis sort argsort exp2 arctan2 sinh cosh arcsin arccos arctan"
         )
     },
     **{

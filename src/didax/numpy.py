@@ -16,6 +16,7 @@ from didax.api.numpy import logic as _logic
 from didax.api.numpy import manipulation as _manipulation
 from didax.api.numpy import matrices as _matrices
 from didax.api.numpy import methods as _methods  # noqa: F401  (installs the array methods)
+from didax.api.numpy import more_elementwise as _more_elementwise
 from didax.api.numpy import rearranging as _rearranging
 from didax.api.numpy import reductions as _reductions
 from didax.api.numpy import statistics as _statistics
@@ -27,6 +28,7 @@ from didax.api.numpy.linear_algebra import *  # noqa: F403
 from didax.api.numpy.logic import *  # noqa: F403
 from didax.api.numpy.manipulation import *  # noqa: F403
 from didax.api.numpy.matrices import *  # noqa: F403
+from didax.api.numpy.more_elementwise import *  # noqa: F403
 from didax.api.numpy.rearranging import *  # noqa: F403
 from didax.api.numpy.reductions import *  # noqa: F403
 from didax.api.numpy.statistics import *  # noqa: F403
@@ -42,6 +44,7 @@ __all__ = [
     *_joining.__all__,
     *_logic.__all__,
     *_matrices.__all__,
+    *_more_elementwise.__all__,
     *_rearranging.__all__,
     *_statistics.__all__,
 ]

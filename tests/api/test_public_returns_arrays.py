@@ -233,6 +233,30 @@ NUMPY_CALLS.update(
         "nonzero": lambda: dnp.nonzero(I),
         "flatnonzero": lambda: dnp.flatnonzero(I),
         "argwhere": lambda: dnp.argwhere(I),
+        **_calls(
+            dnp,
+            (V,),
+            (
+                "square",
+                "reciprocal",
+                "log2",
+                "log10",
+                "isnan",
+                "isinf",
+                "isfinite",
+                "isposinf",
+                "isneginf",
+                "nan_to_num",
+                "absolute",
+                "fabs",
+                "deg2rad",
+                "rad2deg",
+                "degrees",
+                "radians",
+                "expm1",
+            ),
+        ),
+        **_calls(dnp, (V, V), ("logaddexp", "mod", "fmax", "fmin")),
     }
 )
 
