@@ -55,7 +55,7 @@ def test_new_shapes_with_full_caches_hold_bounded_memory() -> None:
     # Measured: one MLIR context shared by all modules held ~40 KB per shape
     # here; a context per module ~3.5 KB. The bound catches per-shape state
     # that outlives the caches.
-    assert result["kb_per_shape"] < 12, result
+    assert result["kb_per_shape"] < 15, result
 
 
 _ARRAYS = textwrap.dedent(
