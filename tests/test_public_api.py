@@ -58,7 +58,7 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "polyval nanmean nansum nanmax nanmin average cov corrcoef convolve correlate "
         "full_like empty identity diag_indices tril_indices triu_indices nonzero gradient "
         "real imag conj angle dtype pi e inf nan newaxis euler_gamma linalg isnan isfinite "
-        "nan_to_num logaddexp square reciprocal log2 log10 mod"
+        "nan_to_num logaddexp square reciprocal log2 log10 mod searchsorted unique histogram"
     ),
     "didax.tree_util": _words(
         "tree_flatten tree_unflatten tree_map tree_leaves tree_structure register_pytree_node"

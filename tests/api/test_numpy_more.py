@@ -174,6 +174,19 @@ CASES: dict[str, Case] = {
     "conj": lambda np_: np_.conj(np_.asarray(I)),
     "angle": lambda np_: np_.angle(np_.asarray(V)),
     "angle_deg_int": lambda np_: np_.angle(np_.asarray(I) - 1, deg=True),
+    "searchsorted": lambda np_: np_.searchsorted(np_.asarray(np.sort(V)), np_.asarray(M)),
+    "searchsorted_right": lambda np_: np_.searchsorted(
+        np_.asarray([1.0, 2.0, 2.0, 5.0]), np_.asarray([2.0, 0.0, 9.0, 5.0]), side="right"
+    ),
+    "histogram": lambda np_: np_.histogram(np_.asarray(T)),
+    "histogram_range": lambda np_: np_.histogram(np_.asarray(M), bins=4, range=(-1.0, 1.0)),
+    "histogram_edges_density": lambda np_: np_.histogram(
+        np_.asarray(V), bins=np_.asarray([-2.0, 0.0, 0.5, 2.0]), density=True
+    ),
+    "histogram_weights": lambda np_: np_.histogram(
+        np_.asarray(M), bins=3, weights=np_.abs(np_.asarray(M))
+    ),
+    "histogram_bin_edges": lambda np_: np_.histogram_bin_edges(np_.asarray(V), bins=4),
     # contractions
     "einsum_matmul": lambda np_: np_.einsum("ij,jk->ik", np_.asarray(M), np_.asarray(S)),
     "einsum_three": lambda np_: np_.einsum(
@@ -378,3 +391,15 @@ def test_one_argument_where_is_nonzero() -> None:
     got = dx.jit(lambda c: dnp.where(c, size=3, fill_value=-1))(cond)
     want = jax.jit(lambda c: jnp.where(c, size=3, fill_value=-1))(cond)
     _compare(got, want)
+
+
+def test_unique_on_concrete_values_as_jax() -> None:
+    x = np.array([[3, 1, 2], [3, 1, 7]])
+    _compare(
+        dnp.unique(x, return_index=True, return_inverse=True, return_counts=True),
+        jnp.unique(x, return_index=True, return_inverse=True, return_counts=True),
+    )
+    _compare(dnp.unique(x, size=6), jnp.unique(x, size=6))
+    _compare(dnp.unique(x, size=2), jnp.unique(x, size=2))
+    with pytest.raises(dx.errors.ConcretizationTypeError):
+        dx.jit(dnp.unique)(x)

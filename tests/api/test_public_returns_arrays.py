@@ -256,7 +256,8 @@ NUMPY_CALLS.update(
                 "expm1",
             ),
         ),
-        **_calls(dnp, (V, V), ("logaddexp", "mod", "fmax", "fmin")),
+        **_calls(dnp, (V, V), ("logaddexp", "mod", "fmax", "fmin", "searchsorted")),
+        **_calls(dnp, (V,), ("histogram", "histogram_bin_edges", "unique")),
     }
 )
 

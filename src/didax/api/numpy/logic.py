@@ -71,6 +71,10 @@ __all__ = [
     "angle",
     "iscomplexobj",
     "isrealobj",
+    "searchsorted",
+    "unique",
+    "histogram",
+    "histogram_bin_edges",
 ]
 
 
@@ -430,3 +434,170 @@ def iscomplexobj(x: Any) -> bool:
 def isrealobj(x: Any) -> bool:
     """Whether ``x`` does not have a complex dtype."""
     return not iscomplexobj(x)
+
+
+# --- sorted search, unique values, histograms ------------------------------------------
+
+
+def searchsorted(
+    a: ArrayLike, v: ArrayLike, side: str = "left", sorter: Any = None, *, method: str = "scan"
+) -> Array:
+    """Where each ``v`` would be inserted into the sorted 1-d ``a`` to keep it sorted.
+
+    Computed as JAX's ``method="compare_all"``: the number of elements of
+    ``a`` below (``side="left"``) or not above (``"right"``) each value, one
+    comparison per pair; every ``method`` gives the same result.
+
+    >>> searchsorted(np.array([1.0, 2.0, 2.0, 5.0]), np.array([2.0, 0.0, 9.0]))
+    Array([1, 0, 4], dtype=int32)
+    """
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
+        raise ValueError(f"searchsorted: unknown method {method!r}")
+    if sorter is not None:
+        raise NotImplementedError("searchsorted: sorter= needs take (gather), not landed yet")
+    (x, y), _, _ = _promote_pair("searchsorted", a, v)
+    if get_aval(x).ndim != 1:
+        raise ValueError("searchsorted: a must be one-dimensional")
+    n = get_aval(x).shape[0]
+    shape = get_aval(y).shape
+    flat = ravel(y)
+    m = get_aval(flat).shape[0]
+    grid_a = lax.broadcast_in_dim(x, (m, n), (1,))
+    grid_v = lax.broadcast_in_dim(flat, (m, n), (0,))
+    below = lax.lt(grid_a, grid_v) if side == "left" else lax.le(grid_a, grid_v)
+    # JAX's index dtype here: int32 unless a is too long for it.
+    index_t = dtypes.int32 if n < 2**31 else dtypes.default_int()
+    counts = sum(below, axis=1, dtype=index_t)
+    return as_result(lax.reshape(counts, shape)) if shape != (m,) else counts
+
+
+def _promote_pair(name: str, a: ArrayLike, v: ArrayLike) -> tuple[list[Any], Any, bool]:
+    x, y = operand(a), operand(v)
+    dt, weak = result_type_of(x, y)
+    return [as_result(astype(x, dt)), as_result(astype(y, dt))], dt, weak
+
+
+def result_type_of(*values: Any) -> tuple[Any, bool]:
+    from didax.core.promotion import result_type
+
+    return result_type(*values)
+
+
+def unique(
+    ar: ArrayLike,
+    return_index: bool = False,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    axis: int | None = None,
+    *,
+    size: int | None = None,
+    fill_value: Any = None,
+) -> Any:
+    """The sorted unique elements (of a concrete array: the count depends on the values).
+
+    With ``size``, the first ``size`` unique values padded with
+    ``fill_value`` (default: the smallest), still on a concrete array.
+    """
+    host = _concrete_host("unique", ar)
+    if axis is not None:
+        raise NotImplementedError("unique: axis= is not supported")
+    values, index, inverse, counts = np.unique(
+        host, return_index=True, return_inverse=True, return_counts=True
+    )
+    int_t = dtypes.default_int()
+    if size is not None:
+        size = operator.index(size)
+        pad = size - len(values)
+        fill = values[0] if fill_value is None and len(values) else fill_value
+        if pad > 0:
+            values = np.concatenate([values, np.full(pad, fill, values.dtype)])
+            index = np.concatenate([index, np.zeros(pad, index.dtype)])
+            counts = np.concatenate([counts, np.zeros(pad, counts.dtype)])
+        values, index, counts = values[:size], index[:size], counts[:size]
+    outs: list[Array] = [wrap_host(as_array(values))]
+    if return_index:
+        outs.append(wrap_host(index.astype(int_t)))
+    if return_inverse:
+        outs.append(wrap_host(inverse.reshape(host.shape).astype(int_t)))
+    if return_counts:
+        outs.append(wrap_host(counts.astype(int_t)))
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def histogram_bin_edges(a: ArrayLike, bins: Any = 10, range: Any = None) -> Array:
+    """The edges of ``bins`` equal bins over ``range`` (default: the data's min and max)."""
+    from didax.api.numpy.reductions import max as amax
+    from didax.api.numpy.reductions import min as amin
+
+    if not isinstance(bins, (int, np.integer)):
+        return (
+            as_result(operand(bins))
+            if not isinstance(bins, (list, tuple))
+            else wrap_host(as_array(np.asarray(bins, dtypes.default_float())))
+        )
+    x = ravel(a)
+    x = astype(x, dtypes.to_inexact(get_aval(x).dtype))
+    if range is None:
+        lo, hi = amin(x), amax(x)
+    else:
+        lo, hi = (astype(operand(r), get_aval(x).dtype) for r in range)
+    # An empty range widens by 0.5 on each side, as NumPy's.
+    same = equal(lo, hi)
+    lo = where(same, subtract(lo, 0.5), lo)
+    hi = where(same, add(hi, 0.5), hi)
+    count = operator.index(bins)
+    steps = divide(lax.iota(get_aval(x).dtype, count + 1), float(count))
+    edges = add(lo, multiply(steps, subtract(hi, lo)))
+    # The last edge is the maximum itself (as linspace's endpoint), not a
+    # rounding of it, so the maximum always falls in the last bin.
+    is_last = lax.eq(
+        lax.iota(dtypes.default_int(), count + 1),
+        lax.full((count + 1,), count, dtypes.default_int()),
+    )
+    return where(is_last, hi, edges)
+
+
+def histogram(
+    a: ArrayLike,
+    bins: Any = 10,
+    range: Any = None,
+    weights: ArrayLike | None = None,
+    density: bool | None = None,
+) -> tuple[Array, Array]:
+    """Counts (or summed ``weights``, or a density) of ``a`` in ``bins``; the last bin is closed.
+
+    >>> histogram(np.array([0.0, 0.5, 1.0, 2.0]), bins=2)[0]
+    Array([2., 2.], dtype=float64)
+    """
+    edges = histogram_bin_edges(a, bins, range)
+    x = ravel(a)
+    n_edges = get_aval(edges).shape[0]
+    n = get_aval(x).shape[0]
+    grid_x = lax.broadcast_in_dim(astype(x, get_aval(edges).dtype), (n_edges - 1, n), (1,))
+    lo = lax.broadcast_in_dim(lax.slice(edges, (0,), (n_edges - 1,)), (n_edges - 1, n), (0,))
+    hi = lax.broadcast_in_dim(lax.slice(edges, (1,), (n_edges,)), (n_edges - 1, n), (0,))
+    last = lax.broadcast_in_dim(
+        lax.eq(
+            lax.iota(dtypes.default_int(), n_edges - 1),
+            lax.full((n_edges - 1,), n_edges - 2, dtypes.default_int()),
+        ),
+        (n_edges - 1, n),
+        (0,),
+    )
+    inside = logical_and(
+        lax.ge(grid_x, lo), logical_or(lax.lt(grid_x, hi), logical_and(last, lax.le(grid_x, hi)))
+    )
+    w = (
+        lax.full((n,), 1, get_aval(edges).dtype)
+        if weights is None
+        else astype(ravel(weights), get_aval(edges).dtype)
+    )
+    counts = sum(where(inside, lax.broadcast_in_dim(w, (n_edges - 1, n), (1,)), 0.0), axis=1)
+    if density:
+        widths = subtract(
+            lax.slice(edges, (1,), (n_edges,)), lax.slice(edges, (0,), (n_edges - 1,))
+        )
+        counts = divide(divide(counts, sum(counts)), widths)
+    return as_result(counts), edges
