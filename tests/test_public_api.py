@@ -24,10 +24,12 @@ def _words(text: str) -> list[str]:
 
 PUBLIC: Final[dict[str, list[str]]] = {
     "didax": _words(
-        "jit grad value_and_grad jvp linearize vjp vmap jacfwd jacrev hessian make_jaxpr "
+        "jit grad value_and_grad jvp linearize vjp vmap jacfwd jacrev hessian make_jaxpr random "
         "device_put compile_cache_info Array errors extend lax numpy tree_util "
         "custom_jvp custom_vjp checkpoint remat checkpoint_policies flops "
-        "config enable_x64 disable_jit device_get block_until_ready ShapeDtypeStruct eval_shape"
+        "config enable_x64 disable_jit device_get block_until_ready ShapeDtypeStruct eval_shape "
+        # issue 10: didax.nn, didax.scipy
+        "nn scipy"
     ),
     "didax.lax": _words(
         # element-wise
@@ -40,7 +42,13 @@ PUBLIC: Final[dict[str, list[str]]] = {
         # reductions, linear algebra
         "reduce_sum reduce_max reduce_min reduce_prod argmax argmin cumsum dot_general dot "
         # control flow
-        "cond switch while_loop fori_loop scan map"
+        "cond switch while_loop fori_loop scan map "
+        # issue 10: gather and scatter
+        "gather scatter scatter_add scatter_mul scatter_min scatter_max "
+        "GatherDimensionNumbers ScatterDimensionNumbers GatherScatterMode "
+        # issue 10: special functions
+        "erf erfc erf_inv lgamma digamma polygamma sinh cosh asin acos atan asinh acosh atanh "
+        "atan2 exp2 is_finite nextafter"
     ),
     "didax.numpy": _words(
         "array asarray zeros ones zeros_like ones_like full arange linspace eye add "
@@ -58,7 +66,32 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "polyval nanmean nansum nanmax nanmin average cov corrcoef convolve correlate "
         "full_like empty identity diag_indices tril_indices triu_indices nonzero gradient "
         "real imag conj angle dtype pi e inf nan newaxis euler_gamma linalg isnan isfinite "
-        "nan_to_num logaddexp square reciprocal log2 log10 mod searchsorted unique histogram"
+        "nan_to_num logaddexp square reciprocal log2 log10 mod searchsorted unique histogram "
+        # issue 10: sorting
+        "sort argsort "
+        # issue 10: gather-based indexing
+        "take take_along_axis "
+        # issue 10: element-wise functions over the special primitives
+        "exp2 arctan2 sinh cosh arcsin arccos arctan arcsinh arccosh arctanh logaddexp2 hypot "
+        "sinc deg2rad rad2deg degrees radians fmax fmin absolute fabs expm1 heaviside signbit "
+        "copysign "
+        # issue 10: order statistics, interpolation, index tricks
+        "quantile percentile median nanquantile nanpercentile nanmedian interp "
+        "r_ c_ mgrid ogrid s_ index_exp"
+    ),
+    # issue 10: activations, softmax and friends; SciPy's special functions
+    "didax.nn": _words(
+        "relu relu6 sigmoid softplus silu swish gelu elu leaky_relu tanh log_sigmoid softmax "
+        "log_softmax logsumexp one_hot standardize"
+    ),
+    "didax.scipy": ["special"],
+    "didax.scipy.special": _words(
+        "logsumexp erf erfc erfinv gammaln digamma xlogy xlog1py expit logit"
+    ),
+    # issue 10: JAX's counter-based PRNG
+    "didax.random": _words(
+        "PRNGKey key key_data wrap_key_data split fold_in bits uniform normal truncated_normal "
+        "bernoulli randint categorical permutation choice gumbel"
     ),
     "didax.tree_util": _words(
         "tree_flatten tree_unflatten tree_map tree_leaves tree_structure register_pytree_node"
@@ -70,13 +103,6 @@ PUBLIC: Final[dict[str, list[str]]] = {
 
 # (module, name) -> the issue that delivers it.
 PENDING: Final[dict[tuple[str, str], int]] = {
-    **{("didax", n): 10 for n in ("random", "nn", "scipy")},
-    **{
-        ("didax.numpy", n): 10
-        for n in _words(
-            "take take_along_axis sort argsort exp2 arctan2 sinh cosh arcsin arccos arctan"
-        )
-    },
     **{
         ("didax", n): 14
         for n in _words(
@@ -95,7 +121,8 @@ PENDING: Final[dict[tuple[str, str], int]] = {
 # The Array attributes and methods API.md names ("Values and dtypes", "didax.numpy");
 # those of arrays and tracers alike, then those of Arrays only.
 ARRAY_AND_TRACER_ATTRIBUTES: Final = _words(
-    "shape dtype ndim size __array__ __getitem__ T reshape sum mean astype __add__ __mul__ __lt__"
+    "shape dtype ndim size __array__ __getitem__ T reshape sum mean astype __add__ __mul__ __lt__ "
+    "at"
 )
 ARRAY_ONLY_ATTRIBUTES: Final = ["__dlpack__", "block_until_ready"]
 

@@ -5,16 +5,20 @@
     (Array(9., dtype=float64, weak_type=True), Array(6., dtype=float64, weak_type=True))
 
 The public names live here and in ``didax.numpy``, ``didax.lax``,
-``didax.tree_util``, ``didax.errors`` and ``didax.extend``; everything else
-is internal. Each public module re-exports, in one hop, the ``__all__`` of
-the modules that implement its names.
+``didax.random``, ``didax.nn``, ``didax.scipy``, ``didax.tree_util``,
+``didax.errors`` and ``didax.extend``; everything else is internal. Each
+public module re-exports, in one hop, the ``__all__`` of the modules that
+implement its names.
 """
 
 from didax import custom_derivatives as custom_derivatives
 from didax import errors as errors
 from didax import extend as extend
 from didax import lax as lax
+from didax import nn as nn
 from didax import numpy as numpy
+from didax import random as random
+from didax import scipy as scipy
 from didax import tree_util as tree_util
 from didax.api import arrays as _arrays
 from didax.api import autodiff as _autodiff
@@ -50,6 +54,9 @@ __all__ = [
     "errors",
     "extend",
     "lax",
+    "nn",
     "numpy",
+    "random",
+    "scipy",
     "tree_util",
 ]

@@ -2,14 +2,104 @@
 
 Operands of element-wise functions have one shape and one dtype, except that
 weakly typed values (Python scalars) take their partner's dtype and shape.
-The functions live in ``didax.core.lax.wrappers`` (the bind wrappers) and
-``didax.api.control_flow`` (``cond``, ``switch``, ``while_loop``,
-``fori_loop``, ``scan``, ``map``); this module re-exports their ``__all__``.
+The functions live in ``didax.core.lax.wrappers`` (the bind wrappers),
+``didax.core.lax.bits`` (xor, shifts, bit counts, bit casts),
+``didax.core.lax.sorting`` (``sort``),
+``didax.core.lax.special`` (``erf``, ``erf_inv``, ``lgamma``, ``sinh``, ...),
+``didax.core.lax.indexing``
+(``gather`` and the ``scatter`` family) and ``didax.api.control_flow``
+(``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``, ``map``);
+this module re-exports them.
 """
 
 from didax.api import control_flow as _control_flow
 from didax.api.control_flow import *  # noqa: F403
 from didax.core.lax import wrappers as _wrappers
+from didax.core.lax.bits import bitcast_convert_type as bitcast_convert_type
+from didax.core.lax.bits import bitwise_and as bitwise_and
+from didax.core.lax.bits import bitwise_not as bitwise_not
+from didax.core.lax.bits import bitwise_or as bitwise_or
+from didax.core.lax.bits import bitwise_xor as bitwise_xor
+from didax.core.lax.bits import clz as clz
+from didax.core.lax.bits import population_count as population_count
+from didax.core.lax.bits import shift_left as shift_left
+from didax.core.lax.bits import shift_right_arithmetic as shift_right_arithmetic
+from didax.core.lax.bits import shift_right_logical as shift_right_logical
+from didax.core.lax.indexing import GatherDimensionNumbers as GatherDimensionNumbers
+from didax.core.lax.indexing import GatherScatterMode as GatherScatterMode
+from didax.core.lax.indexing import ScatterDimensionNumbers as ScatterDimensionNumbers
+from didax.core.lax.indexing import gather as gather
+from didax.core.lax.indexing import scatter as scatter
+from didax.core.lax.indexing import scatter_add as scatter_add
+from didax.core.lax.indexing import scatter_max as scatter_max
+from didax.core.lax.indexing import scatter_min as scatter_min
+from didax.core.lax.indexing import scatter_mul as scatter_mul
+from didax.core.lax.sorting import sort as sort
+from didax.core.lax.sorting import sort_key_val as sort_key_val
+from didax.core.lax.special import acos as acos
+from didax.core.lax.special import acosh as acosh
+from didax.core.lax.special import asin as asin
+from didax.core.lax.special import asinh as asinh
+from didax.core.lax.special import atan as atan
+from didax.core.lax.special import atan2 as atan2
+from didax.core.lax.special import atanh as atanh
+from didax.core.lax.special import cosh as cosh
+from didax.core.lax.special import digamma as digamma
+from didax.core.lax.special import erf as erf
+from didax.core.lax.special import erf_inv as erf_inv
+from didax.core.lax.special import erfc as erfc
+from didax.core.lax.special import exp2 as exp2
+from didax.core.lax.special import is_finite as is_finite
+from didax.core.lax.special import lgamma as lgamma
+from didax.core.lax.special import nextafter as nextafter
+from didax.core.lax.special import polygamma as polygamma
+from didax.core.lax.special import sinh as sinh
 from didax.core.lax.wrappers import *  # noqa: F403
 
-__all__ = [*_wrappers.__all__, *_control_flow.__all__]
+__all__ = [
+    *_wrappers.__all__,
+    *_control_flow.__all__,
+    # bits (didax.core.lax.bits)
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_not",
+    "bitwise_xor",
+    "shift_left",
+    "shift_right_logical",
+    "shift_right_arithmetic",
+    "population_count",
+    "clz",
+    "bitcast_convert_type",
+    # sorting (didax.core.lax.sorting)
+    "sort",
+    "sort_key_val",
+    # gather and scatter (didax.core.lax.indexing)
+    "gather",
+    "scatter",
+    "scatter_add",
+    "scatter_mul",
+    "scatter_min",
+    "scatter_max",
+    "GatherDimensionNumbers",
+    "ScatterDimensionNumbers",
+    "GatherScatterMode",
+    # special functions (didax.core.lax.special)
+    "erf",
+    "erfc",
+    "erf_inv",
+    "lgamma",
+    "digamma",
+    "polygamma",
+    "sinh",
+    "cosh",
+    "asin",
+    "acos",
+    "atan",
+    "asinh",
+    "acosh",
+    "atanh",
+    "atan2",
+    "exp2",
+    "is_finite",
+    "nextafter",
+]

@@ -6,9 +6,12 @@ Importing it also gives tracers and Arrays NumPy's operators and methods.
 """
 
 from didax.api.located import locate_module_errors
+from didax.api.numpy import bits as _bits
 from didax.api.numpy import contractions as _contractions
 from didax.api.numpy import creation as _creation
 from didax.api.numpy import elementwise as _elementwise
+from didax.api.numpy import index_tricks as _index_tricks
+from didax.api.numpy import indexing as _indexing
 from didax.api.numpy import joining as _joining
 from didax.api.numpy import linalg
 from didax.api.numpy import linear_algebra as _linear_algebra
@@ -17,20 +20,27 @@ from didax.api.numpy import manipulation as _manipulation
 from didax.api.numpy import matrices as _matrices
 from didax.api.numpy import methods as _methods  # noqa: F401  (installs the array methods)
 from didax.api.numpy import more_elementwise as _more_elementwise
+from didax.api.numpy import quantiles as _quantiles
 from didax.api.numpy import rearranging as _rearranging
 from didax.api.numpy import reductions as _reductions
+from didax.api.numpy import sorting as _sorting
 from didax.api.numpy import statistics as _statistics
+from didax.api.numpy.bits import *  # noqa: F403
 from didax.api.numpy.contractions import *  # noqa: F403
 from didax.api.numpy.creation import *  # noqa: F403
 from didax.api.numpy.elementwise import *  # noqa: F403
+from didax.api.numpy.index_tricks import *  # noqa: F403
+from didax.api.numpy.indexing import *  # noqa: F403
 from didax.api.numpy.joining import *  # noqa: F403
 from didax.api.numpy.linear_algebra import *  # noqa: F403
 from didax.api.numpy.logic import *  # noqa: F403
 from didax.api.numpy.manipulation import *  # noqa: F403
 from didax.api.numpy.matrices import *  # noqa: F403
 from didax.api.numpy.more_elementwise import *  # noqa: F403
+from didax.api.numpy.quantiles import *  # noqa: F403
 from didax.api.numpy.rearranging import *  # noqa: F403
 from didax.api.numpy.reductions import *  # noqa: F403
+from didax.api.numpy.sorting import *  # noqa: F403
 from didax.api.numpy.statistics import *  # noqa: F403
 
 __all__ = [
@@ -47,6 +57,11 @@ __all__ = [
     *_more_elementwise.__all__,
     *_rearranging.__all__,
     *_statistics.__all__,
+    *_indexing.__all__,
+    *_bits.__all__,
+    *_sorting.__all__,
+    *_quantiles.__all__,
+    *_index_tricks.__all__,
 ]
 
 # Argument errors of these functions name the caller's line (didax.api.located).

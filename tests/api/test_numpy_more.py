@@ -178,6 +178,9 @@ CASES: dict[str, Case] = {
     "searchsorted_right": lambda np_: np_.searchsorted(
         np_.asarray([1.0, 2.0, 2.0, 5.0]), np_.asarray([2.0, 0.0, 9.0, 5.0]), side="right"
     ),
+    "searchsorted_sorter": lambda np_: np_.searchsorted(
+        np_.asarray(V), np_.asarray(M), sorter=np_.asarray(np.argsort(V))
+    ),
     "histogram": lambda np_: np_.histogram(np_.asarray(T)),
     "histogram_range": lambda np_: np_.histogram(np_.asarray(M), bins=4, range=(-1.0, 1.0)),
     "histogram_edges_density": lambda np_: np_.histogram(

@@ -257,6 +257,25 @@ NUMPY_CALLS.update(
             ),
         ),
         **_calls(dnp, (V, V), ("logaddexp", "mod", "fmax", "fmin", "searchsorted")),
+        # issue 10: over the special primitives
+        **_calls(
+            dnp,
+            (V / 4.0,),
+            (
+                "sinh",
+                "cosh",
+                "arcsin",
+                "arccos",
+                "arctan",
+                "arcsinh",
+                "arctanh",
+                "exp2",
+                "sinc",
+                "signbit",
+            ),
+        ),
+        "arccosh": lambda: dnp.arccosh(V + 1.0),
+        **_calls(dnp, (V, V), ("arctan2", "logaddexp2", "hypot", "heaviside", "copysign")),
         **_calls(dnp, (V,), ("histogram", "histogram_bin_edges", "unique")),
     }
 )
@@ -326,6 +345,29 @@ LAX_CALLS: dict[str, Callable[[], Any]] = {
         ("and_", "or_"),
     ),
     "not_": lambda: lax.not_(B),
+    # issue 10: special functions
+    **_calls(
+        lax,
+        (V / 4.0,),
+        (
+            "erf",
+            "erfc",
+            "erf_inv",
+            "lgamma",
+            "digamma",
+            "sinh",
+            "cosh",
+            "asin",
+            "acos",
+            "atan",
+            "asinh",
+            "atanh",
+            "exp2",
+            "is_finite",
+        ),
+    ),
+    "acosh": lambda: lax.acosh(V + 1.0),
+    **_calls(lax, (V, V), ("atan2", "nextafter", "polygamma")),
     "rev": lambda: lax.rev(X, (0,)),
     "integer_pow": lambda: lax.integer_pow(V, 3),
     "select": lambda: lax.select(B, V, V),
@@ -360,6 +402,73 @@ LAX_CALLS: dict[str, Callable[[], Any]] = {
     "scan": lambda: lax.scan(lambda c, x: (c + x, c * x), 0.0, V),
     "map": lambda: lax.map(dnp.sin, X),
 }
+
+# Gather and scatter (issue 10), and the didax.numpy functions built on them.
+_GD = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,))
+_SD = lax.ScatterDimensionNumbers(
+    update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)
+)
+_IDX = dnp.asarray(np.array([[2], [0]]))
+LAX_CALLS.update(
+    {
+        "gather": lambda: lax.gather(V, _IDX, _GD, (1,)),
+        **{
+            name: functools.partial(getattr(lax, name), V, _IDX, V[:2], _SD)
+            for name in ("scatter", "scatter_add", "scatter_mul", "scatter_min", "scatter_max")
+        },
+    }
+)
+NUMPY_CALLS.update(
+    {
+        "take": lambda: dnp.take(X, I, axis=1, mode="clip"),
+        "take_along_axis": lambda: dnp.take_along_axis(X, dnp.asarray(np.array([[0], [2]])), 1),
+    }
+)
+
+# Bit operations and sorting (issue 10: what random and sort need).
+_U = dnp.asarray(np.array([5, 12, 7], np.uint32))
+LAX_CALLS.update(
+    {
+        **_calls(lax, (_U, _U), ("bitwise_and", "bitwise_or", "bitwise_xor")),
+        **_calls(
+            lax,
+            (_U, dnp.asarray(np.array([1, 2, 3], np.uint32))),
+            ("shift_left", "shift_right_logical", "shift_right_arithmetic"),
+        ),
+        **_calls(lax, (_U,), ("bitwise_not", "population_count", "clz")),
+        "bitcast_convert_type": lambda: lax.bitcast_convert_type(_U, np.float32),
+        "sort": lambda: lax.sort(X, 1),
+        "sort_key_val": lambda: lax.sort_key_val(V, I),
+    }
+)
+NUMPY_CALLS.update(
+    {
+        **_calls(
+            dnp,
+            (_U, _U),
+            (
+                "bitwise_xor",
+                "left_shift",
+                "right_shift",
+                "bitwise_left_shift",
+                "bitwise_right_shift",
+            ),
+        ),
+        **_calls(dnp, (_U,), ("bitwise_not", "bitwise_invert", "bitwise_count")),
+        "sort": lambda: dnp.sort(X, axis=1),
+        "argsort": lambda: dnp.argsort(X, axis=0),
+    }
+)
+
+# Order statistics and interpolation (issue 10).
+NUMPY_CALLS.update(
+    {
+        **_calls(dnp, (X, 0.5), ("quantile", "nanquantile")),
+        **_calls(dnp, (X, 50.0), ("percentile", "nanpercentile")),
+        **_calls(dnp, (X,), ("median", "nanmedian")),
+        "interp": lambda: dnp.interp(V, I, V),
+    }
+)
 
 DIDAX_CALLS: dict[str, Callable[[], Any]] = {
     "device_put": lambda: dx.device_put({"a": np.ones(2), "b": 2.0}),

@@ -22,7 +22,7 @@ import pytest
 
 import didax
 from didax.core.abstract_eval import ABSTRACT_EVAL
-from didax.core.lax import STANDARD_PRIMITIVES
+from didax.core.lax import SPECIAL_PRIMITIVES, STANDARD_PRIMITIVES
 from didax.core.primitive import ALL_PRIMITIVES, Primitive, RuleTable
 from didax.interpreters.batching import BATCH_RULES
 from didax.interpreters.evaluation import IMPL_RULES
@@ -48,6 +48,9 @@ RULE_TABLES: Final[list[tuple[str, RuleTable[Any]]]] = [
 # The higher-order primitives: they carry jaxprs, so the default partial
 # evaluation (stage it whole) and DCE (keep it whole) are not good enough.
 HIGHER_ORDER: Final = {"jit", "cond", "while", "scan", "checkpoint"}
+
+# The special element-wise primitives (didax.core.lax.special).
+SPECIAL_NAMES: Final = tuple(p.name for p in SPECIAL_PRIMITIVES)
 
 # (primitive name, table name) -> why that primitive needs no rule in that table.
 EXEMPT: Final[dict[tuple[str, str], str]] = {
@@ -89,6 +92,84 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         for p in STANDARD_PRIMITIVES
         for table in ("partial_eval", "dce")
     },
+    **{
+        (name, table): (
+            "a first-order primitive (gather, the scatters): partial evaluation stages it "
+            "whole when an operand is unknown, and DCE drops it whole when its result is "
+            "unused; neither can do better"
+        )
+        for name in (
+            "gather",
+            "scatter",
+            "scatter-add",
+            "scatter-mul",
+            "scatter-min",
+            "scatter-max",
+        )
+        for table in ("partial_eval", "dce")
+    },
+    **{
+        (name, "transpose"): (
+            "not linear in any operand (as in JAX): its jvp rule writes the tangent with "
+            "gathers and a scatter-add, which is what a linear jaxpr holds"
+        )
+        for name in ("scatter-min", "scatter-max")
+    },
+    **{
+        (name, table): (
+            "a first-order primitive (the bit primitives, sort): partial evaluation stages "
+            "it whole when an operand is unknown, and DCE drops it whole when no result is "
+            "used; neither can do better"
+        )
+        for name in (
+            "xor",
+            "shift_left",
+            "shift_right_logical",
+            "shift_right_arithmetic",
+            "population_count",
+            "clz",
+            "bitcast_convert_type",
+            "sort",
+        )
+        for table in ("partial_eval", "dce")
+    },
+    **{
+        (name, "transpose"): (
+            "integer results (a bit cast's float results are bits): the tangent is zero, "
+            "so it never has an UndefinedPrimal operand in a linear jaxpr"
+        )
+        for name in (
+            "xor",
+            "shift_left",
+            "shift_right_logical",
+            "shift_right_arithmetic",
+            "population_count",
+            "clz",
+            "bitcast_convert_type",
+        )
+    },
+    **{
+        (name, table): (
+            "a first-order element-wise primitive (core.lax.special): partial evaluation "
+            "stages it whole when an operand is unknown, and DCE drops it whole when its "
+            "result is unused; neither can do better"
+        )
+        for name in SPECIAL_NAMES
+        for table in ("partial_eval", "dce")
+    },
+    **{
+        (name, "transpose"): (
+            "not linear in any operand (or its tangent is zero), so it never has an "
+            "UndefinedPrimal operand in a linear jaxpr: linearize computes it in the "
+            "known part"
+        )
+        for name in SPECIAL_NAMES
+    },
+    ("nextafter", "jvp"): (
+        "as in JAX, nextafter has no derivative rule (jax.grad of it raises): its result "
+        "is the neighbouring float, and differentiating it is the caller's mistake; the "
+        "missing rule's NotImplementedError names it"
+    ),
     ("iota", "batching"): (
         "iota has no operands, so none is ever batched: the batching trace binds it "
         "under its parent without looking for a rule"

@@ -13,9 +13,9 @@ Design rules:
   batch axis. Most rules move batch axes to the front (``bdim_at_front``),
   which keeps each rule a few lines; a transpose that would be the identity
   is never emitted.
-- Batched start indices of dynamic slices become one-hot selections
-  (``take_along``), so the batched program has a constant number of
-  equations whatever the batch size.
+- Batched start indices of dynamic slices become a gather (a scatter for
+  an update), as in JAX: the batched program has a constant number of
+  equations whatever the batch size, and costs what the slices do.
 """
 
 from __future__ import annotations
@@ -282,57 +282,31 @@ def _dot_general_batch(
 # --- dynamic slices with batched start indices --------------------------------
 
 
-def take_along(x: Any, idx: Any, axis: int) -> Any:
-    """``y[b, .., j, ..] = x[b, .., idx[b, j], ..]`` along ``axis`` of ``x``, by one-hot selection.
-
-    ``x`` is batched at axis 0 and ``idx`` has shape ``(B, k)`` with indices in range.
-    """
-    aval = get_aval(x)
-    b, n, k = aval.shape[0], aval.shape[axis], get_aval(idx).shape[1]
-    # Work with the sliced axis last: xt is (B, rest..., n).
-    perm = [i for i in range(aval.ndim) if i != axis] + [axis]
-    xt = lax.transpose(x, perm) if perm != list(range(aval.ndim)) else x
-    rest = get_aval(xt).shape[1:-1]
-    r = len(rest)
-    full = (b, *rest, k, n)
-    x_b = lax.broadcast_in_dim(xt, full, (0, *range(1, r + 1), r + 2))
-    idx_b = lax.broadcast_in_dim(idx, full, (0, r + 1))
-    positions = lax.broadcast_in_dim(lax.iota(get_aval(idx).dtype, n), full, (r + 2,))
-    hit = lax.eq(idx_b, positions)
-    if aval.dtype == dtypes.bool_:
-        y = lax.reduce_max(lax.and_(hit, x_b), (r + 2,))
-    else:
-        y = lax.reduce_sum(lax.select(hit, x_b, lax.full_like(x_b, 0)), (r + 2,))
-    # y is (B, rest..., k): put axis ``axis`` back.
-    inverse = list(range(r + 1))
-    inverse.insert(axis, r + 1)
-    return lax.transpose(y, inverse) if inverse != list(range(r + 2)) else y
-
-
 def _batched_starts(
     starts: Sequence[Any],
     dims: Sequence[Dim],
     axis_size: int,
     shape: tuple[int, ...],
     sizes: tuple[int, ...],
-) -> list[Any]:
-    """Start indices as default-int vectors of length B, clamped in bounds as XLA does."""
-    out = []
+) -> Any:
+    """The start indices as one ``(B, len(starts))`` default-int array, clamped as XLA does.
+
+    Unsigned indices are capped at their bound in their own dtype first, so
+    that a huge one clamps to the bound (a cast to a signed type would make
+    it negative, and clamp it to 0).
+    """
+    columns = []
+    index_dtype = dtypes.default_int()
     for s, d, n, k in zip(starts, dims, shape, sizes, strict=True):
-        s = lax.convert_element_type(s, dtypes.default_int())
         s = bdim_at_front(s, d, axis_size)
+        dtype = get_aval(s).dtype
+        if dtype.kind == "u" and n - k <= np.iinfo(dtype.name).max:
+            s = lax.min(s, lax.full_like(s, n - k))
+        if dtype != index_dtype:
+            s = lax.convert_element_type(s, index_dtype)
         s = lax.max(lax.min(s, lax.full_like(s, n - k)), lax.full_like(s, 0))
-        out.append(s)
-    return out
-
-
-def _offsets(start: Any, count: int, axis_size: int) -> Any:
-    """``start[:, None] + arange(count)[None, :]``, shape (B, count)."""
-    full = (axis_size, count)
-    return lax.add(
-        lax.broadcast_in_dim(start, full, (0,)),
-        lax.broadcast_in_dim(lax.iota(dtypes.default_int(), count), full, (1,)),
-    )
+        columns.append(lax.broadcast_in_dim(s, (axis_size, 1), (0,)))
+    return columns[0] if len(columns) == 1 else lax.concatenate(columns, 1)
 
 
 @BATCH_RULES.defines(lax.dynamic_slice_p)
@@ -341,18 +315,41 @@ def _dynamic_slice_batch(
 ) -> tuple[Any, Any]:
     x, *starts = args
     dx, *dstarts = dims
-    x = bdim_at_front(x, dx, axis_size)
     if all(d is None for d in dstarts):
+        x = bdim_at_front(x, dx, axis_size)
         zero = (
             np.zeros((), get_aval(starts[0]).dtype)
             if starts
             else np.zeros((), dtypes.default_int())
         )
         return lax.dynamic_slice_p.bind(x, zero, *starts, slice_sizes=(axis_size, *slice_sizes)), 0
-    shape = get_aval(x).shape[1:]
-    for axis, start in enumerate(_batched_starts(starts, dstarts, axis_size, shape, slice_sizes)):
-        x = take_along(x, _offsets(start, slice_sizes[axis], axis_size), axis + 1)
-    return x, 0
+    # A gather of one slice per batch element (JAX's rule): the batch axis of
+    # the starts is the indices' batch axis, and the operand's (if it has
+    # one) a batching axis indexed with it. Its cost is the slices' size.
+    shape = _unbatched_aval(x, dx).shape
+    index = _batched_starts(starts, dstarts, axis_size, shape, slice_sizes)
+    axes = tuple(range(len(shape)))
+    # Slices of one shared operand may overlap; those of one lane each cannot.
+    unique = dx is not None
+    if dx is None:
+        dnums = lax.GatherDimensionNumbers(
+            offset_dims=_shift(axes), collapsed_slice_dims=(), start_index_map=axes
+        )
+        sizes = slice_sizes
+    else:
+        x = bdim_at_front(x, dx, axis_size)
+        dnums = lax.GatherDimensionNumbers(
+            offset_dims=_shift(axes),
+            collapsed_slice_dims=(),
+            start_index_map=_shift(axes),
+            operand_batching_dims=(0,),
+            start_indices_batching_dims=(0,),
+        )
+        sizes = (1 if axis_size else 0, *slice_sizes)
+    out = lax.gather(
+        x, index, dnums, sizes, indices_are_sorted=unique, unique_indices=unique, mode="clip"
+    )
+    return out, 0
 
 
 @BATCH_RULES.defines(lax.dynamic_update_slice_p)
@@ -369,26 +366,22 @@ def _dynamic_update_slice_batch(
             else np.zeros((), dtypes.default_int())
         )
         return lax.dynamic_update_slice_p.bind(x, update, zero, *starts), 0
-    # Spread the update over the operand's shape one axis at a time (position
-    # i of the axis takes update element i - start), then select it where the
-    # update lands.
+    # A scatter of one window per batch element into its own lane (JAX's
+    # rule): operand and indices are batched along XLA batching axes.
     shape = get_aval(x).shape[1:]
     sizes = get_aval(update).shape[1:]
-    mask: Any = None
-    spread = update
-    for axis, start in enumerate(_batched_starts(starts, dstarts, axis_size, shape, sizes)):
-        n, k = shape[axis], sizes[axis]
-        rel = lax.sub(
-            _offsets(lax.full_like(start, 0), n, axis_size),
-            lax.broadcast_in_dim(start, (axis_size, n), (0,)),
-        )
-        inside = lax.and_(lax.ge(rel, lax.full_like(rel, 0)), lax.lt(rel, lax.full_like(rel, k)))
-        clipped = lax.max(lax.min(rel, lax.full_like(rel, max(k - 1, 0))), lax.full_like(rel, 0))
-        if k > 0:
-            spread = take_along(spread, clipped, axis + 1)
-        inside_b = lax.broadcast_in_dim(inside, get_aval(x).shape, (0, axis + 1))
-        mask = inside_b if mask is None else lax.and_(mask, inside_b)
     if any(k == 0 for k in sizes):
         return x, 0
-    assert mask is not None
-    return lax.select(mask, spread, x), 0
+    index = _batched_starts(starts, dstarts, axis_size, shape, sizes)
+    axes = _shift(range(len(shape)))
+    dnums = lax.ScatterDimensionNumbers(
+        update_window_dims=axes,
+        inserted_window_dims=(),
+        scatter_dims_to_operand_dims=axes,
+        operand_batching_dims=(0,),
+        scatter_indices_batching_dims=(0,),
+    )
+    out = lax.scatter(
+        x, index, update, dnums, indices_are_sorted=True, unique_indices=True, mode="clip"
+    )
+    return out, 0

@@ -13,6 +13,12 @@ Design rules:
   microseconds: the key, one dict lookup, the NumPy call, one Array.
 - Impl rules return NumPy arrays of exactly the dtype the typing rule
   says: NumPy's own promotion is never relied upon.
+- 16-bit floats (bfloat16, float16) are computed as XLA computes them on
+  CPUs: each primitive in float32, its result rounded once to the 16-bit
+  type. NumPy's ufuncs already do so; the impls that would round at every
+  step (sums, products, cumulative sums, dots, composite formulas such as
+  ``logistic``) go through ``in_float32``. (XLA's long products of 16-bit
+  floats round as they go, and may drift from these by a few ulps.)
 - Floating-point results follow IEEE arithmetic, as XLA's do: NumPy's
   warnings (overflow, division by zero, invalid) are silenced, so eager
   ``log(0)`` is ``-inf``, not an error under ``-W error``.
@@ -26,6 +32,7 @@ Design rules:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
 
@@ -272,6 +279,34 @@ def _register_numpy(prim: Primitive, fn: Any) -> None:
     IMPL_RULES.register(prim, fn)
 
 
+_HALF_FLOATS: Final = frozenset({dtypes.bfloat16, dtypes.float16})
+
+
+def in_float32(impl: ImplRule) -> ImplRule:
+    """``impl`` computing 16-bit float operands in float32 and rounding its result once.
+
+    XLA computes bfloat16 and float16 arithmetic in float32 (its sums and
+    dots accumulate there), where NumPy rounds every partial sum to the
+    16-bit type, and has no bfloat16 loop for ``einsum``. The operands of
+    the first operand's dtype are widened (the primitives this wraps take
+    operands of one dtype); at other dtypes ``impl`` runs as it is.
+
+    >>> x = np.ones(1000, dtypes.bfloat16)
+    >>> float(np.sum(x, dtype=x.dtype)), float(_reduce_sum_impl(x, axes=(0,)))
+    (256.0, 1000.0)
+    """
+
+    @functools.wraps(impl)
+    def widened(*args: Array, **params: Any) -> Array:
+        dtype = args[0].dtype
+        if dtype not in _HALF_FLOATS:
+            return np.asarray(impl(*args, **params))
+        wide = [a.astype(np.float32) if a.dtype == dtype else a for a in args]
+        return np.asarray(impl(*wide, **params)).astype(dtype)
+
+    return widened
+
+
 def _int_div(x: Array, y: Array) -> Array:
     if x.dtype.kind in "iu":
         # C semantics (truncation toward zero), as XLA; NumPy floors instead.
@@ -290,9 +325,15 @@ def _rem(x: Array, y: Array) -> Array:
     return np.fmod(x, y)
 
 
+@in_float32
 def _logistic(x: Array) -> Array:
     with np.errstate(over="ignore"):
         return 1 / (1 + np.exp(-x))
+
+
+@in_float32
+def _rsqrt(x: Array) -> Array:
+    return 1 / np.sqrt(x)
 
 
 def _round(x: Array, *, rounding_method: int) -> Array:
@@ -346,7 +387,7 @@ _NUMPY_ELEMENTWISE: Final = {
     lax.tanh_p: np.tanh,
     lax.logistic_p: _logistic,
     lax.sqrt_p: np.sqrt,
-    lax.rsqrt_p: lambda x: 1 / np.sqrt(x),
+    lax.rsqrt_p: _rsqrt,
     lax.floor_p: np.floor,
     lax.ceil_p: np.ceil,
     lax.eq_p: np.equal,
@@ -486,11 +527,13 @@ def _reduction(fn: Any) -> ImplRule:
 
 
 # NumPy sums and multiplies small integers in the platform integer: keep the dtype.
-IMPL_RULES.register(
-    lax.reduce_sum_p, _reduction(lambda x, axis: np.sum(x, axis=axis, dtype=x.dtype))
+_reduce_sum_impl: Final = in_float32(
+    _reduction(lambda x, axis: np.sum(x, axis=axis, dtype=x.dtype))
 )
+IMPL_RULES.register(lax.reduce_sum_p, _reduce_sum_impl)
 IMPL_RULES.register(
-    lax.reduce_prod_p, _reduction(lambda x, axis: np.prod(x, axis=axis, dtype=x.dtype))
+    lax.reduce_prod_p,
+    in_float32(_reduction(lambda x, axis: np.prod(x, axis=axis, dtype=x.dtype))),
 )
 IMPL_RULES.register(lax.reduce_max_p, _reduction(np.max))
 IMPL_RULES.register(lax.reduce_min_p, _reduction(np.min))
@@ -507,6 +550,7 @@ def _argmin_impl(x: Array, *, axis: int, index_dtype: np.dtype[Any]) -> Array:
 
 
 @IMPL_RULES.defines(lax.cumsum_p)
+@in_float32
 def _cumsum_impl(x: Array, *, axis: int, reverse: bool) -> Array:
     if reverse:
         return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
@@ -514,6 +558,7 @@ def _cumsum_impl(x: Array, *, axis: int, reverse: bool) -> Array:
 
 
 @IMPL_RULES.defines(lax.dot_general_p)
+@in_float32
 def _dot_general_impl(
     lhs: Array, rhs: Array, *, dimension_numbers: lax.DotDimensionNumbers
 ) -> Array:
@@ -532,9 +577,4 @@ def _dot_general_impl(
         rsub[i] = next(letters)
     out = "".join(lsub[i] for i in lb) + "".join(lsub[i] for i in lf) + "".join(rsub[i] for i in rf)
     spec = f"{''.join(lsub)},{''.join(rsub)}->{out}"
-    if lhs.dtype == dtypes.bfloat16:
-        # NumPy's einsum has no bfloat16 loop: accumulate in float32 and
-        # round once, as XLA's CPU dot does.
-        wide = np.einsum(spec, lhs.astype(np.float32), rhs.astype(np.float32))
-        return np.asarray(wide).astype(lhs.dtype)
     return np.asarray(np.einsum(spec, lhs, rhs))

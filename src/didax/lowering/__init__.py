@@ -4,6 +4,28 @@ Importing this package registers the lowering rules of every standard
 primitive and the jit primitive's impl (compile and execute).
 """
 
-from didax.lowering import array, dispatch, higher_order, mlir, rules, xla
+from didax.lowering import (
+    array,
+    bits,
+    dispatch,
+    higher_order,
+    indexing,
+    mlir,
+    rules,
+    sorting,
+    special,
+    xla,
+)
 
-__all__ = ["array", "dispatch", "higher_order", "mlir", "rules", "xla"]
+__all__ = [
+    "array",
+    "bits",
+    "dispatch",
+    "higher_order",
+    "indexing",
+    "mlir",
+    "rules",
+    "sorting",
+    "special",
+    "xla",
+]

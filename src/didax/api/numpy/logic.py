@@ -30,6 +30,7 @@ from didax.api.numpy.elementwise import (
     subtract,
     where,
 )
+from didax.api.numpy.indexing import take
 from didax.api.numpy.linear_algebra import _promote_no_broadcast, dot
 from didax.api.numpy.manipulation import concatenate, ravel, stack
 from didax.api.numpy.operands import (
@@ -456,7 +457,7 @@ def searchsorted(
     if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
         raise ValueError(f"searchsorted: unknown method {method!r}")
     if sorter is not None:
-        raise NotImplementedError("searchsorted: sorter= needs take (gather), not landed yet")
+        a = take(a, sorter)
     (x, y), _, _ = _promote_pair("searchsorted", a, v)
     if get_aval(x).ndim != 1:
         raise ValueError("searchsorted: a must be one-dimensional")

@@ -1,8 +1,8 @@
 """Array methods: NumPy's operators and methods on tracers and Arrays.
 
 Importing this module installs them (JAX's ``_set_tracer_aval_forwarding``):
-``+ - * / // % ** @``, comparisons, ``& | ~``, unary ``- + abs``,
-``__getitem__``, ``.T``, ``.mT`` and ``reshape``, ``sum``, ``mean``,
+``+ - * / // % ** @``, comparisons, ``& | ^ << >> ~``, unary ``- + abs``,
+``__getitem__``, ``.at``, ``.T``, ``.mT`` and ``reshape``, ``sum``, ``mean``,
 ``astype``, ... Core knows nothing of NumPy's broadcasting, so its
 ``Tracer`` and ``Array`` get their operators from this layer. Tracers and
 Arrays stay unhashable.
@@ -20,6 +20,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from didax.api.numpy.bits import bitwise_xor, left_shift, right_shift
 from didax.api.numpy.elementwise import (
     abs,
     add,
@@ -42,7 +43,7 @@ from didax.api.numpy.elementwise import (
     round,
     subtract,
 )
-from didax.api.numpy.indexing import getitem
+from didax.api.numpy.indexing import IndexUpdateHelper, getitem
 from didax.api.numpy.linear_algebra import dot, matmul
 from didax.api.numpy.manipulation import ravel, reshape, squeeze, swapaxes, transpose
 from didax.api.numpy.operands import asarray, is_array_like
@@ -170,6 +171,9 @@ _BINARY_OPERATORS: Final[dict[str, Callable[[Any, Any], Any]]] = {
     "matmul": matmul,
     "and": bitwise_and,
     "or": bitwise_or,
+    "xor": bitwise_xor,
+    "lshift": left_shift,
+    "rshift": right_shift,
 }
 
 
@@ -217,6 +221,7 @@ _PROPERTIES: Final[dict[str, Callable[[Any], Any]]] = {
     "mT": _matrix_transpose,
     "real": lambda self: self,
     "imag": lambda self: multiply(self, 0),
+    "at": IndexUpdateHelper,  # x.at[idx].set(y), .add(y), ..., .get()
 }
 
 

@@ -5,23 +5,32 @@ definition, so values (and derivatives, by composition) are JAX's to the
 last bit: ``log2`` divides by ``log(2)``, ``log10`` multiplies by the float
 nearest ``1/log(10)``, ``logaddexp`` adds ``log1p(exp(-|x - y|))`` to the
 larger argument. Functions that JAX computes with a primitive of their own
-(``sinh``, ``arctan2``, ``exp2``, ...) arrive with those primitives.
+(``sinh``, ``arcsin``, ``arctan2``, ``exp2``, ``isfinite``, ...) bind the
+primitives of ``core.lax.special``; where JAX defines a derivative of its
+own with ``custom_jvp`` (``logaddexp``, ``logaddexp2``, ``sinc`` at 0), so
+does this module, with JAX's rule, so that gradients at infinities and at
+removable singularities are JAX's too.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from functools import partial
+from typing import Any, Final
 
 import ml_dtypes
 import numpy as np
 
+from didax.api.custom_derivatives import custom_jvp
 from didax.api.numpy.elementwise import (
+    _inexact_unary,
     abs,
     add,
     divide,
     equal,
     exp,
+    greater,
     greater_equal,
+    less,
     less_equal,
     log,
     log1p,
@@ -31,13 +40,17 @@ from didax.api.numpy.elementwise import (
     maximum,
     minimum,
     multiply,
+    negative,
     not_equal,
     remainder,
+    sin,
+    sqrt,
     subtract,
     where,
 )
-from didax.api.numpy.operands import Array, ArrayLike, as_result, astype, operand, promote
+from didax.api.numpy.operands import Array, ArrayLike, as_result, astype, bind, operand, promote
 from didax.core import dtypes, lax
+from didax.core.lax.bits import bitcast_convert_type
 from didax.core.values import get_aval
 
 __all__ = [
@@ -62,6 +75,22 @@ __all__ = [
     "fmax",
     "fmin",
     "expm1",
+    "sinh",
+    "cosh",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "arctan2",
+    "exp2",
+    "logaddexp2",
+    "hypot",
+    "sinc",
+    "heaviside",
+    "signbit",
+    "copysign",
 ]
 
 
@@ -129,11 +158,15 @@ def isneginf(x: ArrayLike) -> Array:
 
 
 def isfinite(x: ArrayLike) -> Array:
-    """Whether each element is neither infinite nor NaN."""
+    """Whether each element is neither infinite nor NaN (``lax.is_finite``; True for integers).
+
+    >>> isfinite(np.array([1.0, np.inf, np.nan]))
+    Array([ True, False, False], dtype=bool)
+    """
     v = operand(x)
     if not dtypes.is_float(get_aval(v).dtype):
         return as_result(lax.full(get_aval(v).shape, True, dtypes.bool_))
-    return logical_not(logical_or(isinf(v), isnan(v)))
+    return bind(lax.is_finite_p, v)
 
 
 def nan_to_num(
@@ -157,9 +190,13 @@ def nan_to_num(
     return where(isneginf(v), astype(operand(lo), dt), out)
 
 
-def logaddexp(x1: ArrayLike, x2: ArrayLike) -> Array:
-    """``log(exp(x1) + exp(x2))`` without overflow: ``max + log1p(exp(-|x1 - x2|))``."""
-    (a, b), _, _ = promote("logaddexp", x1, x2, inexact=True)
+def _replace_inf(x: Any) -> Any:
+    """``x`` with ``+inf`` replaced by 0 (JAX's ``_replace_inf``, for the jvp rules below)."""
+    return where(equal(x, float("inf")), lax.full_like(x, 0), x)
+
+
+@custom_jvp
+def _logaddexp(a: Any, b: Any) -> Any:
     amax = maximum(a, b)
     delta = subtract(a, b)
     # Equal infinities make delta NaN: their sum is the answer (inf or -inf).
@@ -168,6 +205,62 @@ def logaddexp(x1: ArrayLike, x2: ArrayLike) -> Array:
         add(a, b),
         add(amax, log1p(exp(lax.neg(abs(delta))))),
     )
+
+
+@_logaddexp.defjvp
+def _logaddexp_jvp(primals: Any, tangents: Any) -> tuple[Any, Any]:
+    # JAX's rule: finite at -inf inputs, 0 (not NaN) for the smaller of two infinities.
+    (a, b), (ta, tb) = primals, tangents
+    out = _logaddexp(a, b)
+    wa = exp(subtract(_replace_inf(a), _replace_inf(out)))
+    wb = exp(subtract(_replace_inf(b), _replace_inf(out)))
+    return out, add(multiply(ta, wa), multiply(tb, wb))
+
+
+def logaddexp(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """``log(exp(x1) + exp(x2))`` without overflow: ``max + log1p(exp(-|x1 - x2|))``.
+
+    Its derivative is JAX's custom rule: ``exp(x - out)`` for each argument,
+    with ``+inf`` read as 0 there, so that ``-inf`` arguments give 0, not NaN.
+
+    >>> logaddexp(np.array([0.0, -np.inf]), 0.0)
+    Array([0.69314718, 0.        ], dtype=float64)
+    """
+    (a, b), _, _ = promote("logaddexp", x1, x2, inexact=True)
+    return as_result(_logaddexp(a, b))
+
+
+_INV_LN2: Final = 1 / float(np.log(2))
+
+
+@custom_jvp
+def _logaddexp2(a: Any, b: Any) -> Any:
+    amax = maximum(a, b)
+    delta = subtract(a, b)
+    return where(
+        isnan(delta),
+        add(a, b),
+        add(amax, multiply(_INV_LN2, log1p(exp2(lax.neg(abs(delta)))))),
+    )
+
+
+@_logaddexp2.defjvp
+def _logaddexp2_jvp(primals: Any, tangents: Any) -> tuple[Any, Any]:
+    (a, b), (ta, tb) = primals, tangents
+    out = _logaddexp2(a, b)
+    wa = exp2(subtract(_replace_inf(a), _replace_inf(out)))
+    wb = exp2(subtract(_replace_inf(b), _replace_inf(out)))
+    return out, add(multiply(ta, wa), multiply(tb, wb))
+
+
+def logaddexp2(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """``log2(2**x1 + 2**x2)`` without overflow (JAX's formula and derivative).
+
+    >>> logaddexp2(np.array([1.0, 3.0]), 1.0)
+    Array([2.        , 3.32192809], dtype=float64)
+    """
+    (a, b), _, _ = promote("logaddexp2", x1, x2, inexact=True)
+    return as_result(_logaddexp2(a, b))
 
 
 def mod(x1: ArrayLike, x2: ArrayLike) -> Array:
@@ -222,3 +315,147 @@ def expm1(x: ArrayLike) -> Array:
     """``exp(x) - 1``, accurate near 0."""
     v = _inexact("expm1", x)
     return as_result(lax.expm1(as_result(v)))
+
+
+def sinh(x: ArrayLike) -> Array:
+    """Hyperbolic sine (``lax.sinh``); integers become floats."""
+    return _inexact_unary(lax.sinh_p, x)
+
+
+def cosh(x: ArrayLike) -> Array:
+    """Hyperbolic cosine (``lax.cosh``); integers become floats."""
+    return _inexact_unary(lax.cosh_p, x)
+
+
+def arcsin(x: ArrayLike) -> Array:
+    """Inverse sine (``lax.asin``): NaN outside ``[-1, 1]``.
+
+    >>> arcsin(np.array([0.0, 1.0, 2.0]))
+    Array([0.        , 1.57079633,        nan], dtype=float64)
+    """
+    return _inexact_unary(lax.asin_p, x)
+
+
+def arccos(x: ArrayLike) -> Array:
+    """Inverse cosine (``lax.acos``): NaN outside ``[-1, 1]``."""
+    return _inexact_unary(lax.acos_p, x)
+
+
+def arctan(x: ArrayLike) -> Array:
+    """Inverse tangent (``lax.atan``)."""
+    return _inexact_unary(lax.atan_p, x)
+
+
+def arcsinh(x: ArrayLike) -> Array:
+    """Inverse hyperbolic sine (``lax.asinh``)."""
+    return _inexact_unary(lax.asinh_p, x)
+
+
+def arccosh(x: ArrayLike) -> Array:
+    """Inverse hyperbolic cosine (``lax.acosh``): NaN below 1."""
+    return _inexact_unary(lax.acosh_p, x)
+
+
+def arctanh(x: ArrayLike) -> Array:
+    """Inverse hyperbolic tangent (``lax.atanh``): ``+-inf`` at ``+-1``, NaN beyond."""
+    return _inexact_unary(lax.atanh_p, x)
+
+
+def arctan2(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """The angle of the point ``(x2, x1)``: ``arctan(x1 / x2)`` in the right quadrant.
+
+    >>> arctan2(np.array([1.0, 1.0]), np.array([1.0, -1.0]))
+    Array([0.78539816, 2.35619449], dtype=float64)
+    """
+    (a, b), _, _ = promote("arctan2", x1, x2, inexact=True)
+    return bind(lax.atan2_p, a, b)
+
+
+def exp2(x: ArrayLike) -> Array:
+    """``2 ** x`` (``lax.exp2``, which is ``exp(log(2) * x)``); integers become floats."""
+    return _inexact_unary(lax.exp2_p, x)
+
+
+def hypot(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """``sqrt(x1**2 + x2**2)`` without overflow (JAX's formula: ``max * sqrt(1 + (min/max)**2)``).
+
+    >>> hypot(np.array([3.0, 1e300]), np.array([4.0, 1e300]))
+    Array([5.00000000e+000, 1.41421356e+300], dtype=float64)
+    """
+    (a, b), _, _ = promote("hypot", x1, x2, inexact=True)
+    a, b = abs(a), abs(b)
+    idx_inf = logical_or(isposinf(a), isposinf(b))
+    a, b = maximum(a, b), minimum(a, b)
+    a_zero = equal(a, 0)
+    ratio = divide(b, where(a_zero, lax.full_like(as_result(a), 1), a))
+    x = where(a_zero, a, multiply(a, sqrt(add(1, multiply(ratio, ratio)))))
+    return where(idx_inf, lax.full_like(as_result(x), float("inf")), x)
+
+
+@partial(custom_jvp, nondiff_argnums=(0,))
+def _sinc_maclaurin(k: int, x: Any) -> Any:
+    # The k-th derivative of sin(x)/x at 0 (JAX's, for sinc's derivatives there).
+    if k % 2:
+        return multiply(x, 0)
+    return add(multiply(x, 0), (-1) ** (k // 2) / (k + 1))
+
+
+@_sinc_maclaurin.defjvp
+def _sinc_maclaurin_jvp(k: int, primals: Any, tangents: Any) -> tuple[Any, Any]:
+    (x,), (t,) = primals, tangents
+    return _sinc_maclaurin(k, x), multiply(_sinc_maclaurin(k + 1, x), t)
+
+
+def sinc(x: ArrayLike) -> Array:
+    """``sin(pi x) / (pi x)``, 1 at 0, with JAX's derivatives there (0, then ``-pi**2 / 3``).
+
+    >>> sinc(np.array([0.0, 0.5, 1.0]))
+    Array([1.00000000e+00, 6.36619772e-01, 3.89817183e-17], dtype=float64)
+    """
+    v = _inexact("sinc", x)
+    eq_zero = equal(v, 0)
+    pi_x = multiply(np.pi, v)
+    safe_pi_x = where(eq_zero, lax.full_like(as_result(pi_x), 1), pi_x)
+    return where(eq_zero, _sinc_maclaurin(0, pi_x), divide(sin(safe_pi_x), safe_pi_x))
+
+
+def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """The step function: 0 for ``x1 < 0``, 1 for ``x1 > 0``, ``x2`` at 0 (NaN stays NaN).
+
+    >>> heaviside(np.array([-1.0, 0.0, 2.0]), 0.5)
+    Array([0. , 0.5, 1. ], dtype=float64)
+    """
+    (a, b), _, _ = promote("heaviside", x1, x2, inexact=True)
+    zero, one = lax.full_like(as_result(a), 0), lax.full_like(as_result(a), 1)
+    return where(less(a, zero), zero, where(greater(a, zero), one, where(isnan(a), a, b)))
+
+
+_SIGNED_OF_WIDTH: Final = {2: dtypes.int16, 4: dtypes.int32, 8: dtypes.int64}
+
+
+def signbit(x: ArrayLike) -> Array:
+    """Whether the sign bit is set: True for ``-0.0`` and negative NaNs too (False for bools).
+
+    >>> signbit(np.array([-1.0, -0.0, 0.0, 2.0]))
+    Array([ True,  True, False, False], dtype=bool)
+    """
+    v = as_result(operand(x))
+    dt = get_aval(v).dtype
+    if dt == dtypes.bool_:
+        return as_result(lax.full(get_aval(v).shape, False, dtypes.bool_))
+    if not dtypes.is_float(dt):
+        return less(v, 0)
+    # As JAX: the float's bits read as a signed integer of its width.
+    bits = bitcast_convert_type(v, _SIGNED_OF_WIDTH[dt.itemsize])
+    return as_result(lax.lt(bits, 0))
+
+
+def copysign(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """``|x1|`` with the sign (bit) of ``x2``; integers become floats.
+
+    >>> copysign(np.array([1.0, 2.0]), np.array([-0.0, 3.0]))
+    Array([-1.,  2.], dtype=float64)
+    """
+    (a, b), _, _ = promote("copysign", x1, x2, inexact=True)
+    magnitude = abs(a)
+    return where(signbit(b), negative(magnitude), magnitude)

@@ -6,8 +6,15 @@ Three modules, one concern each: ``primitives`` declares them (``add_p``,
 Inside didax, ``from didax.core import lax`` gives both kinds of names, as
 JAX's ``lax`` module does (``lax.add_p`` beside ``lax.add``), which is what
 interpreters' rules read best with.
+
+``indexing`` holds a family whole (``gather_p`` and the scatters, their
+dimension numbers, typing rules and wrappers).
 """
 
 from didax.core.lax import typing_rules as _typing_rules  # noqa: F401  (registers the rules)
+from didax.core.lax.bits import *  # noqa: F403
+from didax.core.lax.indexing import *  # noqa: F403
 from didax.core.lax.primitives import *  # noqa: F403
+from didax.core.lax.sorting import *  # noqa: F403
+from didax.core.lax.special import *  # noqa: F403
 from didax.core.lax.wrappers import *  # noqa: F403

@@ -1,0 +1,224 @@
+"""Bit primitives: exclusive or, shifts, bit counts and bit casts.
+
+Their declarations, typing rules and ``didax.lax`` wrappers, in one module
+(the interpreters' rules are in ``interpreters.bits``, the lowering in
+``lowering.bits``). They are what a counter-based PRNG is made of:
+Threefry is additions, rotations (two shifts and an or) and xors on
+``uint32``, and uniform floats are random mantissa bits bit-cast to a float.
+
+Design rules:
+- The semantics are XLA's, which JAX's are: a shift by an amount outside
+  ``[0, bit width)`` (the amount read as unsigned) gives 0, or the sign fill
+  for an arithmetic right shift, where C and NumPy leave it undefined.
+- Operands are strict as every primitive's (one shape, one dtype), with
+  weak Python scalars taking their partner's type (``lax.shift_left(x, 2)``).
+- ``xor`` takes booleans and integers, as ``and`` and ``or`` do; shifts and
+  bit counts take integers only; ``bitcast_convert_type`` refuses booleans
+  unless nothing changes, as JAX's does.
+- A bit cast between widths changes the shape as JAX's (and XLA's):
+  narrowing appends an axis of ``old_bits // new_bits`` elements (the least
+  significant part first), widening consumes such a last axis.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any, Final
+
+import numpy as np
+
+from didax.core import dtypes
+from didax.core.abstract import ShapedArray
+from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
+from didax.core.dtypes import DType
+from didax.core.lax.primitives import and_p, not_p, or_p
+from didax.core.primitive import Primitive
+from didax.core.promotion import coerce_weak
+from didax.core.values import ArrayLike, is_python_scalar, wrap_host
+
+__all__ = [
+    "xor_p",
+    "shift_left_p",
+    "shift_right_logical_p",
+    "shift_right_arithmetic_p",
+    "population_count_p",
+    "clz_p",
+    "bitcast_convert_type_p",
+    "SHIFTS",
+    "BIT_COUNTS",
+    "BIT_PRIMITIVES",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_not",
+    "bitwise_xor",
+    "shift_left",
+    "shift_right_logical",
+    "shift_right_arithmetic",
+    "population_count",
+    "clz",
+    "bitcast_convert_type",
+]
+
+xor_p: Final = Primitive("xor")
+shift_left_p: Final = Primitive("shift_left")
+shift_right_logical_p: Final = Primitive("shift_right_logical")
+shift_right_arithmetic_p: Final = Primitive("shift_right_arithmetic")
+population_count_p: Final = Primitive("population_count")
+clz_p: Final = Primitive("clz")
+bitcast_convert_type_p: Final = Primitive("bitcast_convert_type")
+
+SHIFTS: Final = (shift_left_p, shift_right_logical_p, shift_right_arithmetic_p)
+BIT_COUNTS: Final = (population_count_p, clz_p)
+BIT_PRIMITIVES: Final[tuple[Primitive, ...]] = (
+    xor_p,
+    *SHIFTS,
+    *BIT_COUNTS,
+    bitcast_convert_type_p,
+)
+
+
+# --- typing rules -------------------------------------------------------------------
+
+
+def _elementwise(kinds: str, what: str, *avals: ShapedArray) -> ShapedArray:
+    first = avals[0]
+    for a in avals:
+        if dtypes.kind(a.dtype) not in kinds:
+            raise dtype_failure(f"operands must be {what}, got {a.dtype}")
+        if a.shape != first.shape:
+            raise shape_failure(
+                "operands must have equal shapes, got " + " and ".join(str(x.shape) for x in avals)
+            )
+        if a.dtype != first.dtype:
+            raise dtype_failure(
+                "operands must have equal dtypes, got " + " and ".join(str(x.dtype) for x in avals)
+            )
+    return ShapedArray(first.shape, first.dtype, builtins.all(a.weak_type for a in avals))
+
+
+@ABSTRACT_EVAL.defines(xor_p)
+def _xor_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+    return _elementwise("biu", "booleans or integers", x, y)
+
+
+@ABSTRACT_EVAL.defines(*SHIFTS)
+def _shift_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+    return _elementwise("iu", "integers", x, y)
+
+
+@ABSTRACT_EVAL.defines(*BIT_COUNTS)
+def _bit_count_abstract_eval(x: ShapedArray) -> ShapedArray:
+    return _elementwise("iu", "integers", x)
+
+
+def bitcast_shape(shape: tuple[int, ...], old: DType, new: DType) -> tuple[int, ...]:
+    """The shape of a bit cast of ``shape`` from ``old`` to ``new`` (JAX's rule).
+
+    >>> bitcast_shape((3,), dtypes.float64, dtypes.uint16)
+    (3, 4)
+    >>> bitcast_shape((3, 2), dtypes.uint32, dtypes.float64)
+    (3,)
+    """
+    if old.itemsize == new.itemsize:
+        return shape
+    if old.itemsize > new.itemsize:
+        return (*shape, old.itemsize // new.itemsize)
+    ratio = new.itemsize // old.itemsize
+    if not shape or shape[-1] != ratio:
+        raise shape_failure(
+            f"a bit cast from {old} to {new} needs a last axis of size {ratio}, got shape {shape}"
+        )
+    return shape[:-1]
+
+
+@ABSTRACT_EVAL.defines(bitcast_convert_type_p)
+def _bitcast_convert_type_abstract_eval(x: ShapedArray, *, new_dtype: DType) -> ShapedArray:
+    if x.dtype == new_dtype:
+        return ShapedArray(x.shape, new_dtype)
+    if dtypes.is_bool(x.dtype) or dtypes.is_bool(new_dtype):
+        raise dtype_failure(
+            f"booleans cannot be bit cast (from {x.dtype} to {new_dtype}); "
+            "convert_element_type converts them"
+        )
+    return ShapedArray(bitcast_shape(x.shape, x.dtype, new_dtype), new_dtype)
+
+
+# --- didax.lax wrappers ---------------------------------------------------------------------
+
+
+def _nary(prim: Primitive, *args: ArrayLike) -> Any:
+    return prim.bind(*coerce_weak(prim, args))
+
+
+def bitwise_and(x: ArrayLike, y: ArrayLike) -> Any:
+    """Element-wise ``x & y`` of integers or booleans (``lax.and_``, JAX's other name)."""
+    return _nary(and_p, x, y)
+
+
+def bitwise_or(x: ArrayLike, y: ArrayLike) -> Any:
+    """Element-wise ``x | y`` of integers or booleans (``lax.or_``, JAX's other name)."""
+    return _nary(or_p, x, y)
+
+
+def bitwise_not(x: ArrayLike) -> Any:
+    """Element-wise ``~x`` of integers or booleans (``lax.not_``, JAX's other name)."""
+    return _nary(not_p, x)
+
+
+def bitwise_xor(x: ArrayLike, y: ArrayLike) -> Any:
+    """Element-wise exclusive or of integers (bitwise) or booleans (logical).
+
+    >>> bitwise_xor(np.uint8(0b1100), np.uint8(0b1010))
+    Array(6, dtype=uint8)
+    """
+    return _nary(xor_p, x, y)
+
+
+def shift_left(x: ArrayLike, y: ArrayLike) -> Any:
+    """Element-wise ``x << y``; 0 where ``y`` (read as unsigned) is at least the bit width.
+
+    >>> shift_left(np.array([1, 1], np.int32), np.array([3, 40], np.int32))
+    Array([8, 0], dtype=int32)
+    """
+    return _nary(shift_left_p, x, y)
+
+
+def shift_right_logical(x: ArrayLike, y: ArrayLike) -> Any:
+    """Element-wise ``x >> y`` shifting in zeros; 0 where ``y`` is at least the bit width.
+
+    >>> shift_right_logical(np.int8(-128), np.int8(4))
+    Array(8, dtype=int8)
+    """
+    return _nary(shift_right_logical_p, x, y)
+
+
+def shift_right_arithmetic(x: ArrayLike, y: ArrayLike) -> Any:
+    """Element-wise ``x >> y`` shifting in copies of the sign bit (unsigned integers too).
+
+    >>> shift_right_arithmetic(np.int8(-128), np.int8(4))
+    Array(-8, dtype=int8)
+    """
+    return _nary(shift_right_arithmetic_p, x, y)
+
+
+def population_count(x: ArrayLike) -> Any:
+    """Element-wise number of set bits, in ``x``'s dtype."""
+    return _nary(population_count_p, x)
+
+
+def clz(x: ArrayLike) -> Any:
+    """Element-wise number of leading zero bits, in ``x``'s dtype."""
+    return _nary(clz_p, x)
+
+
+def bitcast_convert_type(operand: ArrayLike, new_dtype: Any) -> Any:
+    """The bits of ``operand`` read as ``new_dtype``; between widths the last axis changes.
+
+    >>> bitcast_convert_type(np.float32(1.0), np.uint32)
+    Array(1065353216, dtype=uint32)
+    >>> bitcast_convert_type(np.float32(1.0), np.uint16)
+    Array([    0, 16256], dtype=uint16)
+    """
+    if is_python_scalar(operand):
+        operand = wrap_host(np.asarray(operand, dtypes.python_scalar_dtype(operand)))
+    return bitcast_convert_type_p.bind(operand, new_dtype=dtypes.canonicalize(new_dtype))

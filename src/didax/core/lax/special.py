@@ -1,0 +1,264 @@
+"""Special and inverse-trigonometric element-wise primitives: declarations, typing, wrappers.
+
+``erf``, ``erfc``, ``erf_inv``, ``lgamma``, ``digamma``, ``polygamma``,
+the hyperbolic and inverse trigonometric functions (``sinh`` ... ``atanh``,
+``atan2``), ``exp2``, ``is_finite`` and ``nextafter``: JAX's ``lax``
+primitives of those names, with JAX's operand rules. The interpreters'
+rules are in ``interpreters.special``, the lowerings in ``lowering.special``.
+
+Design rules:
+- Every one of them takes floating-point operands only, as JAX's (an
+  integer is refused, not converted: ``didax.numpy`` converts first);
+  binary ones (``atan2``, ``nextafter``, ``polygamma``) take operands of one
+  shape and dtype, a weakly typed operand taking its partner's dtype.
+- ``is_finite`` is a predicate: a boolean result (weakly typed when its
+  operand is, as JAX's), so its tangent is a ``float0`` zero.
+- The groups (``SPECIAL_UNARY``, ``SPECIAL_BINARY``) let interpreters
+  register one rule for many primitives; ``SPECIAL_PRIMITIVES`` holds them
+  all.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from didax.core import dtypes
+from didax.core.abstract import ShapedArray
+from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
+from didax.core.primitive import Primitive
+from didax.core.promotion import coerce_weak
+from didax.core.values import ArrayLike
+
+__all__ = [
+    "erf_p",
+    "erfc_p",
+    "erf_inv_p",
+    "lgamma_p",
+    "digamma_p",
+    "polygamma_p",
+    "sinh_p",
+    "cosh_p",
+    "asin_p",
+    "acos_p",
+    "atan_p",
+    "asinh_p",
+    "acosh_p",
+    "atanh_p",
+    "atan2_p",
+    "exp2_p",
+    "is_finite_p",
+    "nextafter_p",
+    "SPECIAL_UNARY",
+    "SPECIAL_BINARY",
+    "SPECIAL_PRIMITIVES",
+    "erf",
+    "erfc",
+    "erf_inv",
+    "lgamma",
+    "digamma",
+    "polygamma",
+    "sinh",
+    "cosh",
+    "asin",
+    "acos",
+    "atan",
+    "asinh",
+    "acosh",
+    "atanh",
+    "atan2",
+    "exp2",
+    "is_finite",
+    "nextafter",
+]
+
+erf_p: Final = Primitive("erf")
+erfc_p: Final = Primitive("erfc")
+erf_inv_p: Final = Primitive("erf_inv")
+lgamma_p: Final = Primitive("lgamma")
+digamma_p: Final = Primitive("digamma")
+polygamma_p: Final = Primitive("polygamma")
+sinh_p: Final = Primitive("sinh")
+cosh_p: Final = Primitive("cosh")
+asin_p: Final = Primitive("asin")
+acos_p: Final = Primitive("acos")
+atan_p: Final = Primitive("atan")
+asinh_p: Final = Primitive("asinh")
+acosh_p: Final = Primitive("acosh")
+atanh_p: Final = Primitive("atanh")
+atan2_p: Final = Primitive("atan2")
+exp2_p: Final = Primitive("exp2")
+is_finite_p: Final = Primitive("is_finite")
+nextafter_p: Final = Primitive("nextafter")
+
+# Float to float, one operand.
+SPECIAL_UNARY: Final = (
+    erf_p,
+    erfc_p,
+    erf_inv_p,
+    lgamma_p,
+    digamma_p,
+    sinh_p,
+    cosh_p,
+    asin_p,
+    acos_p,
+    atan_p,
+    asinh_p,
+    acosh_p,
+    atanh_p,
+    exp2_p,
+)
+# Float to float, two operands of one type.
+SPECIAL_BINARY: Final = (polygamma_p, atan2_p, nextafter_p)
+SPECIAL_PRIMITIVES: Final[tuple[Primitive, ...]] = (*SPECIAL_UNARY, *SPECIAL_BINARY, is_finite_p)
+
+
+# --- typing rules -------------------------------------------------------------------------
+
+
+def _check_float(*avals: ShapedArray) -> None:
+    for a in avals:
+        if not dtypes.is_float(a.dtype):
+            raise dtype_failure(f"operands must be floating-point, got {a.dtype}")
+
+
+def _float_unary_abstract_eval(x: ShapedArray) -> ShapedArray:
+    _check_float(x)
+    return x
+
+
+def _float_binary_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+    _check_float(x, y)
+    if x.shape != y.shape:
+        raise shape_failure(f"operands must have equal shapes, got {x.shape} and {y.shape}")
+    if x.dtype != y.dtype:
+        raise dtype_failure(f"operands must have equal dtypes, got {x.dtype} and {y.dtype}")
+    return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
+
+
+for _p in SPECIAL_UNARY:
+    ABSTRACT_EVAL.register(_p, _float_unary_abstract_eval)
+for _p in SPECIAL_BINARY:
+    ABSTRACT_EVAL.register(_p, _float_binary_abstract_eval)
+
+
+@ABSTRACT_EVAL.defines(is_finite_p)
+def _is_finite_abstract_eval(x: ShapedArray) -> ShapedArray:
+    _check_float(x)
+    return ShapedArray(x.shape, dtypes.bool_, x.weak_type)
+
+
+# --- the didax.lax wrappers ----------------------------------------------------------------
+
+
+def _nary(prim: Primitive, *args: ArrayLike) -> Any:
+    return prim.bind(*coerce_weak(prim, args))
+
+
+def erf(x: ArrayLike) -> Any:
+    """Element-wise error function ``2/sqrt(pi) * integral_0^x exp(-t**2) dt``.
+
+    >>> import numpy as np
+    >>> erf(np.array([0.0, 0.5], np.float32))
+    Array([0.       , 0.5204999], dtype=float32)
+    """
+    return _nary(erf_p, x)
+
+
+def erfc(x: ArrayLike) -> Any:
+    """Element-wise complementary error function ``1 - erf(x)``, accurate for large ``x``."""
+    return _nary(erfc_p, x)
+
+
+def erf_inv(x: ArrayLike) -> Any:
+    """Element-wise inverse of ``erf`` on ``[-1, 1]`` (``-inf`` and ``inf`` at the ends).
+
+    >>> import numpy as np
+    >>> erf_inv(np.array([0.0, 0.5, 1.0]))
+    Array([0.        , 0.47693628,        inf], dtype=float64)
+    """
+    return _nary(erf_inv_p, x)
+
+
+def lgamma(x: ArrayLike) -> Any:
+    """Element-wise ``log(|gamma(x)|)``."""
+    return _nary(lgamma_p, x)
+
+
+def digamma(x: ArrayLike) -> Any:
+    """Element-wise digamma function, the derivative of ``lgamma``."""
+    return _nary(digamma_p, x)
+
+
+def polygamma(m: ArrayLike, x: ArrayLike) -> Any:
+    """Element-wise ``m``-th derivative of ``digamma`` (``m`` a non-negative whole float)."""
+    return _nary(polygamma_p, m, x)
+
+
+def sinh(x: ArrayLike) -> Any:
+    """Element-wise hyperbolic sine."""
+    return _nary(sinh_p, x)
+
+
+def cosh(x: ArrayLike) -> Any:
+    """Element-wise hyperbolic cosine."""
+    return _nary(cosh_p, x)
+
+
+def asin(x: ArrayLike) -> Any:
+    """Element-wise inverse sine (NaN outside ``[-1, 1]``)."""
+    return _nary(asin_p, x)
+
+
+def acos(x: ArrayLike) -> Any:
+    """Element-wise inverse cosine (NaN outside ``[-1, 1]``)."""
+    return _nary(acos_p, x)
+
+
+def atan(x: ArrayLike) -> Any:
+    """Element-wise inverse tangent."""
+    return _nary(atan_p, x)
+
+
+def asinh(x: ArrayLike) -> Any:
+    """Element-wise inverse hyperbolic sine."""
+    return _nary(asinh_p, x)
+
+
+def acosh(x: ArrayLike) -> Any:
+    """Element-wise inverse hyperbolic cosine (NaN below 1)."""
+    return _nary(acosh_p, x)
+
+
+def atanh(x: ArrayLike) -> Any:
+    """Element-wise inverse hyperbolic tangent (``+-inf`` at ``+-1``, NaN beyond)."""
+    return _nary(atanh_p, x)
+
+
+def atan2(x: ArrayLike, y: ArrayLike) -> Any:
+    """Element-wise ``atan(x / y)`` in the quadrant of the point ``(y, x)`` (C's ``atan2(x, y)``).
+
+    >>> import numpy as np
+    >>> atan2(np.array([1.0, -1.0]), -1.0)
+    Array([ 2.35619449, -2.35619449], dtype=float64)
+    """
+    return _nary(atan2_p, x, y)
+
+
+def exp2(x: ArrayLike) -> Any:
+    """Element-wise ``2 ** x``, computed as JAX's: ``exp(log(2) * x)``."""
+    return _nary(exp2_p, x)
+
+
+def is_finite(x: ArrayLike) -> Any:
+    """Element-wise test for a finite value (neither infinite nor NaN); a boolean array.
+
+    >>> import numpy as np
+    >>> is_finite(np.array([1.0, np.inf, np.nan]))
+    Array([ True, False, False], dtype=bool)
+    """
+    return _nary(is_finite_p, x)
+
+
+def nextafter(x1: ArrayLike, x2: ArrayLike) -> Any:
+    """Element-wise next float after ``x1`` in the direction of ``x2``."""
+    return _nary(nextafter_p, x1, x2)

@@ -1,0 +1,154 @@
+"""The interpreters' rules for the sort primitive (``core.lax.sorting``).
+
+Impl (NumPy), jvp, transpose, batching and flops rules, registered in each
+interpreter's table; the lowering is in ``lowering.sorting``.
+
+Design rules:
+- The impl sorts by JAX's total order (``core.lax.sorting``): float keys
+  are canonicalised (``-0.0`` to ``0.0``, every NaN to one NaN, which NumPy
+  sorts last) before ``np.lexsort``, which is stable; the operands
+  themselves are permuted unchanged.
+- The tangent of a sort is the tangent permuted as the keys were. The jvp
+  rule gets that permutation by sorting the tangents as extra operands
+  behind the primal keys (one more ``sort``, stable, as the primal one is
+  then made); so under linearize the tangents' sort is an equation whose
+  keys are known residuals and whose other operands are linear.
+- That is what the transpose rule transposes: a sort is linear in its
+  non-key operands when its keys are known. The transpose of a
+  permutation is its inverse, which is again a sort: the cotangents sorted
+  by the permutation's indices (``sort`` of the keys with an iota).
+- vmap moves every batch axis to the front (the sort axis moves by one).
+- Flops are XLA's cost analysis: ``n * ceil(log2 n)`` comparisons for
+  ``n`` elements of an operand, whatever the number of operands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from didax.core import dtypes, lax
+from didax.core.abstract import ShapedArray
+from didax.core.dtypes import DType
+from didax.core.lax.sorting import sort_p
+from didax.core.values import get_aval
+from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
+from didax.interpreters.evaluation import IMPL_RULES
+from didax.interpreters.flops import FLOPS_RULES, Cost, Operand
+from didax.interpreters.jvp import JVP_RULES, Zero
+from didax.interpreters.transpose import TRANSPOSE_RULES, NonlinearError, is_undefined
+
+Array = np.ndarray[Any, Any]
+
+__all__ = ["sort_permutation", "index_dtype_for"]
+
+
+# --- impl -----------------------------------------------------------------------------
+
+
+def _sort_key(x: Array) -> Array:
+    """``x`` as NumPy sorts it in JAX's total order: zeros and NaNs canonical."""
+    if not dtypes.is_float(x.dtype):
+        return x
+    if x.dtype.itemsize < 4:
+        x = x.astype(np.float32)  # exact; NumPy's 16-bit float sorts need not exist
+    return np.where(np.isnan(x), np.nan, np.where(x == 0, 0, x)).astype(x.dtype)
+
+
+@IMPL_RULES.defines(sort_p)
+def _sort_impl(*operands: Array, dimension: int, is_stable: bool, num_keys: int) -> list[Array]:
+    # lexsort's last key is the primary one; it is stable whatever is asked.
+    keys = [_sort_key(np.asarray(k)) for k in operands[:num_keys]]
+    perm = np.lexsort(keys[::-1], axis=dimension)
+    return [np.take_along_axis(np.asarray(x), perm, axis=dimension) for x in operands]
+
+
+# --- helpers shared by the rules --------------------------------------------------------
+
+
+def index_dtype_for(size: int) -> DType:
+    """The integer dtype of indices into an axis of ``size`` elements (int32 when it fits)."""
+    return dtypes.int32 if size < 2**31 else dtypes.int64
+
+
+def sort_permutation(keys: Sequence[Any], dimension: int) -> Any:
+    """The indices that stably sort ``keys`` (lexicographically) along ``dimension``."""
+    shape = get_aval(keys[0]).shape
+    dtype = index_dtype_for(shape[dimension])
+    iota = lax.broadcast_in_dim(lax.iota(dtype, shape[dimension]), shape, (dimension,))
+    outs = sort_p.bind(*keys, iota, dimension=dimension, is_stable=True, num_keys=len(keys))
+    return outs[-1]
+
+
+# --- jvp and transpose -------------------------------------------------------------------
+
+
+@JVP_RULES.defines(sort_p)
+def _sort_jvp(
+    primals: Sequence[Any],
+    tangents: Sequence[Any],
+    *,
+    dimension: int,
+    is_stable: bool,
+    num_keys: int,
+) -> tuple[list[Any], list[Any]]:
+    # Both sorts stable, so that ties are permuted alike in both.
+    params = dict(dimension=dimension, is_stable=True, num_keys=num_keys)
+    outs = sort_p.bind(*primals, **params)
+    live = [t for t in tangents if not isinstance(t, Zero)]
+    sorted_tangents = iter(sort_p.bind(*primals[:num_keys], *live, **params)[num_keys:])
+    tangents_out = [t if isinstance(t, Zero) else next(sorted_tangents) for t in tangents]
+    return outs, tangents_out
+
+
+@TRANSPOSE_RULES.defines(sort_p)
+def _sort_transpose(
+    cts: Sequence[Any], *operands: Any, dimension: int, is_stable: bool, num_keys: int
+) -> list[Any]:
+    if any(is_undefined(k) for k in operands[:num_keys]):
+        raise NonlinearError(
+            "transpose of sort: a sort key is a linear input; a sort is linear only in "
+            "the operands it permutes by known keys"
+        )
+    undefined = [i for i, x in enumerate(operands) if is_undefined(x)]
+    live = [i for i in undefined if not isinstance(cts[i], Zero)]
+    result: list[Any] = [None] * len(operands)
+    for i in undefined:
+        result[i] = cts[i]  # a Zero stays one
+    if live:
+        # Output position j holds operand position perm[j]: sorting the
+        # cotangents by perm puts each back where it came from.
+        perm = sort_permutation(operands[:num_keys], dimension)
+        back = sort_p.bind(
+            perm, *(cts[i] for i in live), dimension=dimension, is_stable=True, num_keys=1
+        )
+        for i, ct in zip(live, back[1:], strict=True):
+            result[i] = ct
+    return result
+
+
+# --- batching and flops ---------------------------------------------------------------------
+
+
+@BATCH_RULES.defines(sort_p)
+def _sort_batch(
+    axis_size: int,
+    args: Sequence[Any],
+    dims: Sequence[Dim],
+    *,
+    dimension: int,
+    is_stable: bool,
+    num_keys: int,
+) -> tuple[list[Any], list[Any]]:
+    moved = [bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)]
+    outs = sort_p.bind(*moved, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys)
+    return outs, [0] * len(outs)
+
+
+@FLOPS_RULES.defines(sort_p)
+def _sort_flops(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any) -> Cost:
+    # XLA's HloCostAnalysis::HandleSort: n * ceil(log2(n)) for n elements.
+    n = operands[0].aval.size
+    return Cost(n * (n - 1).bit_length()) if n > 1 else Cost()

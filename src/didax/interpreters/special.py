@@ -1,0 +1,229 @@
+"""The interpreters' rules for the special element-wise primitives (``core.lax.special``).
+
+Impl, jvp, batching and flops rules, registered in each interpreter's
+table; the lowerings are in ``lowering.special``.
+
+Design rules:
+- Impls give JAX's numbers. The functions JAX lowers to ``chlo`` ops
+  that XLA expands with its own algorithms (``erf``, ``erfc``, ``erf_inv``,
+  ``lgamma``, ``digamma``, ``polygamma``, ``sinh``, ``cosh``, ``asin``,
+  ``acos``, ``atan``, ``asinh``, ``acosh``, ``atanh``) are defined by those
+  algorithms: NumPy has no ``erf``, and its ``sinh`` or ``arctan`` differ
+  from XLA's by up to 10 ulps. So they run as one-primitive programs
+  through XLA (the executor that ``lowering.special`` installs with
+  ``set_xla_executor``: ``lowering.dispatch.apply_primitive``, compiled
+  once per operand type), and eager values equal jitted ones and JAX's,
+  bit for bit (``random.normal`` depends on ``erf_inv`` exactly). The
+  others are NumPy's ufuncs, as ``sin`` and ``tanh`` are: ``arctan2``
+  (within an ulp of XLA's), ``isfinite``, ``nextafter`` (exact; XLA's
+  differs only in flushing subnormal operands to zero), and ``exp2`` with
+  JAX's formula ``exp(log(2) * x)`` rather than ``np.exp2``, so that
+  ``exp2(0.5)`` rounds as JAX's does.
+- Jvp rules are JAX's formulas (``d erf_inv = sqrt(pi)/2 * exp(erf_inv(x)**2)``,
+  ``d digamma = polygamma(1, x)``); constants are weak Python scalars that
+  take the operand's dtype. ``is_finite`` has a zero (``float0``) tangent,
+  as a comparison. ``polygamma`` is differentiable in ``x`` only, and
+  ``nextafter`` not at all, as in JAX.
+- Batching is the generic element-wise rule of ``interpreters.batching``.
+- Flops follow XLA's CPU cost analysis of the compiled programs (most of
+  these lower to a ``chlo`` op that XLA expands into elementary ops), per
+  element: ``FLOPS_PER_ELEMENT`` holds ``(flops, transcendentals)`` for
+  float32 and for float64 (``erfc`` and ``erf_inv`` expand differently
+  there); 16-bit floats count as float32 (XLA's CPU compiler adds
+  conversions around them, which are not counted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final, Protocol
+
+import numpy as np
+
+from didax.core import dtypes, lax
+from didax.core.abstract import ShapedArray
+from didax.core.lax import special
+from didax.core.primitive import Primitive
+from didax.core.values import get_aval
+from didax.interpreters.batching import _broadcast_batcher
+from didax.interpreters.evaluation import IMPL_RULES, ImplRule
+from didax.interpreters.flops import FLOPS_RULES, Cost, FlopsRule, Operand
+from didax.interpreters.jvp import JVP_RULES, Zero, _defjvp
+
+Array = np.ndarray[Any, Any]
+
+__all__ = ["XlaExecutor", "set_xla_executor", "FLOPS_PER_ELEMENT"]
+
+
+# --- impl rules -----------------------------------------------------------------------
+
+
+class XlaExecutor(Protocol):
+    """Runs one primitive on host arrays through XLA; returns its results (``Array``s)."""
+
+    def __call__(self, prim: Primitive, *args: Any, **params: Any) -> list[Any]: ...
+
+
+_xla_executor: list[XlaExecutor] = []
+
+
+def set_xla_executor(executor: XlaExecutor) -> None:
+    """Installs how the XLA-defined special functions run eagerly (``lowering.special`` does)."""
+    _xla_executor[:] = [executor]
+
+
+def _by_xla(prim: Primitive) -> ImplRule:
+    def impl(*args: Array) -> Array:
+        if not _xla_executor:
+            raise RuntimeError(
+                f"{prim.name} is evaluated eagerly by XLA, and no executor is installed: "
+                "import didax (or didax.lowering) first"
+            )
+        (out,) = _xla_executor[0](prim, *args)
+        return np.asarray(out.host())
+
+    impl.__name__ = f"_{prim.name}_impl"
+    return impl
+
+
+def _exp2(x: Array) -> Array:
+    # JAX's definition (its lowering): exp(log(2) * x), with log(2) in x's dtype.
+    return np.asarray(np.exp(np.multiply(np.asarray(np.log(2), x.dtype), x)))
+
+
+_NUMPY_SPECIAL: Final[dict[Primitive, ImplRule]] = {
+    special.atan2_p: np.arctan2,
+    special.exp2_p: _exp2,
+    special.is_finite_p: np.isfinite,
+    special.nextafter_p: np.nextafter,
+}
+for _prim, _fn in _NUMPY_SPECIAL.items():
+    IMPL_RULES.register(_prim, _fn)
+for _prim in (
+    special.erf_p,
+    special.erfc_p,
+    special.erf_inv_p,
+    special.lgamma_p,
+    special.digamma_p,
+    special.polygamma_p,
+    special.sinh_p,
+    special.cosh_p,
+    special.asin_p,
+    special.acos_p,
+    special.atan_p,
+    special.asinh_p,
+    special.acosh_p,
+    special.atanh_p,
+):
+    IMPL_RULES.register(_prim, _by_xla(_prim))
+
+
+# --- jvp rules ------------------------------------------------------------------------
+
+
+def _square(x: Any) -> Any:
+    return lax.mul(x, x)
+
+
+_TWO_OVER_SQRT_PI: Final = 2.0 / float(np.sqrt(np.pi))
+
+_defjvp(
+    special.erf_p,
+    lambda t, x, out: lax.mul(_TWO_OVER_SQRT_PI, lax.mul(t, lax.exp(lax.neg(_square(x))))),
+)
+_defjvp(
+    special.erfc_p,
+    lambda t, x, out: lax.mul(-_TWO_OVER_SQRT_PI, lax.mul(t, lax.exp(lax.neg(_square(x))))),
+)
+_defjvp(
+    special.erf_inv_p,
+    lambda t, x, out: lax.mul(float(np.sqrt(np.pi) / 2.0), lax.mul(t, lax.exp(_square(out)))),
+)
+_defjvp(special.lgamma_p, lambda t, x, out: lax.mul(t, special.digamma(x)))
+_defjvp(
+    special.digamma_p,
+    lambda t, x, out: lax.mul(t, special.polygamma(lax.full_like(x, 1.0), x)),
+)
+
+
+def _polygamma_jvp_m(t: Any, m: Any, x: Any, out: Any) -> Any:
+    raise ValueError("polygamma gradient with respect to m is not supported")
+
+
+_defjvp(
+    special.polygamma_p,
+    _polygamma_jvp_m,
+    lambda t, m, x, out: lax.mul(t, special.polygamma(lax.add(m, 1.0), x)),
+)
+_defjvp(special.sinh_p, lambda t, x, out: lax.mul(t, special.cosh(x)))
+_defjvp(special.cosh_p, lambda t, x, out: lax.mul(t, special.sinh(x)))
+_defjvp(special.asin_p, lambda t, x, out: lax.mul(t, lax.rsqrt(lax.sub(1.0, _square(x)))))
+_defjvp(special.acos_p, lambda t, x, out: lax.mul(t, lax.neg(lax.rsqrt(lax.sub(1.0, _square(x))))))
+_defjvp(special.atan_p, lambda t, x, out: lax.div(t, lax.add(1.0, _square(x))))
+_defjvp(
+    special.atan2_p,
+    lambda t, x, y, out: lax.mul(t, lax.div(y, lax.add(_square(x), _square(y)))),
+    lambda t, x, y, out: lax.mul(t, lax.div(lax.neg(x), lax.add(_square(x), _square(y)))),
+)
+_defjvp(special.asinh_p, lambda t, x, out: lax.mul(t, lax.rsqrt(lax.add(_square(x), 1.0))))
+# x**2 - 1 rather than (x + 1)(x - 1), as JAX: the domain is x >= 1.
+_defjvp(special.acosh_p, lambda t, x, out: lax.mul(t, lax.rsqrt(lax.sub(_square(x), 1.0))))
+_defjvp(
+    special.atanh_p,
+    lambda t, x, out: lax.mul(lax.integer_pow(lax.add(1.0, x), -1), lax.div(t, lax.sub(1.0, x))),
+)
+_defjvp(
+    special.exp2_p,
+    lambda t, x, out: lax.mul(lax.log(lax.full_like(x, 2.0)), lax.mul(t, out)),
+)
+
+
+@JVP_RULES.defines(special.is_finite_p)
+def _is_finite_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    out = special.is_finite_p.bind(*primals)
+    return out, Zero.like(get_aval(out))
+
+
+# --- batching ---------------------------------------------------------------------------
+
+for _prim in special.SPECIAL_PRIMITIVES:
+    _broadcast_batcher(_prim)
+
+
+# --- flops ------------------------------------------------------------------------------
+
+# (flops, transcendentals) per element, as XLA's CPU cost analysis counts the
+# expansion of each chlo op: float32, then float64 where it differs.
+FLOPS_PER_ELEMENT: Final[dict[Primitive, tuple[tuple[int, int], tuple[int, int]]]] = {
+    special.erf_p: ((0, 1), (0, 1)),
+    special.erfc_p: ((60, 1), (88, 1)),
+    special.erf_inv_p: ((37, 2), (100, 2)),
+    special.lgamma_p: ((52, 4), (52, 4)),
+    special.digamma_p: ((73, 3), (73, 3)),
+    special.polygamma_p: ((254, 19), (254, 19)),
+    special.sinh_p: ((10, 3), (10, 3)),
+    special.cosh_p: ((3, 2), (3, 2)),
+    special.asin_p: ((5, 2), (5, 2)),
+    special.acos_p: ((3, 2), (3, 2)),
+    special.atan_p: ((0, 1), (0, 1)),
+    special.asinh_p: ((11, 3), (11, 3)),
+    special.acosh_p: ((7, 4), (7, 4)),
+    special.atanh_p: ((6, 2), (6, 2)),
+    special.atan2_p: ((0, 1), (0, 1)),
+    special.exp2_p: ((1, 1), (1, 1)),
+    special.is_finite_p: ((1, 0), (1, 0)),
+    special.nextafter_p: ((23, 0), (23, 0)),
+}
+
+
+def _flops_rule(f32: tuple[int, int], f64: tuple[int, int]) -> FlopsRule:
+    def rule(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any) -> Cost:
+        flops, transcendentals = f64 if operands[0].aval.dtype == dtypes.float64 else f32
+        n = out_avals[0].size
+        return Cost(flops * n, transcendentals * n)
+
+    return rule
+
+
+for _prim, (_f32, _f64) in FLOPS_PER_ELEMENT.items():
+    FLOPS_RULES.register(_prim, _flops_rule(_f32, _f64))

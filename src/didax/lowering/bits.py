@@ -1,0 +1,51 @@
+"""StableHLO lowering rules for the bit primitives (``core.lax.bits``).
+
+Each is one StableHLO op with the impl's semantics: XLA defines shifts by
+an amount outside ``[0, bit width)`` (read as unsigned) as 0, or the sign
+fill for ``shift_right_arithmetic``, which is what the impls compute; a bit
+cast between widths adds or consumes the last axis, least significant part
+first, as the impl's little-endian NumPy view does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from didax.core.dtypes import DType
+from didax.core.lax import bits
+from didax.core.primitive import Primitive
+from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, aval_to_ir_type
+
+__all__: list[str] = []
+
+_ONE_OP: Final[dict[Primitive, Callable[..., IrValue]]] = {
+    bits.xor_p: hlo.xor,
+    bits.shift_left_p: hlo.shift_left,
+    bits.shift_right_logical_p: hlo.shift_right_logical,
+    bits.shift_right_arithmetic_p: hlo.shift_right_arithmetic,
+    bits.population_count_p: hlo.popcnt,
+    bits.clz_p: hlo.count_leading_zeros,
+}
+
+
+def _one_op_rule(op: Callable[..., IrValue]) -> Callable[..., list[IrValue]]:
+    def rule(ctx: LoweringRuleContext, *args: IrValue) -> list[IrValue]:
+        return [op(*args)]
+
+    return rule
+
+
+for _prim, _op in _ONE_OP.items():
+    LOWERING_RULES.register(_prim, _one_op_rule(_op))
+
+
+@LOWERING_RULES.defines(bits.bitcast_convert_type_p)
+def _bitcast_convert_type_lowering(
+    ctx: LoweringRuleContext, x: IrValue, *, new_dtype: DType
+) -> list[IrValue]:
+    if ctx.avals_in[0].dtype == new_dtype:
+        return [x]
+    return [hlo.bitcast_convert(aval_to_ir_type(ctx.avals_out[0]), x)]

@@ -1,0 +1,88 @@
+"""The StableHLO lowering of the sort primitive (``core.lax.sorting``).
+
+A ``stablehlo.sort`` whose comparator is JAX's: lexicographic over the
+first ``num_keys`` operands, each compared "less than" in a total order.
+Float keys are canonicalised first (``-0.0`` to ``0.0``, every NaN to the
+positive quiet NaN) and compared with ``TOTALORDER``, which then orders
+``-inf < ... < 0.0 < ... < inf < NaN`` with all zeros and all NaNs equal,
+exactly the impl's order; so a stable sort is the impl's permutation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from didax.core import dtypes
+from didax.core.dtypes import DType
+from didax.core.lax.sorting import sort_p
+from didax.lowering.mlir import (
+    LOWERING_RULES,
+    IrValue,
+    LoweringRuleContext,
+    aval_to_ir_type,
+    constant,
+    dtype_to_ir_type,
+)
+
+__all__: list[str] = []
+
+
+def _compare(x: IrValue, y: IrValue, direction: str, compare_type: str) -> IrValue:
+    return hlo.compare(
+        x,
+        y,
+        hlo.ComparisonDirectionAttr.get(direction),
+        compare_type=hlo.ComparisonTypeAttr.get(compare_type),
+    )
+
+
+def _canonical_float(x: IrValue, dtype: DType) -> IrValue:
+    zero = constant(np.zeros((), dtype))
+    nan = constant(np.full((), np.nan, dtype))
+    x = hlo.select(_compare(x, zero, "EQ", "FLOAT"), zero, x)
+    return hlo.select(_compare(x, x, "NE", "FLOAT"), nan, x)
+
+
+def _key_order(x: IrValue, y: IrValue, dtype: DType) -> tuple[IrValue, IrValue]:
+    """``(x < y, x == y)`` of two scalar keys in JAX's total order."""
+    if dtypes.is_float(dtype):
+        x, y = _canonical_float(x, dtype), _canonical_float(y, dtype)
+        compare_type = "TOTALORDER"
+    elif dtype.kind == "i":
+        compare_type = "SIGNED"
+    else:  # unsigned integers, and booleans (false < true)
+        compare_type = "UNSIGNED"
+    return _compare(x, y, "LT", compare_type), _compare(x, y, "EQ", compare_type)
+
+
+def comparator_body(args: Sequence[IrValue], key_dtypes: Sequence[DType]) -> IrValue:
+    """The "less than" of the comparator: its arguments are ``x0, y0, x1, y1, ...``."""
+    less: IrValue | None = None
+    for k in reversed(range(len(key_dtypes))):
+        lt, eq = _key_order(args[2 * k], args[2 * k + 1], key_dtypes[k])
+        less = lt if less is None else hlo.or_(lt, hlo.and_(eq, less))
+    assert less is not None
+    return less
+
+
+@LOWERING_RULES.defines(sort_p)
+def _sort_lowering(
+    ctx: LoweringRuleContext, *operands: IrValue, dimension: int, is_stable: bool, num_keys: int
+) -> list[IrValue]:
+    op: Any = hlo.SortOp(
+        [aval_to_ir_type(a) for a in ctx.avals_out],
+        list(operands),
+        dimension=dimension,
+        is_stable=is_stable,
+    )
+    scalar_types = [ir.RankedTensorType.get((), dtype_to_ir_type(a.dtype)) for a in ctx.avals_in]
+    block = op.comparator.blocks.append(*(t for t in scalar_types for _ in range(2)))
+    with ir.InsertionPoint(block):
+        key_dtypes = [a.dtype for a in ctx.avals_in[:num_keys]]
+        hlo.return_([comparator_body(list(block.arguments), key_dtypes)])
+    return list(op.results)

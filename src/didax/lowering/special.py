@@ -1,0 +1,72 @@
+"""The StableHLO lowerings of the special element-wise primitives (``core.lax.special``).
+
+As JAX lowers them: the special functions and the hyperbolic and inverse
+trigonometric ones are ``chlo`` ops (``chlo.erf``, ``chlo.erf_inv``,
+``chlo.lgamma``, ``chlo.asin``, ...), which XLA expands into elementary ops
+with its own algorithms; ``atan2`` and ``is_finite`` are StableHLO ops;
+``exp2`` is ``exp(log(2) * x)``.
+
+Importing this module also installs ``lowering.dispatch.apply_primitive``
+as the executor of the special functions' eager impls
+(``interpreters.special.set_xla_executor``): they are defined by XLA's
+algorithms, so they run as one-primitive programs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+import numpy as np
+from jaxlib.mlir.dialects import chlo
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from didax.core.lax import special
+from didax.core.primitive import Primitive
+from didax.interpreters.special import set_xla_executor
+from didax.lowering.dispatch import apply_primitive
+from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, aval_to_ir_type, full
+
+__all__: list[str] = []
+
+# One op, its result type given (as every lowering here gives it, never inferred).
+_ONE_OP: Final[dict[Primitive, Callable[..., IrValue]]] = {
+    special.erf_p: chlo.erf,
+    special.erfc_p: chlo.erfc,
+    special.erf_inv_p: chlo.erf_inv,
+    special.lgamma_p: chlo.lgamma,
+    special.digamma_p: chlo.digamma,
+    special.polygamma_p: chlo.polygamma,
+    special.sinh_p: chlo.sinh,
+    special.cosh_p: chlo.cosh,
+    special.asin_p: chlo.asin,
+    special.acos_p: chlo.acos,
+    special.atan_p: chlo.atan,
+    special.asinh_p: chlo.asinh,
+    special.acosh_p: chlo.acosh,
+    special.atanh_p: chlo.atanh,
+    special.nextafter_p: chlo.next_after,
+    special.atan2_p: hlo.atan2,
+    special.is_finite_p: hlo.is_finite,
+}
+
+
+def _one_op_rule(op: Callable[..., IrValue]) -> Callable[..., list[IrValue]]:
+    def rule(ctx: LoweringRuleContext, *args: IrValue) -> list[IrValue]:
+        return [op(*args, results=[aval_to_ir_type(ctx.avals_out[0])])]
+
+    return rule
+
+
+for _prim, _op in _ONE_OP.items():
+    LOWERING_RULES.register(_prim, _one_op_rule(_op))
+
+
+@LOWERING_RULES.defines(special.exp2_p)
+def _exp2_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
+    (aval,) = ctx.avals_in
+    log2 = full(aval, float(np.log(2)))
+    return [hlo.exponential(hlo.multiply(log2, x))]
+
+
+set_xla_executor(apply_primitive)
