@@ -77,7 +77,15 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "copysign "
         # issue 10: order statistics, interpolation, index tricks
         "quantile percentile median nanquantile nanpercentile nanmedian interp "
-        "r_ c_ mgrid ogrid s_ index_exp"
+        "r_ c_ mgrid ogrid s_ index_exp "
+        # issue 10: the rest of jax.numpy's routines (api/numpy/more_routines.py)
+        "acos acosh asin asinh atan atan2 atanh pow concat permute_dims matrix_transpose amax "
+        "amin around positive cumulative_sum cumulative_prod unstack vecdot matvec vecmat rint "
+        "trunc logical_xor fmod divmod modf float_power gcd lcm ptp nanargmax nanargmin "
+        "nancumsum nancumprod isin digitize bincount unravel_index ravel_multi_index indices ix_ "
+        "diag_indices_from tril_indices_from triu_indices_from logspace geomspace trapezoid "
+        "broadcast_arrays broadcast_shapes ndim shape size isscalar iinfo finfo issubdtype "
+        "promote_types result_type can_cast"
     ),
     # issue 10: activations, softmax and friends; SciPy's special functions
     "didax.nn": _words(

@@ -20,6 +20,7 @@ from didax.api.numpy import manipulation as _manipulation
 from didax.api.numpy import matrices as _matrices
 from didax.api.numpy import methods as _methods  # noqa: F401  (installs the array methods)
 from didax.api.numpy import more_elementwise as _more_elementwise
+from didax.api.numpy import more_routines as _more_routines
 from didax.api.numpy import quantiles as _quantiles
 from didax.api.numpy import rearranging as _rearranging
 from didax.api.numpy import reductions as _reductions
@@ -37,6 +38,7 @@ from didax.api.numpy.logic import *  # noqa: F403
 from didax.api.numpy.manipulation import *  # noqa: F403
 from didax.api.numpy.matrices import *  # noqa: F403
 from didax.api.numpy.more_elementwise import *  # noqa: F403
+from didax.api.numpy.more_routines import *  # noqa: F403
 from didax.api.numpy.quantiles import *  # noqa: F403
 from didax.api.numpy.rearranging import *  # noqa: F403
 from didax.api.numpy.reductions import *  # noqa: F403
@@ -62,6 +64,7 @@ __all__ = [
     *_sorting.__all__,
     *_quantiles.__all__,
     *_index_tricks.__all__,
+    *_more_routines.__all__,
 ]
 
 # Argument errors of these functions name the caller's line (didax.api.located).

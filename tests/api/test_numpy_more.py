@@ -178,6 +178,12 @@ CASES: dict[str, Case] = {
     "searchsorted_right": lambda np_: np_.searchsorted(
         np_.asarray([1.0, 2.0, 2.0, 5.0]), np_.asarray([2.0, 0.0, 9.0, 5.0]), side="right"
     ),
+    # NaNs and signed zeros in the sort's total order, as JAX's comparators.
+    "searchsorted_total_order": lambda np_: np_.searchsorted(
+        np_.asarray([-np.inf, -1.0, 0.0, 0.0, 2.0, np.nan]),
+        np_.asarray([np.nan, -0.0, 0.0, np.inf, -np.inf, 2.0]),
+        side="right",
+    ),
     "searchsorted_sorter": lambda np_: np_.searchsorted(
         np_.asarray(V), np_.asarray(M), sorter=np_.asarray(np.argsort(V))
     ),

@@ -282,6 +282,22 @@ NUMPY_CALLS.update(
 
 # Public callables of didax.numpy that return no array.
 NUMPY_EXEMPT: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "broadcast_shapes",
+            "ndim",
+            "shape",
+            "size",
+            "isscalar",
+            "iinfo",
+            "finfo",
+            "issubdtype",
+            "promote_types",
+            "result_type",
+            "can_cast",
+        ),
+        "a query: returns a Python value, a shape or a dtype, as jax.numpy's",
+    ),
     "dtype": "numpy.dtype, the dtype constructor",
     "einsum_path": "returns opt_einsum's contraction path",
     "iscomplexobj": "returns a Python bool",
@@ -467,6 +483,44 @@ NUMPY_CALLS.update(
         **_calls(dnp, (X, 50.0), ("percentile", "nanpercentile")),
         **_calls(dnp, (X,), ("median", "nanmedian")),
         "interp": lambda: dnp.interp(V, I, V),
+    }
+)
+
+# The rest of jax.numpy's routines (issue 10).
+NUMPY_CALLS.update(
+    {
+        **_calls(dnp, (V / 4.0,), ("acos", "acosh", "asin", "asinh", "atan", "atanh")),
+        "acosh": lambda: dnp.acosh(V + 1.0),
+        **_calls(dnp, (V, V), ("atan2", "pow", "fmod", "divmod", "float_power", "logical_xor")),
+        **_calls(dnp, (X,), ("amax", "amin", "around", "positive", "ptp", "rint", "trunc", "modf")),
+        **_calls(dnp, (X,), ("nanargmax", "nanargmin", "nancumsum", "nancumprod", "trapezoid")),
+        **_calls(
+            dnp,
+            (X,),
+            (
+                "matrix_transpose",
+                "broadcast_arrays",
+            ),
+        ),
+        **_calls(dnp, (X,), ("tril_indices_from", "triu_indices_from")),
+        **_calls(dnp, (I, I), ("gcd", "lcm", "isin")),
+        "concat": lambda: dnp.concat([V, V]),
+        "permute_dims": lambda: dnp.permute_dims(X, (1, 0)),
+        "cumulative_sum": lambda: dnp.cumulative_sum(V),
+        "cumulative_prod": lambda: dnp.cumulative_prod(V),
+        "unstack": lambda: dnp.unstack(X),
+        "vecdot": lambda: dnp.vecdot(X, X),
+        "matvec": lambda: dnp.matvec(X, V),
+        "vecmat": lambda: dnp.vecmat(V[:2], X),
+        "digitize": lambda: dnp.digitize(V, V),
+        "bincount": lambda: dnp.bincount(I, length=5),
+        "unravel_index": lambda: dnp.unravel_index(I, (2, 2)),
+        "ravel_multi_index": lambda: dnp.ravel_multi_index((I, I), (4, 4), mode="clip"),
+        "indices": lambda: dnp.indices((2, 3)),
+        "diag_indices_from": lambda: dnp.diag_indices_from(X[:, :2]),
+        "ix_": lambda: dnp.ix_(I, I),
+        "logspace": lambda: dnp.logspace(0.0, 2.0, 3),
+        "geomspace": lambda: dnp.geomspace(1.0, 8.0, 4),
     }
 )
 

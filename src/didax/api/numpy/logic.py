@@ -467,11 +467,25 @@ def searchsorted(
     m = get_aval(flat).shape[0]
     grid_a = lax.broadcast_in_dim(x, (m, n), (1,))
     grid_v = lax.broadcast_in_dim(flat, (m, n), (0,))
-    below = lax.lt(grid_a, grid_v) if side == "left" else lax.le(grid_a, grid_v)
+    below = _total_lt(grid_a, grid_v) if side == "left" else _total_le(grid_a, grid_v)
     # JAX's index dtype here: int32 unless a is too long for it.
     index_t = dtypes.int32 if n < 2**31 else dtypes.default_int()
     counts = sum(below, axis=1, dtype=index_t)
     return as_result(lax.reshape(counts, shape)) if shape != (m,) else counts
+
+
+def _total_lt(a: Any, b: Any) -> Any:
+    """``a < b`` in the sort's total order (NaNs last and equal, as JAX's comparators)."""
+    if not dtypes.is_float(get_aval(a).dtype):
+        return lax.lt(a, b)
+    return lax.or_(lax.lt(a, b), lax.and_(lax.eq(a, a), lax.ne(b, b)))
+
+
+def _total_le(a: Any, b: Any) -> Any:
+    """``a <= b`` in the sort's total order."""
+    if not dtypes.is_float(get_aval(a).dtype):
+        return lax.le(a, b)
+    return lax.or_(lax.le(a, b), lax.ne(b, b))
 
 
 def _promote_pair(name: str, a: ArrayLike, v: ArrayLike) -> tuple[list[Any], Any, bool]:

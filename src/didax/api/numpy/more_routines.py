@@ -1,0 +1,724 @@
+"""More of ``jax.numpy``: the Array API's names, rounding and integer arithmetic, index
+arithmetic, counting and binning, and dtype queries.
+
+Design rules:
+- Each function is ``jax.numpy``'s formula over functions didax already
+  has (so values, dtypes, weak types and derivatives follow by
+  composition); aliases (``acos`` for ``arccos``, ``amax`` for ``max``,
+  ``concat`` for ``concatenate``, ...) are the same function objects.
+- Shapes and lengths that decide an output's shape are static, as in JAX:
+  ``bincount`` without ``length=`` needs concrete input, and says so.
+- dtype queries (``iinfo``, ``finfo``, ``issubdtype``, ``promote_types``,
+  ``result_type``, ``can_cast``) answer with JAX's lattice (``core.dtypes``).
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from didax.api.numpy.creation import asarray, linspace, zeros, zeros_like
+from didax.api.numpy.elementwise import abs as _abs
+from didax.api.numpy.elementwise import (
+    ceil,
+    exp,
+    floor,
+    floor_divide,
+    log,
+    logical_not,
+    power,
+    remainder,
+    sign,
+    where,
+)
+from didax.api.numpy.elementwise import round as _round
+from didax.api.numpy.linear_algebra import matmul
+from didax.api.numpy.logic import searchsorted
+from didax.api.numpy.manipulation import (
+    broadcast_to,
+    concatenate,
+    moveaxis,
+    ravel,
+    reshape,
+    swapaxes,
+    transpose,
+)
+from didax.api.numpy.matrices import diag_indices, tril_indices, triu_indices
+from didax.api.numpy.more_elementwise import (
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    isnan,
+)
+from didax.api.numpy.operands import (
+    Array,
+    ArrayLike,
+    as_result,
+    dtype_arg,
+    operand,
+    promote,
+)
+from didax.api.numpy.operands import (
+    broadcast_shapes as _broadcast_shapes,
+)
+from didax.api.numpy.reductions import argmax, argmin, cumsum, max, min, sum
+from didax.api.numpy.statistics import all as _all
+from didax.api.numpy.statistics import any, cumprod
+from didax.core import dtypes, lax
+from didax.core.errors import ConcretizationTypeError
+from didax.core.promotion import result_type as _result_type
+from didax.core.values import get_aval
+
+__all__ = [
+    # the Array API's names
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "pow",
+    "concat",
+    "permute_dims",
+    "matrix_transpose",
+    "amax",
+    "amin",
+    "around",
+    "positive",
+    "cumulative_sum",
+    "cumulative_prod",
+    "unstack",
+    "vecdot",
+    "matvec",
+    "vecmat",
+    # rounding and integer arithmetic
+    "rint",
+    "trunc",
+    "logical_xor",
+    "fmod",
+    "divmod",
+    "modf",
+    "float_power",
+    "gcd",
+    "lcm",
+    "ptp",
+    # NaN-ignoring positions and scans
+    "nanargmax",
+    "nanargmin",
+    "nancumsum",
+    "nancumprod",
+    # index arithmetic, counting and binning
+    "isin",
+    "digitize",
+    "bincount",
+    "unravel_index",
+    "ravel_multi_index",
+    "indices",
+    "ix_",
+    "diag_indices_from",
+    "tril_indices_from",
+    "triu_indices_from",
+    "logspace",
+    "geomspace",
+    "trapezoid",
+    "broadcast_arrays",
+    "broadcast_shapes",
+    # queries
+    "ndim",
+    "shape",
+    "size",
+    "isscalar",
+    "iinfo",
+    "finfo",
+    "issubdtype",
+    "promote_types",
+    "result_type",
+    "can_cast",
+]
+
+Axis = int | Sequence[int] | None
+
+# --- the Array API's names --------------------------------------------------------------
+
+acos = arccos
+acosh = arccosh
+asin = arcsin
+asinh = arcsinh
+atan = arctan
+atan2 = arctan2
+atanh = arctanh
+pow = power
+concat = concatenate
+permute_dims = transpose
+amax = max
+amin = min
+
+
+around = _round
+
+
+def positive(x: ArrayLike) -> Array:
+    """``+x``: the value itself, of its (numeric) dtype.
+
+    >>> positive(np.array([-1, 2]))
+    Array([-1,  2], dtype=int64)
+    """
+    (v,), _, _ = promote("positive", x)
+    return as_result(v)
+
+
+def matrix_transpose(x: ArrayLike) -> Array:
+    """The last two axes swapped (a stack of matrices transposed)."""
+    v = as_result(operand(x))
+    if get_aval(v).ndim < 2:
+        raise ValueError(f"matrix_transpose: x must be at least 2-dimensional, got {v.ndim}-d")
+    return swapaxes(v, -1, -2)
+
+
+def _cumulative(
+    name: str, scan: Any, x: ArrayLike, axis: int | None, dtype: Any, include_initial: bool
+) -> Array:
+    v = as_result(operand(x))
+    ndim = get_aval(v).ndim
+    if axis is None:
+        if ndim > 1:
+            raise ValueError(f"{name}: the axis must be given for an array of rank {ndim}")
+        axis = 0
+    if ndim == 0:
+        raise ValueError(f"{name}: the input must be at least 1-dimensional")
+    out = scan(v, axis=axis, dtype=dtype)
+    if include_initial:
+        shape = list(get_aval(out).shape)
+        shape[axis % ndim] = 1
+        identity = 0 if scan is cumsum else 1
+        first = lax.full(tuple(shape), identity, get_aval(out).dtype)
+        out = concatenate([first, out], axis=axis)
+    return out
+
+
+def cumulative_sum(
+    x: ArrayLike, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+) -> Array:
+    """Running sums along ``axis`` (the Array API's ``cumsum``), optionally starting at 0."""
+    return _cumulative("cumulative_sum", cumsum, x, axis, dtype, include_initial)
+
+
+def cumulative_prod(
+    x: ArrayLike, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+) -> Array:
+    """Running products along ``axis``, optionally starting at 1."""
+    return _cumulative("cumulative_prod", cumprod, x, axis, dtype, include_initial)
+
+
+def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
+    """The slices of ``x`` along ``axis``, as a tuple."""
+    v = moveaxis(as_result(operand(x)), axis, 0)
+    return tuple(v[i] for i in range(get_aval(v).shape[0]))
+
+
+def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
+    """The dot products of vectors along ``axis`` (broadcast over the others)."""
+    (a, b), _, _ = promote("vecdot", x1, x2)
+    a, b = moveaxis(as_result(a), axis, -1), moveaxis(as_result(b), axis, -1)
+    return matmul(a[..., None, :], b[..., :, None])[..., 0, 0]
+
+
+def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """Matrix-vector products, broadcast over leading axes."""
+    return matmul(x1, as_result(operand(x2))[..., None])[..., 0]
+
+
+def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """Vector-matrix products, broadcast over leading axes."""
+    return matmul(as_result(operand(x1))[..., None, :], x2)[..., 0, :]
+
+
+# --- rounding and integer arithmetic ----------------------------------------------------
+
+
+def rint(x: ArrayLike) -> Array:
+    """Round to the nearest integer, halves to even; integers become the default float.
+
+    >>> rint(np.array([0.5, 1.5, -2.5]))
+    Array([ 0.,  2., -2.], dtype=float64)
+    """
+    v = operand(x)
+    dt = get_aval(v).dtype
+    if not dtypes.is_float(dt):
+        return as_result(lax.convert_element_type(v, dtypes.default_float()))
+    return as_result(lax.round(v, lax.ROUND_TO_NEAREST_EVEN))
+
+
+def trunc(x: ArrayLike) -> Array:
+    """Round towards zero (integers and booleans unchanged)."""
+    v = as_result(operand(x))
+    if not dtypes.is_float(get_aval(v).dtype):
+        return v
+    return where(v < 0, ceil(v), floor(v))
+
+
+def logical_xor(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """Element-wise exclusive or of the truth values."""
+    (a, b), _, _ = promote("logical_xor", x1, x2)
+    zero_a = lax.full_like(a, 0)
+    ta = a if get_aval(a).dtype == dtypes.bool_ else lax.ne(a, zero_a)
+    tb = b if get_aval(b).dtype == dtypes.bool_ else lax.ne(b, lax.full_like(b, 0))
+    return as_result(lax.bitwise_xor(ta, tb))
+
+
+def fmod(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """The C remainder, with the sign of ``x1`` (``lax.rem``), as JAX's."""
+    (a, b), dt, _ = promote("fmod", x1, x2)
+    if dtypes.is_bool(dt):
+        raise TypeError("fmod: not supported for boolean operands")
+    if dtypes.is_integer(dt):
+        b = lax.select(lax.eq(b, lax.full_like(b, 0)), lax.full_like(b, 1), b)
+    return as_result(lax.rem(a, b))
+
+
+def divmod(x1: ArrayLike, x2: ArrayLike) -> tuple[Array, Array]:
+    """``(floor_divide(x1, x2), remainder(x1, x2))``."""
+    return floor_divide(x1, x2), remainder(x1, x2)
+
+
+def modf(x: ArrayLike) -> tuple[Array, Array]:
+    """The fractional and integral parts, both with ``x``'s sign."""
+    (v,), _, _ = promote("modf", x, inexact=True)
+    v = as_result(v)
+    whole = where(v >= 0, floor(v), ceil(v))
+    return v - whole, whole
+
+
+def float_power(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """``x1 ** x2`` computed in floating point."""
+    (a, b), _, _ = promote("float_power", x1, x2, inexact=True)
+    return as_result(lax.pow(a, b))
+
+
+def _integers(name: str, x1: ArrayLike, x2: ArrayLike) -> tuple[Array, Array]:
+    (a, b), dt, _ = promote(name, x1, x2)
+    if not dtypes.is_integer(dt):
+        raise ValueError(f"Arguments to {name} must be integers.")
+    return _abs(a), _abs(b)
+
+
+def gcd(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """The greatest common divisor (Euclid's algorithm in a ``while_loop``, as JAX's).
+
+    >>> gcd(np.array([12, 7, 0]), 18)
+    Array([ 6,  1, 18], dtype=int64)
+    """
+    from didax.api.control_flow import while_loop
+
+    a, b = _integers("gcd", x1, x2)
+
+    def body(c: tuple[Any, Any]) -> tuple[Any, Any]:
+        x, y = c
+        nonzero = y != 0
+        safe = where(nonzero, y, 1)
+        return where(nonzero, y, x), where(nonzero, remainder(x, safe), 0)
+
+    out, _ = while_loop(lambda c: any(c[1] != 0), body, (a, b))
+    return as_result(out)
+
+
+def lcm(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """The least common multiple (0 when either is 0)."""
+    a, b = _integers("lcm", x1, x2)
+    d = gcd(a, b)
+    return where(d == 0, 0, a * floor_divide(b, where(d == 0, 1, d)))
+
+
+def ptp(a: ArrayLike, axis: Axis = None, out: Any = None, keepdims: bool = False) -> Array:
+    """The range (maximum minus minimum) along ``axis``."""
+    if out is not None:
+        raise NotImplementedError("ptp: the 'out' argument is not supported")
+    return max(a, axis, keepdims) - min(a, axis, keepdims)
+
+
+# --- NaN-ignoring positions and scans -------------------------------------------------
+
+
+def _nan_arg(
+    name: str, pick: Any, fill: float, a: ArrayLike, axis: int | None, keepdims: bool
+) -> Array:
+    v = as_result(operand(a))
+    if not dtypes.is_float(get_aval(v).dtype):
+        return as_result(pick(v, axis, keepdims))
+    nans = isnan(v)
+    out = pick(where(nans, fill, v), axis, keepdims)
+    return where(_all(nans, axis=axis, keepdims=keepdims), -1, out)
+
+
+def nanargmax(
+    a: ArrayLike, axis: int | None = None, out: Any = None, keepdims: bool = False
+) -> Array:
+    """``argmax`` ignoring NaNs (-1 where a slice is all NaN, as JAX's)."""
+    if out is not None:
+        raise NotImplementedError("nanargmax: the 'out' argument is not supported")
+    return _nan_arg("nanargmax", argmax, -np.inf, a, axis, keepdims)
+
+
+def nanargmin(
+    a: ArrayLike, axis: int | None = None, out: Any = None, keepdims: bool = False
+) -> Array:
+    """``argmin`` ignoring NaNs (-1 where a slice is all NaN, as JAX's)."""
+    if out is not None:
+        raise NotImplementedError("nanargmin: the 'out' argument is not supported")
+    return _nan_arg("nanargmin", argmin, np.inf, a, axis, keepdims)
+
+
+def nancumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
+    """``cumsum`` with NaNs counted as 0."""
+    v = as_result(operand(a))
+    return cumsum(where(isnan(v), 0, v) if dtypes.is_float(v.dtype) else v, axis, dtype)
+
+
+def nancumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
+    """``cumprod`` with NaNs counted as 1."""
+    v = as_result(operand(a))
+    return cumprod(where(isnan(v), 1, v) if dtypes.is_float(v.dtype) else v, axis, dtype)
+
+
+# --- index arithmetic, counting and binning --------------------------------------------
+
+
+def _concrete(x: Array, why: str) -> np.ndarray[Any, Any]:
+    """``x``'s value, or a ``ConcretizationTypeError`` that says ``why`` it is needed."""
+    try:
+        return np.asarray(x)
+    except ConcretizationTypeError as err:
+        raise ConcretizationTypeError(f"{why}\n{err}") from None
+
+
+def isin(
+    element: ArrayLike,
+    test_elements: ArrayLike,
+    assume_unique: bool = False,
+    invert: bool = False,
+    *,
+    method: str = "auto",
+) -> Array:
+    """Whether each element of ``element`` is among ``test_elements`` (all pairs compared)."""
+    del assume_unique, method
+    e = as_result(operand(element))
+    t = ravel(as_result(operand(test_elements)))
+    found = any(e[..., None] == t, axis=-1)
+    return logical_not(found) if invert else found
+
+
+def digitize(
+    x: ArrayLike, bins: ArrayLike, right: bool = False, *, method: str | None = None
+) -> Array:
+    """The index of the bin of each ``x`` (bins increasing or decreasing), as NumPy's."""
+    del method
+    xv, b = as_result(operand(x)), as_result(operand(bins))
+    if b.ndim != 1:
+        raise ValueError(f"digitize: bins must be a 1-dimensional array; got shape {b.shape}")
+    n = b.shape[0]
+    if n == 0:
+        return zeros_like(xv, dtype=np.int32)
+    side = "left" if right else "right"
+    increasing = searchsorted(b, xv, side=side)
+    decreasing = n - searchsorted(b[::-1], xv, side=side)
+    return where(b[-1] >= b[0], increasing, decreasing)
+
+
+def bincount(
+    x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0, *, length: int | None = None
+) -> Array:
+    """Counts (or summed ``weights``) of each non-negative integer in ``x``.
+
+    The result's length is ``length`` if given (static), else computed from
+    concrete ``x``: ``max(minlength, max(x) + 1)``.
+
+    >>> bincount(np.array([0, 1, 1, 3]))
+    Array([1, 2, 0, 1], dtype=int64)
+    """
+    v = as_result(operand(x))
+    if v.dtype == dtypes.bool_:
+        v = v.astype(np.int32)
+    if not dtypes.is_integer(v.dtype):
+        raise TypeError(f"x argument to bincount must have an integer type; got {v.dtype}")
+    if v.ndim != 1:
+        raise ValueError("bincount: only 1-dimensional input supported.")
+    minlength = operator.index(minlength)
+    if length is None:
+        concrete = _concrete(v, "bincount: x must be concrete unless length= is given")
+        length = builtins.max(
+            minlength, int(builtins.max(0, concrete.max())) + 1 if concrete.size else 0
+        )
+    else:
+        length = operator.index(length)
+    if weights is None:
+        w: Any = asarray(np.array(1, dtypes.default_int()))
+    else:
+        w = as_result(operand(weights))
+        if w.shape != v.shape:
+            raise ValueError(f"bincount: weights of shape {w.shape} must match x's {v.shape}")
+    index = where(v < 0, 0, v)
+    return zeros(length, w.dtype).at[index].add(w, mode="drop")
+
+
+def unravel_index(indices: ArrayLike, shape: Sequence[int] | int) -> tuple[Array, ...]:
+    """The coordinates in an array of ``shape`` of flat ``indices`` (clamped, as JAX's)."""
+    idx = as_result(operand(indices))
+    dims = list(shape) if isinstance(shape, Sequence) else [shape]
+    out: list[Any] = [0] * len(dims)
+    for i, s in reversed(list(enumerate(dims))):
+        idx, out[i] = divmod(idx, s)
+    oob_pos = idx > 0
+    oob_neg = idx < -1 if not dtypes.is_unsigned(idx.dtype) else asarray(False)
+    return tuple(
+        where(oob_pos, s - 1, where(oob_neg, 0, i)) for s, i in zip(dims, out, strict=True)
+    )
+
+
+def ravel_multi_index(
+    multi_index: Sequence[ArrayLike],
+    dims: Sequence[int],
+    mode: str = "raise",
+    order: str = "C",
+) -> Array:
+    """Flat indices of coordinate arrays in an array of shape ``dims``.
+
+    ``mode`` is ``"raise"`` (concrete indices only), ``"wrap"``, ``"clip"`` or ``"ignore"``.
+    """
+    if len(multi_index) != len(dims):
+        raise ValueError(f"ravel_multi_index: {len(multi_index)} index arrays for {len(dims)} dims")
+    sizes = tuple(operator.index(d) for d in dims)
+    arrays = [as_result(operand(i)) for i in multi_index]
+    for a in arrays:
+        if not dtypes.is_integer(a.dtype):
+            raise TypeError("ravel_multi_index: only int indices permitted")
+    dtype = _result_type(0, *arrays)[0]  # a weak int: the indices' dtype, or the default int
+    if mode == "raise":
+        for a, d in zip(arrays, sizes, strict=True):
+            concrete = _concrete(
+                a, "ravel_multi_index: mode='raise' needs concrete indices; use 'wrap' or 'clip'"
+            )
+            if np.any((concrete < 0) | (concrete >= d)):
+                raise ValueError("invalid entry in coordinates array")
+    elif mode == "clip":
+        arrays = [
+            where(a < 0, 0, where(a > d - 1, d - 1, a)) for a, d in zip(arrays, sizes, strict=True)
+        ]
+    elif mode == "wrap":
+        arrays = [remainder(a, d) for a, d in zip(arrays, sizes, strict=True)]
+    elif mode != "ignore":
+        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip', or 'ignore'.")
+    if order == "F":
+        strides = np.cumprod((1, *sizes[:-1]))
+    elif order == "C":
+        strides = np.cumprod((1, *sizes[1:][::-1]))[::-1]
+    else:
+        raise ValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
+    result: Any = asarray(np.array(0, dtype))
+    for a, s in zip(arrays, strides, strict=True):
+        result = result + a.astype(dtype) * int(s)
+    return as_result(result)
+
+
+def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) -> Any:
+    """The index grids of an array of shape ``dimensions`` (stacked, or sparse as a tuple)."""
+    dims = tuple(operator.index(d) for d in dimensions)
+    dt = dtype_arg(dtype) or dtypes.default_int()
+    grids = []
+    for i, d in enumerate(dims):
+        shape = tuple(d if j == i else 1 for j in range(len(dims)))
+        g = lax.broadcast_in_dim(lax.iota(dt, d), shape, (i,))
+        grids.append(
+            as_result(g if sparse else lax.broadcast_in_dim(g, dims, tuple(range(len(dims)))))
+        )
+    if sparse:
+        return tuple(grids)
+    from didax.api.numpy.manipulation import stack
+
+    return stack(grids, 0) if grids else zeros((0,), dt)
+
+
+def ix_(*args: ArrayLike) -> tuple[Array, ...]:
+    """Open-mesh index arrays from 1-d sequences (for ``x[ix_(rows, cols)]``)."""
+    n = len(args)
+    out = []
+    for i, a in enumerate(args):
+        v = as_result(operand(a))
+        if v.ndim != 1:
+            raise ValueError(
+                f"ix_: arguments must be 1-dimensional, got an argument of rank {v.ndim}"
+            )
+        shape = tuple(v.shape[0] if j == i else 1 for j in range(n))
+        out.append(reshape(v, shape))
+    return tuple(out)
+
+
+def diag_indices_from(arr: ArrayLike) -> tuple[Array, ...]:
+    """``diag_indices`` of a square array's size and rank."""
+    shape = get_aval(operand(arr)).shape
+    if len(shape) < 2 or len(set(shape)) != 1:
+        raise ValueError("diag_indices_from: input array must be at least 2-d and square")
+    return tuple(diag_indices(shape[0], len(shape)))
+
+
+def tril_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
+    """``tril_indices`` of a 2-d array's shape."""
+    shape = get_aval(operand(arr)).shape
+    if len(shape) != 2:
+        raise ValueError("tril_indices_from: input array must be 2-d")
+    return tuple(tril_indices(shape[0], k, shape[1]))
+
+
+def triu_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
+    """``triu_indices`` of a 2-d array's shape."""
+    shape = get_aval(operand(arr)).shape
+    if len(shape) != 2:
+        raise ValueError("triu_indices_from: input array must be 2-d")
+    return tuple(triu_indices(shape[0], k, shape[1]))
+
+
+def logspace(
+    start: ArrayLike,
+    stop: ArrayLike,
+    num: int = 50,
+    endpoint: bool = True,
+    base: ArrayLike = 10.0,
+    dtype: Any = None,
+    axis: int = 0,
+) -> Array:
+    """``base ** linspace(start, stop, num)``."""
+    dt = dtype_arg(dtype)
+    lin = linspace(start, stop, num, endpoint=endpoint, axis=axis)
+    out = power(base, lin)
+    return out if dt is None else out.astype(dt)
+
+
+def geomspace(
+    start: ArrayLike,
+    stop: ArrayLike,
+    num: int = 50,
+    endpoint: bool = True,
+    dtype: Any = None,
+    axis: int = 0,
+) -> Array:
+    """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (same sign), as JAX's."""
+    s, e = as_result(operand(start)), as_result(operand(stop))
+    dt = dtype_arg(dtype)
+    sgn = sign(s)
+    lin = linspace(log(_abs(s)), log(_abs(e)), num, endpoint=endpoint, axis=axis)
+    out = sgn * exp(lin)
+    return out if dt is None else out.astype(dt)
+
+
+def trapezoid(
+    y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axis: int = -1
+) -> Array:
+    """The integral of ``y`` along ``axis`` by the trapezoidal rule (at ``x``, or step ``dx``)."""
+    yv = moveaxis(as_result(operand(y)), axis, -1)
+    if x is None:
+        d: Any = dx
+    else:
+        xv = as_result(operand(x))
+        if xv.ndim == 1:
+            d = xv[1:] - xv[:-1]
+        else:
+            xv = moveaxis(xv, axis, -1)
+            d = xv[..., 1:] - xv[..., :-1]
+    return 0.5 * sum(d * (yv[..., 1:] + yv[..., :-1]), axis=-1)
+
+
+def broadcast_shapes(*shapes: Sequence[int] | int) -> tuple[int, ...]:
+    """The shape that arrays of ``shapes`` broadcast to."""
+    norm = [tuple(s) if isinstance(s, Sequence) else (operator.index(s),) for s in shapes]
+    return _broadcast_shapes("broadcast_shapes", *norm)
+
+
+def broadcast_arrays(*args: ArrayLike) -> list[Array]:
+    """The arguments broadcast to their common shape."""
+    values = [as_result(operand(a)) for a in args]
+    target = _broadcast_shapes("broadcast_arrays", *(v.shape for v in values))
+    return [v if v.shape == target else broadcast_to(v, target) for v in values]
+
+
+# --- queries ------------------------------------------------------------------------------
+
+
+def ndim(a: ArrayLike) -> int:
+    """The number of axes of ``a``."""
+    return get_aval(operand(a)).ndim
+
+
+def shape(a: ArrayLike) -> tuple[int, ...]:
+    """The shape of ``a``."""
+    return get_aval(operand(a)).shape
+
+
+def size(a: ArrayLike, axis: int | None = None) -> int:
+    """The number of elements of ``a`` (along ``axis``)."""
+    s = get_aval(operand(a)).shape
+    return math.prod(s) if axis is None else s[axis]
+
+
+def isscalar(element: Any) -> bool:
+    """Whether ``element`` is a scalar: a Python or NumPy scalar, or a 0-d array, as JAX's."""
+    if isinstance(element, int | float | bool | np.generic):
+        return True
+    try:
+        return get_aval(operand(element)).ndim == 0
+    except TypeError:
+        return False
+
+
+def iinfo(int_type: Any) -> np.iinfo[Any]:
+    """NumPy's machine limits of an integer dtype."""
+    return np.iinfo(dtypes.canonicalize(np.dtype(dtype_arg(int_type))))
+
+
+def finfo(dtype: Any) -> Any:
+    """Machine limits of a float dtype (bfloat16 included, through ml_dtypes)."""
+    return ml_dtypes.finfo(np.dtype(dtype_arg(dtype)))
+
+
+def issubdtype(arg1: Any, arg2: Any) -> bool:
+    """NumPy's ``issubdtype`` (bfloat16 is a floating type)."""
+    d1 = (
+        np.dtype(dtype_arg(arg1))
+        if not (isinstance(arg1, type) and issubclass(arg1, np.generic))
+        else arg1
+    )
+    if d1 == np.dtype(ml_dtypes.bfloat16):
+        return (
+            arg2 in (np.floating, np.inexact, np.number, np.generic)
+            or np.dtype(dtype_arg(arg2)) == d1
+        )
+    return builtins.bool(np.issubdtype(d1, arg2))
+
+
+def promote_types(a: Any, b: Any) -> np.dtype[Any]:
+    """The dtype two dtypes promote to on JAX's lattice.
+
+    >>> promote_types(np.int32, np.float32)
+    dtype('float32')
+    """
+    return dtypes.promote_types(np.dtype(dtype_arg(a)), np.dtype(dtype_arg(b)))
+
+
+def result_type(*args: Any) -> np.dtype[Any]:
+    """The dtype ``args`` (values or dtypes) promote to, weak scalars included."""
+    return _result_type(*args)[0]
+
+
+def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
+    """NumPy's ``can_cast`` between dtypes."""
+    src = from_ if isinstance(from_, np.dtype | type | str) else get_aval(operand(from_)).dtype
+    return builtins.bool(np.can_cast(np.dtype(src), np.dtype(dtype_arg(to)), casting))  # type: ignore[arg-type]
