@@ -28,6 +28,7 @@ import numpy as np
 from jax import tree_util
 
 from didax.core.abstract import ShapedArray
+from didax.core.array import Array
 from didax.core.cache import CacheInfo, LRUCache
 from didax.core.config import disable_jit, flag
 from didax.core.trace import current_trace
@@ -56,12 +57,22 @@ TRACE_CACHE_SIZE: Final = 256
 class _Entry:
     """A traced signature: its jaxpr, constants, output tree and (eagerly) executable."""
 
-    __slots__ = ("compiled", "const_buffers", "consts", "donated", "jaxpr", "out_tree")
+    __slots__ = (
+        "compiled",
+        "const_buffers",
+        "consts",
+        "donated",
+        "jaxpr",
+        "out_tree",
+        "single_output",
+    )
 
     def __init__(self, jaxpr: Jaxpr, consts: tuple[Any, ...], out_tree: Any) -> None:
         self.jaxpr = jaxpr
         self.consts = consts
         self.out_tree = out_tree
+        # A function returning one array: the hit path skips unflattening.
+        self.single_output = tree_util.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1
         self.compiled: Compiled | None = None
         self.const_buffers: tuple[Any, ...] = ()
         self.donated: frozenset[int] = frozenset()  # positions of donated leaves
@@ -89,13 +100,21 @@ def _leaf_signature(x: Any) -> Hashable:
 _ARRAY_KINDS: Final = frozenset({ValueKind.SCALAR, ValueKind.HOST, ValueKind.ARRAY})
 
 
-def _is_array_leaf(x: Any) -> bool:
-    """A positional argument the hit path takes as it is: an array or a scalar.
+def _positional_signature(args: tuple[Any, ...]) -> tuple[Hashable, ...] | None:
+    """The leaf signatures of positional array arguments, or None if one is not an array.
 
-    Anything else (a pytree, or not a value) takes the general path, which
-    says which.
+    One pass, with device Arrays (the common case) read directly: this is
+    the jit cache-hit path's key.
     """
-    return kind_or_none(x) in _ARRAY_KINDS
+    signature: list[Hashable] = []
+    for x in args:
+        if type(x) is Array:
+            signature.append(x.aval)
+        elif kind_or_none(x) in _ARRAY_KINDS:
+            signature.append(_leaf_signature(x))
+        else:
+            return None
+    return tuple(signature)
 
 
 def _check_static_args(
@@ -206,8 +225,9 @@ class Jitted:
             # key names only how many there are. The x64 mode is part of the
             # key, since it decides what tracing produces.
             x64 = flag("jax_enable_x64")
-            if not kwargs and not self._static_nums and all(map(_is_array_leaf, args)):
-                key: Hashable = (len(args), tuple(map(_leaf_signature, args)), x64)
+            signature = None if kwargs or self._static_nums else _positional_signature(args)
+            if signature is not None:
+                key: Hashable = (len(args), signature, x64)
                 entry = self._cache.get(key)
                 leaves: Sequence[Any] = args
             else:
@@ -227,6 +247,8 @@ class Jitted:
             outs: list[Any] = compiled.run(entry.const_buffers, leaves, entry.donated)
             if flag("jax_debug_nans"):
                 self._find_nans(args, kwargs, outs)
+            if entry.single_output:
+                return outs[0]
         else:
             dyn, static_key, rebuild = self._split(args, kwargs)
             leaves, in_tree = tree_util.tree_flatten(dyn)

@@ -77,7 +77,10 @@ class Compiled:
         was compiled to donate: an Array whose buffer XLA took is deleted, as
         JAX's; other values are given fresh buffers, never a shared one.
         """
-        buffers = [*const_buffers, *map(to_buffer, args)]
+        # Device Arrays (the common case) hand over their buffer directly.
+        buffers = list(const_buffers)
+        for x in args:
+            buffers.append(x.buffer if type(x) is Array else to_buffer(x))
         if donated:
             for i in donated:
                 if type(args[i]) is not Array:
@@ -88,7 +91,8 @@ class Compiled:
                 x = args[i]
                 if type(x) is Array and buffers[len(const_buffers) + i].is_deleted():
                     x.delete()
-        return [Array.from_buffer(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
+        wrap = Array.from_buffer
+        return [wrap(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
 
 
 COMPILE_CACHE: Final[LRUCache[Compiled]] = LRUCache(maxsize=1024)
