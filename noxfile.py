@@ -4,8 +4,9 @@ Default sessions (the README's test command, and CI's): ``lint`` (ruff),
 ``layers`` (import-linter), ``typecheck`` (mypy --strict) and ``tests``
 (pytest: the test suite, the doctests of ``src``, ``docs/*.md`` and the
 README, and every benchmark once as a test). On demand: ``bench`` (the
-benchmarks, timed, with a didax/JAX ratio table) and ``docs`` (the doctests
-of the documentation pages).
+benchmarks, timed, with a didax/JAX ratio table), ``fuzz`` (the
+differential fuzzer against JAX, for as long as asked; a fixed-seed slice
+runs in ``tests``) and ``docs`` (the doctests of the documentation pages).
 
 Design rules:
 - Nothing is pinned here: Python versions (the trove classifiers) and every
@@ -114,6 +115,17 @@ def bench(session: nox.Session) -> None:
         "--benchmark-columns=min,median,mean,stddev,rounds",
         *session.posargs,
     )
+
+
+@nox.session(python=PYTHON)
+def fuzz(session: nox.Session) -> None:
+    """The differential fuzzer against JAX, long: ``nox -s fuzz -- --seconds 1800 --seed 0``.
+
+    Prints the number of program x transformation pairs run; a mismatch is
+    shrunk and appended to tests/fuzz/regressions.json, which the tests replay.
+    """
+    install_dev(session)
+    session.run("python", "tests/fuzz/fuzz.py", *session.posargs)
 
 
 @nox.session(python=PYTHON)

@@ -1,0 +1,51 @@
+"""The differential fuzzer's fixed-seed slice, its regressions, and a check that it can fail."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("didax_fuzz", Path(__file__).with_name("fuzz.py"))
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+fz = _load()
+
+
+def test_fixed_seed_slice_agrees_with_jax() -> None:
+    # 10 programs x 10 transformations, about half a minute here.
+    pairs, failures = fz.fuzz(0.0, seed=20261124, record=False, programs=10)
+    assert pairs == 10 * len(fz.TRANSFORMATIONS)
+    assert failures == []
+
+
+@pytest.mark.parametrize("case", fz.load_regressions(), ids=lambda c: c["transformation"])
+def test_regressions(case: dict[str, Any]) -> None:
+    assert fz.compare(fz.steps_of(case), case["seed"], case["transformation"]) is None
+
+
+def test_a_planted_bug_is_found_and_shrunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    apply = fz._apply
+
+    def wrong_flip(ns: Any, op: str, a: Any, b: Any) -> Any:
+        if ns is fz.DIDAX_NS and op == "flip":
+            return ns.np.flip(a, axis=1)
+        return apply(ns, op, a, b)
+
+    monkeypatch.setattr(fz, "_apply", wrong_flip)
+    steps = [("sin", (0, 1)), ("cos", (1, 1)), ("flip", (2, 0)), ("dot", (4, 1)), ("tanh", (5, 5))]
+    assert fz.compare(steps, 5, "grad") is not None
+    small = fz.shrink(steps, 5, "grad")
+    assert len(small) < len(steps)
+    assert ("flip", (2, 0)) in small
+    assert fz.compare(small, 5, "grad") is not None
