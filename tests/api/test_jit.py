@@ -78,7 +78,7 @@ def test_static_argnums_and_argnames_retrace_on_new_values() -> None:
     _close(h(0.5, n=1), np.sin(0.5))
     _close(h(0.5, 1), np.sin(0.5))
     assert calls == [2, 3, 3, 1, 1]
-    with pytest.raises(TypeError, match="hashable"):
+    with pytest.raises(ValueError, match="non-hashable"):  # as JAX
         dx.jit(lambda x, s: x, static_argnums=1)(1.0, [1])
 
 

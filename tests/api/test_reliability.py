@@ -192,3 +192,29 @@ def test_argument_errors_name_the_users_line(call: Callable[[], Any]) -> None:
     with pytest.raises((TypeError, ValueError, IndexError)) as info:
         call()
     assert "test_reliability.py" in _located(info.value)
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        lambda L: L.while_loop(lambda c: c < 3, lambda c: c * 1.0 + 1, 0),
+        lambda L: L.fori_loop(0, 3, lambda i, c: c + 0.5, 1),
+        lambda L: L.scan(lambda c, x: (c * np.float32(2), x), 1, np.ones(2))[0],
+    ],
+    ids=["while", "fori", "scan"],
+)
+def test_a_weak_int_carry_the_body_makes_float_is_promoted_as_jax(loop: Any) -> None:
+    got, want = loop(dx.lax), loop(jax.lax)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    assert got.weak_type == want.weak_type
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_strong_carry_the_body_changes_is_still_refused() -> None:
+    def body(c: Any) -> Any:
+        return (c * 1.0).astype(np.float32)
+
+    with pytest.raises(TypeError):
+        jax.lax.while_loop(lambda c: c < 3, body, np.int32(0))
+    with pytest.raises(TypeError, match=r"while_loop.*i32\[\].*f32\[\].*test_reliability\.py"):
+        dx.lax.while_loop(lambda c: c < 3, body, np.int32(0))

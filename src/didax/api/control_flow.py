@@ -75,27 +75,6 @@ def _types(avals: Sequence[ShapedArray]) -> str:
     return "(" + ", ".join(a.str_short() for a in avals) + ")"
 
 
-def _weak_targets(
-    avals: Sequence[Sequence[ShapedArray]],
-) -> list[ShapedArray] | None:
-    """The common types of several lists of types that differ at most in weak entries.
-
-    A weakly typed entry takes the dtype of a strong one in the same position
-    (``None`` when some position has two strong dtypes, or shapes differ).
-    """
-    out = []
-    for column in zip(*avals, strict=True):
-        shapes = {a.shape for a in column}
-        strong = {a.dtype for a in column if not a.weak_type}
-        if len(shapes) != 1 or len(strong) > 1:
-            return None
-        dtype = strong.pop() if strong else column[0].dtype
-        if not dtypes.is_float(dtype) and any(dtypes.is_float(a.dtype) for a in column):
-            return None  # a weak float does not become an integer
-        out.append(ShapedArray(column[0].shape, dtype, not strong))
-    return out
-
-
 def _cast_leaves(leaves: Sequence[Any], avals: Sequence[ShapedArray]) -> list[Any]:
     return [
         x if get_aval(x).dtype == a.dtype else convert(x, a.dtype, a.weak_type)
@@ -268,10 +247,16 @@ def _unify_carry(
     out = list(out_avals)
     if not _differ(out, avals):
         return avals, leaves
-    targets = _weak_targets([avals, out])
-    if targets is None or any(
-        not a.weak_type and a.dtype != t.dtype for a, t in zip(avals, targets, strict=True)
-    ):
+    # JAX's rule: a weak carry entry that the body changes takes the dtype it
+    # promotes to with the body's result (a Python int carry a body makes
+    # float becomes a float).
+    targets = [
+        a.update(dtype=dtypes.result_type([(a.dtype, True), (o.dtype, o.weak_type)])[0])
+        if a.weak_type and a.shape == o.shape and a.dtype != o.dtype
+        else a
+        for a, o in zip(avals, out, strict=True)
+    ]
+    if _differ(targets, out):
         raise TypeError(
             f"{fun_name}: {body_name} must return the carry with the types it was given: "
             f"the carry is {_types(avals)} but {body_name} returns {_types(out)} "

@@ -31,6 +31,7 @@ from didax.core.abstract import ShapedArray
 from didax.core.array import Array
 from didax.core.cache import CacheInfo, LRUCache
 from didax.core.config import disable_jit, flag
+from didax.core.source_info import user_frame_summary
 from didax.core.trace import current_trace
 from didax.core.values import ValueKind, get_aval, kind_or_none, value_kind
 from didax.interpreters.evaluation import EVAL_TRACE, check_nans
@@ -200,7 +201,11 @@ class Jitted:
         positional = [
             p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         ]
-        _check_static_args(params, positional, nums, names)
+        try:
+            _check_static_args(params, positional, nums, names)
+        except (TypeError, ValueError) as e:
+            e.add_note(f"at {user_frame_summary()}")
+            raise
         if positional and all(p.kind != p.VAR_POSITIONAL for p in params):
             nums = tuple(i % len(positional) for i in nums)
         self._static_nums = frozenset(
@@ -321,8 +326,10 @@ class Jitted:
         try:
             hash(key)
         except TypeError:
-            raise TypeError(
-                f"jit: static arguments of {self._name} must be hashable, got {key}"
+            # JAX's type and words: "Non-hashable static arguments are not supported".
+            raise ValueError(
+                f"jit: non-hashable static arguments are not supported; the static arguments "
+                f"of {self._name} are {key} (at {user_frame_summary()})"
             ) from None
         n = len(args)
         fun = self._fun

@@ -13,6 +13,7 @@ Design rules:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
 
@@ -58,7 +59,17 @@ def abstract_eval(
         out = ABSTRACT_EVAL[prim](*avals, **params)
     except TypingFailure as failure:
         raise typing_error(prim, avals, params, failure) from None
-    return out if isinstance(out, list) else [out]
+    outs = out if isinstance(out, list) else [out]
+    for aval in outs:
+        if math.prod(aval.shape) * aval.dtype.itemsize > _MAX_BYTES:
+            # XLA's shape arithmetic is 64-bit: compiling such a shape aborts
+            # the process (as it does under JAX), so it is refused here.
+            reason = f"the result {aval.str_short()} has more bytes than 64-bit sizes can count"
+            raise typing_error(prim, avals, params, shape_failure(reason))
+    return outs
+
+
+_MAX_BYTES: Final = 2**63 - 1
 
 
 def typing_error(

@@ -171,10 +171,14 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: Any = 
     (ax,) = normalize_axes(axis, nd, "concatenate")
     for v in vals:
         s, s0 = get_aval(v).shape, get_aval(vals[0]).shape
-        if len(s) != nd or builtins.any(
-            p != q for i, (p, q) in enumerate(zip(s, s0, strict=True)) if i != ax
-        ):
-            raise ValueError(
+        if len(s) != nd:
+            raise TypeError(
+                "concatenate: cannot concatenate arrays with different numbers of dimensions: "
+                f"got {s0} and {s}"
+            )
+        if builtins.any(p != q for i, (p, q) in enumerate(zip(s, s0, strict=True)) if i != ax):
+            # JAX's type (a TypeError from lax.concatenate); NumPy's words.
+            raise TypeError(
                 f"concatenate: all input array dimensions except for the concatenation axis "
                 f"must match, got shapes {s0} and {s}"
             )

@@ -234,7 +234,8 @@ def shape_arg(shape: Any, fn: str) -> tuple[int, ...]:
             f"the shape argument of {fn} must be concrete (static), got {shape!r}: {e}"
         ) from None
     if builtins.any(d < 0 for d in out):
-        raise ValueError(f"negative dimensions are not allowed, got shape {out}")
+        # JAX's type (a TypeError from broadcast_in_dim); NumPy's words.
+        raise TypeError(f"{fn}: negative dimensions are not allowed, got shape {out}")
     return out
 
 
