@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import didax as dx
+import didax.numpy as dnp
 from didax import lax
 from didax.ir.typecheck import typecheck_jaxpr
 
@@ -90,17 +91,60 @@ def test_decorator_forms() -> None:
     _close(f(2.0, 3.0), 6.0)
 
 
-def test_recreated_jit_compiles_nothing_new() -> None:
+def test_recreated_jit_retraces_and_compiles_nothing_new() -> None:
+    traces = []
+
     def f(x: Any) -> Any:
+        traces.append(1)
         return lax.sin(lax.mul(x, 3.0))
 
     dx.jit(f)(np.ones(5))
     before = dx.compile_cache_info()
     for _ in range(10):
-        dx.jit(f)(np.ones(5))
+        _close(dx.jit(f)(np.ones(5)), np.sin(np.ones(5) * 3.0))
     after = dx.compile_cache_info()
+    assert len(traces) == 1  # JAX's process-wide trace cache: one trace in all
     assert after.misses == before.misses
-    assert after.hits == before.hits + 10
+    assert dx.jit(f).cache_info().hits >= 10
+    # Other options, another cache: static arguments change what is traced.
+    dx.jit(f, donate_argnums=0)(np.ones(5))
+    assert len(traces) == 2
+
+
+def test_recreated_jit_cache_goes_with_the_function() -> None:
+    import gc
+    import weakref
+
+    def f(x: Any) -> Any:
+        return lax.mul(x, 2.0)
+
+    dx.jit(f)(np.ones(3))
+    alive = weakref.ref(f)
+    del f
+    gc.collect()
+    assert alive() is None  # the shared trace cache holds its function weakly
+
+
+def test_clear_caches_retraces() -> None:
+    traces = []
+
+    def f(x: Any) -> Any:
+        traces.append(1)
+        return lax.mul(x, 2.0)
+
+    dx.jit(f)(1.0)
+    dx.clear_caches()
+    assert dx.compile_cache_info().currsize == 0
+    _close(dx.jit(f)(1.0), 2.0)
+    assert len(traces) == 2
+
+
+def test_jit_of_a_callable_without_weak_references() -> None:
+    # Builtins take no weak reference: such a jit keeps its own cache.
+    f = dx.jit(abs)
+    _close(f(-2.0), 2.0)
+    _close(f(-3.0), 3.0)
+    assert f.cache_info().misses == 1
 
 
 def test_jvp_of_jit_again_compiles_nothing_new() -> None:
@@ -250,6 +294,70 @@ def test_threads_get_correct_results_and_compile_once() -> None:
         _close(results[k], np.sin(xs[k]) * 7.0)
     assert len(traces) == 1
     assert dx.compile_cache_info().misses == before + 1
+
+
+def test_threads_mixing_functions_recreated_jits_and_tracing() -> None:
+    # 8 threads at once: one shared jitted function, one function of each
+    # thread's own, jit(f) re-created at every call, and grad of a jitted
+    # function (tracing under a transformation) - all correct, and each
+    # program compiled exactly once.
+    traces: list[str] = []
+
+    def shared(x: Any) -> Any:
+        traces.append("shared")
+        return lax.mul(lax.cos(x), 3.0)
+
+    def make_own(k: int) -> Any:
+        def own(x: Any) -> Any:
+            traces.append(f"own{k}")
+            return lax.add(lax.mul(x, x), float(k))
+
+        return own
+
+    def recreated(x: Any) -> Any:
+        traces.append("recreated")
+        return lax.exp(lax.neg(x))
+
+    g = dx.jit(shared)
+    owns = [dx.jit(make_own(k)) for k in range(8)]
+    xs = [dnp.asarray(RNG.normal(size=(16,)) + k) for k in range(8)]
+    errors: list[BaseException] = []
+
+    def work(k: int, rounds: int, barrier: threading.Barrier | None) -> None:
+        try:
+            if barrier is not None:
+                barrier.wait()
+            x = xs[k]
+            hx = np.asarray(x)
+            for _ in range(rounds):
+                _close(g(x), np.cos(hx) * 3.0)
+                _close(owns[k](x), hx * hx + k)
+                _close(dx.jit(recreated)(x), np.exp(-hx))
+                _close(dx.grad(lambda y: dnp.sum(g(y)))(x), -3.0 * np.sin(hx))
+        except BaseException as e:
+            errors.append(e)
+
+    # The programs this work compiles, counted in one thread.
+    dx.clear_caches()
+    before = dx.compile_cache_info().misses
+    for k in range(8):
+        work(k, 1, None)
+    programs = dx.compile_cache_info().misses - before
+    assert programs >= 10  # shared, recreated, 8 owns, and grad's programs
+
+    dx.clear_caches()
+    traces.clear()
+    before = dx.compile_cache_info().misses
+    barrier = threading.Barrier(8)
+    threads = [threading.Thread(target=work, args=(k, 25, barrier)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    assert dx.compile_cache_info().misses - before == programs  # each compiled once
+    assert traces.count("recreated") == 1  # traced once, though re-created 200 times
+    assert all(traces.count(f"own{k}") == 1 for k in range(8))
 
 
 def test_lower_as_text_and_compile() -> None:

@@ -21,16 +21,19 @@ import builtins
 import functools
 import inspect
 import operator
+import threading
+import weakref
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Final, cast, final, overload
 
+import attrs
 import numpy as np
 from jax import tree_util
 
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array
 from didax.core.cache import CacheInfo, LRUCache
-from didax.core.config import disable_jit, flag
+from didax.core.config import disable_jit, dispatch_mode, flag
 from didax.core.source_info import user_frame_summary
 from didax.core.trace import current_trace
 from didax.core.values import ValueKind, get_aval, kind_or_none, value_kind
@@ -39,6 +42,7 @@ from didax.interpreters.jaxpr_transforms import close_over_nothing
 from didax.interpreters.jit import jit_p
 from didax.interpreters.staging import trace_to_jaxpr
 from didax.ir.jaxpr import Jaxpr
+from didax.lowering import dispatch
 from didax.lowering.dispatch import Compiled, compile_cache_info, compile_jaxpr, to_buffer
 from didax.lowering.mlir import lower_to_text
 from didax.lowering.xla import lowered_cost_analysis
@@ -49,6 +53,7 @@ __all__ = [
     "Lowered",
     "CompiledFunction",
     "compile_cache_info",
+    "clear_caches",
 ]
 
 TRACE_CACHE_SIZE: Final = 256
@@ -175,6 +180,101 @@ def _donated_args(
     return donated, frozenset(names) | {positional[i] for i in donated if i < len(positional)}
 
 
+@final
+@attrs.frozen(eq=False)
+class _Options:
+    """A jitted function's checked options, and its trace cache.
+
+    Shared by every ``jit(fun, ...)`` of the same ``fun`` and options (see
+    ``_options_for``): a re-created ``jit(f)`` finds the signatures traced
+    before and retraces nothing, as JAX's process-wide cache.
+    """
+
+    static_nums: frozenset[int]
+    static_names: frozenset[str]
+    donated: frozenset[int]
+    donated_names: frozenset[str]
+    cache: LRUCache[_Entry] = attrs.field(factory=lambda: LRUCache(maxsize=TRACE_CACHE_SIZE))
+
+
+def _check_options(
+    fun: Callable[..., Any],
+    static_argnums: int | Sequence[int],
+    static_argnames: str | Sequence[str],
+    donate_argnums: int | Sequence[int],
+    donate_argnames: str | Sequence[str],
+) -> _Options:
+    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    # Like JAX: a static parameter may be passed by position or by name.
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    try:
+        _check_static_args(params, positional, nums, names)
+    except (TypeError, ValueError) as e:
+        e.add_note(f"at {user_frame_summary()}")
+        raise
+    if positional and all(p.kind != p.VAR_POSITIONAL for p in params):
+        nums = tuple(i % len(positional) for i in nums)
+    static_nums = frozenset(nums + tuple(positional.index(n) for n in names if n in positional))
+    static_names = frozenset(names + tuple(positional[i] for i in nums if 0 <= i < len(positional)))
+    donated, donated_names = _donated_args(
+        positional, donate_argnums, donate_argnames, static_nums, static_names
+    )
+    return _Options(static_nums, static_names, donated, donated_names)
+
+
+# The options and trace caches of every jitted function, held weakly by the
+# function: they go with it. Bounded by the functions alive (each cache by
+# TRACE_CACHE_SIZE); ``clear_caches`` empties every cache.
+_SHARED: Final[weakref.WeakKeyDictionary[Any, dict[Hashable, _Options]]] = (
+    weakref.WeakKeyDictionary()
+)
+_SHARED_LOCK: Final = threading.Lock()
+
+
+def _options_for(fun: Callable[..., Any], *options: Any) -> _Options:
+    """``fun``'s checked options and trace cache, shared among its jits with equal options."""
+    try:
+        key = tuple(o if isinstance(o, (int, str)) else tuple(o) for o in options)
+        per_fun = _SHARED.get(fun)
+    except TypeError:  # an unhashable option, or a function that is not weakly referable
+        return _check_options(fun, *options)
+    if per_fun is not None:
+        found = per_fun.get(key)
+        if found is not None:
+            return found
+    checked = _check_options(fun, *options)
+    try:
+        with _SHARED_LOCK:
+            return _SHARED.setdefault(fun, {}).setdefault(key, checked)
+    except TypeError:
+        return checked
+
+
+def clear_caches() -> None:
+    """Empties every cache of traced and compiled programs (``jax.clear_caches``).
+
+    Every jitted function's trace cache, the compile cache, and the device
+    copies of scalars; the next call of a jitted function traces and
+    compiles again (or loads from the persistent cache, if one is set).
+    """
+    # Entries are emptied, not dropped: jitted functions alive keep theirs.
+    with _SHARED_LOCK:
+        caches = [o.cache for per_fun in _SHARED.values() for o in per_fun.values()]
+    for cache in caches:
+        cache.clear()
+    dispatch.clear_caches()
+
+
+# The leaf signatures the hit path reads without a call: a device Array's
+# aval, and a Python scalar's type (its weak type; the x64 mode is keyed too).
+_SCALAR_SIGNATURES: Final[dict[type, Hashable]] = {float: float, int: int, bool: bool}
+
+
 class Jitted:
     """A jitted function: call it, ``lower`` it, inspect and clear its trace cache."""
 
@@ -191,48 +291,56 @@ class Jitted:
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._name = getattr(fun, "__name__", "fun")
-        nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-        names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
-        # Like JAX: a static parameter may be passed by position or by name.
-        try:
-            params = list(inspect.signature(fun).parameters.values())
-        except (TypeError, ValueError):
-            params = []
-        positional = [
-            p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ]
-        try:
-            _check_static_args(params, positional, nums, names)
-        except (TypeError, ValueError) as e:
-            e.add_note(f"at {user_frame_summary()}")
-            raise
-        if positional and all(p.kind != p.VAR_POSITIONAL for p in params):
-            nums = tuple(i % len(positional) for i in nums)
-        self._static_nums = frozenset(
-            nums + tuple(positional.index(n) for n in names if n in positional)
+        options = _options_for(
+            fun, static_argnums, static_argnames, donate_argnums, donate_argnames
         )
-        self._static_names = frozenset(
-            names + tuple(positional[i] for i in nums if 0 <= i < len(positional))
-        )
-        self._donated, self._donated_names = _donated_args(
-            positional, donate_argnums, donate_argnames, self._static_nums, self._static_names
-        )
-        self._cache: LRUCache[_Entry] = LRUCache(maxsize=TRACE_CACHE_SIZE)
+        self._static_nums = options.static_nums
+        self._static_names = options.static_names
+        self._donated = options.donated
+        self._donated_names = options.donated_names
+        self._cache = options.cache
+        # Whether positional array arguments key the cache directly.
+        self._plain = not options.static_nums and not options.static_names
 
     # --- calling ---------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # The cache-hit path: positional device Arrays and Python scalars (the
+        # common case) key the cache by their types and the x64 mode, which
+        # decides what tracing produced; a hit is one lookup and the XLA call.
+        mode = dispatch_mode()
+        if mode is not None and self._plain and not kwargs and current_trace() is EVAL_TRACE:
+            # A loop reads fastest here (a comprehension is a call); an
+            # Array's aval is read from its slot, without the property.
+            signature: list[Hashable] = [mode]
+            for x in args:
+                if type(x) is Array:
+                    signature.append(x._aval)
+                else:
+                    leaf = _SCALAR_SIGNATURES.get(type(x))
+                    if leaf is None:
+                        break
+                    signature.append(leaf)
+            else:
+                entry = self._cache.get(tuple(signature))
+                if entry is not None and not entry.donated:
+                    compiled = entry.compiled
+                    assert compiled is not None
+                    if entry.single_output:
+                        return compiled.run_single(entry.const_buffers, args)
+                    outs = compiled.run(entry.const_buffers, args)
+                    return tree_util.tree_unflatten(entry.out_tree, outs)
+        return self._call(mode, args, kwargs)
+
+    def _call(self, mode: bool | None, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Every call the hit path does not answer: a miss, pytrees, statics, tracers."""
         if flag("jax_disable_jit"):
             return self._fun(*args, **kwargs)
         if current_trace() is EVAL_TRACE:
-            # The cache-hit path: one lookup and the XLA call. Positional
-            # array arguments (the common case) skip pytree flattening: their
-            # key names only how many there are. The x64 mode is part of the
-            # key, since it decides what tracing produces.
             x64 = flag("jax_enable_x64")
-            signature = None if kwargs or self._static_nums else _positional_signature(args)
+            signature = None if kwargs or not self._plain else _positional_signature(args)
             if signature is not None:
-                key: Hashable = (len(args), signature, x64)
+                key: Hashable = (x64, *signature)
                 entry = self._cache.get(key)
                 leaves: Sequence[Any] = args
             else:

@@ -47,9 +47,17 @@ class LRUCache(Generic[V]):
         self._building: dict[Hashable, threading.Lock] = {}
         self._hits = 0
         self._misses = 0
+        # The most recently used item, which a hit on it need not move: the
+        # jit hit path's repeated key costs one comparison, not a hash, a
+        # lookup and a move (~0.35 us). Written in one assignment.
+        self._last: tuple[Hashable, V] | None = None
 
     def get(self, key: Hashable) -> V | None:
         """The value for ``key``, or None (a miss is not counted: ``get_or_create`` counts it)."""
+        last = self._last
+        if last is not None and last[0] == key:
+            self._hits += 1
+            return last[1]
         # No lock: a dict lookup is atomic under the GIL, and a concurrent
         # eviction only makes move_to_end miss.
         value = self._data.get(key)
@@ -58,6 +66,7 @@ class LRUCache(Generic[V]):
                 self._data.move_to_end(key)
             except KeyError:
                 pass
+            self._last = (key, value)
             self._hits += 1
         return value
 
@@ -83,6 +92,7 @@ class LRUCache(Generic[V]):
                 self._data[key] = value
                 while len(self._data) > self.maxsize:
                     self._data.popitem(last=False)
+                self._last = (key, value) if key in self._data else None
                 # Only now: a caller arriving from here on finds the value.
                 self._building.pop(key, None)
             return value
@@ -94,4 +104,5 @@ class LRUCache(Generic[V]):
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
+            self._last = None
             self._hits = self._misses = 0

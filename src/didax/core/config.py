@@ -133,6 +133,7 @@ class Config:
         """Sets option ``name`` for the whole process (``jax.config.update``)."""
         option = self._option(name)
         self._values[name] = option.validate(name, value)
+        _GLOBAL_DISPATCH[0] = _dispatch_mode(self._values)
 
     def read(self, name: str) -> Any:
         """The value of option ``name`` in this thread (a context manager's, if one is active)."""
@@ -167,6 +168,29 @@ class Config:
 
 
 config: Final = Config()
+
+
+def _dispatch_mode(values: dict[str, object]) -> bool | None:
+    if values["jax_disable_jit"] is True or values["jax_debug_nans"] is True:
+        return None
+    return values["jax_enable_x64"] is True
+
+
+# The process-wide options' dispatch mode, recomputed by ``Config.update``.
+_GLOBAL_DISPATCH: Final[list[bool | None]] = [_dispatch_mode(config._values)]
+
+
+def dispatch_mode() -> bool | None:
+    """For the jit cache-hit path, one read of the options it depends on.
+
+    None when a jitted call cannot take the plain path (``jax_disable_jit``
+    or ``jax_debug_nans`` is on in this thread); otherwise the x64 mode,
+    which keys what tracing produced.
+    """
+    overrides = _overrides.values
+    if not overrides:
+        return _GLOBAL_DISPATCH[0]
+    return _dispatch_mode({**config._values, **overrides})
 
 
 def flag(name: str) -> bool:

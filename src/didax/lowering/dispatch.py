@@ -29,7 +29,7 @@ from didax.core.array import Array
 from didax.core.cache import CacheInfo, LRUCache
 from didax.core.config import x64_enabled
 from didax.core.primitive import Primitive
-from didax.core.values import as_array, get_aval, is_python_scalar
+from didax.core.values import as_array, get_aval
 from didax.interpreters.cond import cond_p
 from didax.interpreters.evaluation import IMPL_RULES, VALUE_IMPLS, set_device_executor
 from didax.interpreters.jit import jit_p
@@ -77,20 +77,36 @@ class Compiled:
         was compiled to donate: an Array whose buffer XLA took is deleted, as
         JAX's; other values are given fresh buffers, never a shared one.
         """
+        if donated:
+            return self._run_donating(const_buffers, args, donated)
         # Device Arrays (the common case) hand over their buffer directly.
-        buffers = list(const_buffers)
-        for x in args:
-            buffers.append(x.buffer if type(x) is Array else to_buffer(x))
-        if donated:
-            for i in donated:
-                if type(args[i]) is not Array:
-                    buffers[len(const_buffers) + i] = xla.to_device(as_array(args[i]))
+        buffers = [*const_buffers, *[to_buffer(x) for x in args]]
         outs = xla.execute(self.executable, buffers, self.handlers)
-        if donated:
-            for i in donated:
-                x = args[i]
-                if type(x) is Array and buffers[len(const_buffers) + i].is_deleted():
-                    x.delete()
+        wrap = Array.from_buffer
+        return [wrap(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
+
+    def run_single(self, const_buffers: Sequence[xla.Buffer], args: Sequence[Any]) -> Array:
+        """``run`` for a program with one result (the jit hit path's common case)."""
+        buffers = list(const_buffers)
+        for x in args:  # a loop: cheaper than a comprehension here
+            buffers.append(x.buffer if type(x) is Array else to_buffer(x))
+        (out,) = xla.execute(self.executable, buffers, self.handlers)
+        return Array.from_buffer(out, self.out_avals[0])
+
+    def _run_donating(
+        self, const_buffers: Sequence[xla.Buffer], args: Sequence[Any], donated: frozenset[int]
+    ) -> list[Array]:
+        buffers = list(const_buffers)
+        for i, x in enumerate(args):
+            if i in donated and type(x) is not Array:
+                buffers.append(xla.to_device(as_array(x)))
+            else:
+                buffers.append(to_buffer(x))
+        outs = xla.execute(self.executable, buffers, self.handlers)
+        for i in donated:
+            x = args[i]
+            if type(x) is Array and buffers[len(const_buffers) + i].is_deleted():
+                x.delete()
         wrap = Array.from_buffer
         return [wrap(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
 
@@ -101,6 +117,12 @@ COMPILE_CACHE: Final[LRUCache[Compiled]] = LRUCache(maxsize=1024)
 def compile_cache_info() -> CacheInfo:
     """Hits, misses and size of the process-wide cache of compiled executables."""
     return COMPILE_CACHE.info()
+
+
+def clear_caches() -> None:
+    """Empties the compile cache and the caches of device scalars and one-equation programs."""
+    for cache in (COMPILE_CACHE, _SCALAR_BUFFERS, _ONE_EQUATION):
+        cache.clear()
 
 
 def compile_jaxpr(
@@ -123,25 +145,30 @@ def compile_jaxpr(
 
 def to_buffer(x: Any) -> xla.Buffer:
     """``x``'s device buffer: an Array's own (transferred at most once), else a fresh copy."""
-    if type(x) is Array:
+    t = type(x)
+    if t is Array:
         buffer: xla.Buffer = x.buffer
         return buffer
+    if t is float or t is int or t is bool:
+        return _scalar_buffer(x)
     if isinstance(x, np.generic):
         return _numpy_scalar_buffer(x)
-    if is_python_scalar(x):
-        return _scalar_buffer(x)
     return xla.to_device(as_array(x))
 
 
 # Scalars are immutable and recur (step sizes, flags, loop bounds), so their
-# device copies are kept and reused. A Python scalar's key tells -0.0 from 0.0
-# and 1 from 1.0 from True; a NumPy scalar's is its dtype and bytes. Both
-# hold the x64 mode, which decides the buffer's dtype (float64 or float32).
+# device copies are kept and reused. A Python scalar's key tells 1 from 1.0
+# from True, and -0.0 from 0.0 (a zero or NaN float is keyed by its bits); a
+# NumPy scalar's is its dtype and bytes. Both hold the x64 mode, which
+# decides the buffer's dtype (float64 or float32).
 _SCALAR_BUFFERS: Final[LRUCache[xla.Buffer]] = LRUCache(maxsize=256)
 
 
 def _scalar_buffer(x: bool | int | float) -> xla.Buffer:
-    key = (type(x), x.hex() if isinstance(x, float) else x, x64_enabled())
+    value: object = x
+    if isinstance(x, float) and not (x and x * 0.0 == 0.0):  # a zero, an inf or a NaN
+        value = x.hex()
+    key = (type(x), value, x64_enabled())
     return _SCALAR_BUFFERS.get_or_create(key, lambda: xla.to_device(as_array(x)))
 
 
