@@ -15,9 +15,11 @@ import numpy as np
 class Device:
     platform: str
     id: int
+    device_kind: str
 
 class CompileOptions:
     def __init__(self) -> None: ...
+    def SerializeAsString(self) -> bytes: ...
 
 class ArrayImpl:
     @property
@@ -42,6 +44,10 @@ class LoadedExecutable:
         self, arguments: Sequence[ArrayImpl], with_tokens: bool = ..., launch_id: int | None = ...
     ) -> ExecuteResults: ...
     def cost_analysis(self) -> dict[str, str | bool | int | list[int] | float]: ...
+    def serialize(self) -> bytes: ...
+
+class DeviceList:
+    def __init__(self, devices: tuple[Device, ...]) -> None: ...
 
 class Client:
     @property
@@ -54,6 +60,12 @@ class Client:
         computation: str | bytes,
         executable_devices: Sequence[Device],
         compile_options: CompileOptions = ...,
+    ) -> LoadedExecutable: ...
+    def deserialize_executable(
+        self,
+        serialized: bytes,
+        executable_devices: DeviceList,
+        compile_options: CompileOptions | None = ...,
     ) -> LoadedExecutable: ...
 
 def batched_device_put(

@@ -37,7 +37,7 @@ from didax.interpreters.scan import scan_p
 from didax.interpreters.while_loop import while_p
 from didax.ir.fingerprint import fingerprint
 from didax.ir.jaxpr import Jaxpr, JaxprEqn, Var
-from didax.lowering import xla
+from didax.lowering import persistent_cache, xla
 from didax.lowering.array import BACKEND
 from didax.lowering.mlir import lower_to_module
 
@@ -137,7 +137,7 @@ def compile_jaxpr(
 
     def build() -> Compiled:
         module = lower_to_module(jaxpr, name, donated)
-        return Compiled(xla.compile(module), jaxpr.out_avals, module)
+        return Compiled(persistent_cache.compile_module(module), jaxpr.out_avals, module)
 
     key: Hashable = (fingerprint(jaxpr), donated) if donated else fingerprint(jaxpr)
     return COMPILE_CACHE.get_or_create(key, build)

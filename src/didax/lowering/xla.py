@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import io
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeAlias
 
@@ -104,20 +105,58 @@ def platform() -> str:
     return _backend().platform
 
 
-def compile(module: ir.Module | str) -> Executable:  # noqa: A001 - the adapter's verb
-    """Compiles a StableHLO module (or its text) for ``device()``.
+def module_bytecode(module: ir.Module) -> bytes:
+    """The module as MLIR bytecode: what XLA parses fastest, and what the disk cache keys on."""
+    out = io.BytesIO()
+    module.operation.write_bytecode(file=out)
+    return out.getvalue()
+
+
+def compile(module: ir.Module | str | bytes) -> Executable:  # noqa: A001 - the adapter's verb
+    """Compiles a StableHLO module (its text, or its bytecode) for ``device()``.
 
     A module goes to XLA as MLIR bytecode, which parses faster than text.
     Passing explicit (default) options matters: without them XLA's CPU
     compiler uses fast min/max, which drops NaNs.
     """
-    if isinstance(module, str):
-        program: str | bytes = module
-    else:
-        out = io.BytesIO()
-        module.operation.write_bytecode(file=out)
-        program = out.getvalue()
+    program = module_bytecode(module) if isinstance(module, ir.Module) else module
     return _backend().compile_and_load(program, [device()], xla_client.CompileOptions())
+
+
+def serialize(executable: Executable) -> bytes:
+    """The executable as bytes that ``deserialize`` loads (in a process of the same build)."""
+    return executable.serialize()
+
+
+def deserialize(payload: bytes) -> Executable:
+    """Loads an executable ``serialize`` wrote, for ``device()``.
+
+    Loading one runs code of its making: only ever pass bytes didax wrote
+    (the disk cache checks a checksum, in an owner-only directory). Raises
+    XLA's runtime error on bytes it cannot parse.
+    """
+    devices = _jaxlib.DeviceList((device(),))
+    return _backend().deserialize_executable(payload, devices, xla_client.CompileOptions())
+
+
+def compiler_identity() -> bytes:
+    """What besides the program decides an executable: versions, device and compile options.
+
+    jax and jaxlib versions, the platform and its version, the device
+    kind, XLA's flags from the environment and the compile options, so a
+    disk cache entry is used only by the build that can run it.
+    """
+    from importlib.metadata import version as installed_version
+
+    parts = (
+        installed_version("jax"),
+        installed_version("jaxlib"),
+        platform(),
+        _backend().platform_version,
+        device().device_kind,
+        os.environ.get("XLA_FLAGS", ""),
+    )
+    return "\0".join(parts).encode() + b"\0" + xla_client.CompileOptions().SerializeAsString()
 
 
 def _numeric(analysis: dict[str, Any]) -> dict[str, float]:
