@@ -1,6 +1,8 @@
 """Reverse mode: a compiled training step, and the cost of grad against the forward pass.
 
 Each workload runs for didax and for JAX in the same process:
+- per-example gradients, ``jit(vmap(grad(loss)))`` of a linear model over a
+  batch of 256, with arguments made by ``asarray`` and as host NumPy arrays;
 - ``jit(value_and_grad(loss))`` of the MLP of ``bench_jit.py`` (784-512-512-10,
   tanh, batch 128, float32, mean squared error against random targets) on
   device-resident parameters: one training step's forward and backward pass,
@@ -40,6 +42,46 @@ def _block(tree: Any) -> Any:
         if hasattr(leaf, "block_until_ready"):
             leaf.block_until_ready()
     return tree
+
+
+# --- per-example gradients: jit(vmap(grad)) --------------------------------------
+
+PE_BATCH, PE_DIM = 256, 64
+
+
+def _per_example_data() -> tuple[np.ndarray[Any, Any], ...]:
+    rng = np.random.default_rng(1)
+    w = rng.normal(size=PE_DIM).astype(np.float32)
+    x = rng.normal(size=(PE_BATCH, PE_DIM)).astype(np.float32)
+    y = rng.normal(size=PE_BATCH).astype(np.float32)
+    return w, x, y
+
+
+@pytest.mark.benchmark(group="per-example grads", warmup=True)
+@pytest.mark.parametrize("args", ["asarray", "numpy"])
+@pytest.mark.parametrize("impl", ["didax", "jax"])
+def bench_per_example_grads(
+    benchmark: BenchmarkFixture, record: Record, impl: Impl, args: str
+) -> None:
+    """``jit(vmap(grad(loss), in_axes=(None, 0, 0)))`` of a linear model, batch 256.
+
+    Arguments made with ``dnp.asarray``/``jnp.asarray`` (device Arrays), or
+    passed as host NumPy arrays (66 KB, transferred at every call).
+    """
+    host = _per_example_data()
+    if impl == "didax":
+        f: Any = dx.jit(dx.vmap(dx.grad(lambda w, x, y: (dnp.dot(x, w) - y) ** 2), (None, 0, 0)))
+        made = [dnp.asarray(a) for a in host] if args == "asarray" else list(host)
+    else:
+        f = jax.jit(jax.vmap(jax.grad(lambda w, x, y: (jnp.dot(x, w) - y) ** 2), (None, 0, 0)))
+        made = [jnp.asarray(a) for a in host] if args == "asarray" else list(host)
+    f(*made).block_until_ready()
+    out = benchmark(lambda: f(*made).block_until_ready())
+    what = "dnp.asarray Arrays" if args == "asarray" else "NumPy arguments (66 KB)"
+    record(benchmark, workload=f"jit(vmap(grad)) per-example, batch 256, {what}", impl=impl)
+    w, x, y = host
+    expected = 2 * (x @ w - y)[:, None] * x
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-4, atol=1e-4)
 
 
 # --- jit(value_and_grad(loss)) of an MLP ---------------------------------------------

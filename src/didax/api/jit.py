@@ -103,6 +103,15 @@ def _leaf_signature(x: Any) -> Hashable:
     return get_aval(x)
 
 
+# A NumPy array's aval by its shape, dtype and the x64 mode (which makes its
+# dtype canonical): one shared object per type, found without building one.
+_NDARRAY_AVALS: Final[LRUCache[ShapedArray]] = LRUCache(maxsize=1024)
+
+
+def _ndarray_aval(x: np.ndarray[Any, Any], x64: bool) -> ShapedArray:
+    return _NDARRAY_AVALS.get_or_create((x.shape, x.dtype, x64), lambda: get_aval(x))
+
+
 _ARRAY_KINDS: Final = frozenset({ValueKind.SCALAR, ValueKind.HOST, ValueKind.ARRAY})
 
 
@@ -116,6 +125,8 @@ def _positional_signature(args: tuple[Any, ...]) -> tuple[Hashable, ...] | None:
     for x in args:
         if type(x) is Array:
             signature.append(x.aval)
+        elif type(x) is np.ndarray:
+            signature.append(_ndarray_aval(x, flag("jax_enable_x64")))
         elif kind_or_none(x) in _ARRAY_KINDS:
             signature.append(_leaf_signature(x))
         else:
@@ -316,6 +327,8 @@ class Jitted:
             for x in args:
                 if type(x) is Array:
                     signature.append(x._aval)
+                elif type(x) is np.ndarray:
+                    signature.append(_ndarray_aval(x, mode))
                 else:
                     leaf = _SCALAR_SIGNATURES.get(type(x))
                     if leaf is None:
