@@ -5,6 +5,7 @@ weakly typed values (Python scalars) take their partner's dtype and shape.
 The functions live in ``didax.core.lax.wrappers`` (the bind wrappers),
 ``didax.core.lax.bits`` (xor, shifts, bit counts, bit casts),
 ``didax.core.lax.sorting`` (``sort``),
+``didax.core.lax.cumulative`` (``cumprod``, ``cummax``, ``cummin``, ``cumlogsumexp``),
 ``didax.core.lax.special`` (``erf``, ``erf_inv``, ``lgamma``, ``sinh``, ...),
 ``didax.core.lax.indexing``
 (``gather`` and the ``scatter`` family) and ``didax.api.control_flow``
@@ -25,6 +26,10 @@ from didax.core.lax.bits import population_count as population_count
 from didax.core.lax.bits import shift_left as shift_left
 from didax.core.lax.bits import shift_right_arithmetic as shift_right_arithmetic
 from didax.core.lax.bits import shift_right_logical as shift_right_logical
+from didax.core.lax.cumulative import cumlogsumexp as cumlogsumexp
+from didax.core.lax.cumulative import cummax as cummax
+from didax.core.lax.cumulative import cummin as cummin
+from didax.core.lax.cumulative import cumprod as cumprod
 from didax.core.lax.indexing import GatherDimensionNumbers as GatherDimensionNumbers
 from didax.core.lax.indexing import GatherScatterMode as GatherScatterMode
 from didax.core.lax.indexing import ScatterDimensionNumbers as ScatterDimensionNumbers
@@ -70,6 +75,11 @@ __all__ = [
     "population_count",
     "clz",
     "bitcast_convert_type",
+    # cumulative reductions (didax.core.lax.cumulative)
+    "cumprod",
+    "cummax",
+    "cummin",
+    "cumlogsumexp",
     # sorting (didax.core.lax.sorting)
     "sort",
     "sort_key_val",

@@ -22,7 +22,7 @@ import pytest
 
 import didax
 from didax.core.abstract_eval import ABSTRACT_EVAL
-from didax.core.lax import SPECIAL_PRIMITIVES, STANDARD_PRIMITIVES
+from didax.core.lax import CUMULATIVE_PRIMITIVES, SPECIAL_PRIMITIVES, STANDARD_PRIMITIVES
 from didax.core.primitive import ALL_PRIMITIVES, Primitive, RuleTable
 from didax.interpreters.batching import BATCH_RULES
 from didax.interpreters.evaluation import IMPL_RULES
@@ -164,6 +164,23 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "known part"
         )
         for name in SPECIAL_NAMES
+    },
+    **{
+        (p.name, table): (
+            "a first-order primitive (the cumulative family): partial evaluation stages it "
+            "whole when its operand is unknown, and DCE drops it whole when its result is "
+            "unused; neither can do better"
+        )
+        for p in CUMULATIVE_PRIMITIVES
+        for table in ("partial_eval", "dce")
+    },
+    **{
+        (p.name, "transpose"): (
+            "not linear (as in JAX): its jvp rule writes the tangent as an associative scan "
+            "of element-wise products, selects, slices and concatenations, which is what a "
+            "linear jaxpr holds, so it never has an UndefinedPrimal operand"
+        )
+        for p in CUMULATIVE_PRIMITIVES
     },
     ("nextafter", "jvp"): (
         "as in JAX, nextafter has no derivative rule (jax.grad of it raises): its result "

@@ -42,6 +42,7 @@ from didax.lowering.mlir import (
     dtype_to_ir_type,
     full,
 )
+from didax.lowering.scan_ops import cumulative
 
 Value: TypeAlias = IrValue
 # Builds a region's results from its block arguments (scalars).
@@ -71,7 +72,7 @@ def compare(x: Value, y: Value, direction: str, dtype: DType) -> Value:
     )
 
 
-def _max_identity(dtype: DType) -> bool | int | float:
+def max_identity(dtype: DType) -> bool | int | float:
     """The identity of ``max``: the least value of ``dtype``."""
     if dtype == dtypes.bool_:
         return False
@@ -80,7 +81,7 @@ def _max_identity(dtype: DType) -> bool | int | float:
     return -np.inf
 
 
-def _min_identity(dtype: DType) -> bool | int | float:
+def min_identity(dtype: DType) -> bool | int | float:
     """The identity of ``min``: the greatest value of ``dtype``."""
     if dtype == dtypes.bool_:
         return True
@@ -450,8 +451,8 @@ LOWERING_RULES.register(
 LOWERING_RULES.register(
     lax.reduce_prod_p, _monoid_reduction_rule(lambda d: 1, lambda x, y, d: hlo.multiply(x, y))
 )
-LOWERING_RULES.register(lax.reduce_max_p, _monoid_reduction_rule(_max_identity, _max))
-LOWERING_RULES.register(lax.reduce_min_p, _monoid_reduction_rule(_min_identity, _min))
+LOWERING_RULES.register(lax.reduce_max_p, _monoid_reduction_rule(max_identity, _max))
+LOWERING_RULES.register(lax.reduce_min_p, _monoid_reduction_rule(min_identity, _min))
 
 
 def _arg_extremum(
@@ -510,38 +511,18 @@ def _arg_extremum_rule(
     return rule
 
 
-LOWERING_RULES.register(lax.argmax_p, _arg_extremum_rule("GT", _max_identity))
-LOWERING_RULES.register(lax.argmin_p, _arg_extremum_rule("LT", _min_identity))
+LOWERING_RULES.register(lax.argmax_p, _arg_extremum_rule("GT", max_identity))
+LOWERING_RULES.register(lax.argmin_p, _arg_extremum_rule("LT", min_identity))
 
 
 @LOWERING_RULES.defines(lax.cumsum_p)
 def _cumsum_lowering(
     ctx: LoweringRuleContext, x: Value, *, axis: int, reverse: bool
 ) -> list[Value]:
-    # A window as long as the axis, padded with n - 1 zeros before it (after
-    # it, for reverse): output i sums inputs 0..i (i..n-1). This is quadratic
-    # work, as JAX's reduce_window path; correctness first, a scan can come later.
+    # lowering.scan_ops: one reduce_window for short axes, an associative
+    # scan (O(n) additions in O(log n) depth) for long ones.
     aval = ctx.avals_in[0]
-    n = aval.shape[axis]
-    if n == 0:
-        return [x]
-    window = [1] * aval.ndim
-    window[axis] = n
-    padding = np.zeros((aval.ndim, 2), np.int64)
-    padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
-    op = hlo.ReduceWindowOp(
-        [aval_to_ir_type(aval)],
-        [x],
-        [constant(np.asarray(0, aval.dtype))],
-        dense_i64(window),
-        window_strides=dense_i64([1] * aval.ndim),
-        padding=ir.DenseIntElementsAttr.get(padding.data, shape=[aval.ndim, 2]),
-    )
-    scalar = _scalar_type(aval.dtype)
-    block = op.regions[0].blocks.append(scalar, scalar)
-    with ir.InsertionPoint(block):
-        hlo.return_([hlo.add(*block.arguments)])
-    return [op.result]
+    return [cumulative(x, aval.shape, aval.dtype, axis, reverse, hlo.add, 0)]
 
 
 # --- linear algebra --------------------------------------------------------------------

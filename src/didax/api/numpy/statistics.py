@@ -93,10 +93,12 @@ def count_nonzero(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Ar
 def cumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
     """Cumulative product along ``axis`` (of the flattened array by default).
 
-    A log-depth (Hillis-Steele) prefix product: at step ``s`` each element
-    is multiplied by the one ``s`` places before it (ones shifted in), so
-    ``ceil(log2 n)`` element-wise products of static shapes, which jvp,
-    vmap and transposition handle like any others.
+    ``lax.cumprod``: an associative scan when compiled, ``np.multiply.accumulate``
+    eagerly.
+
+    >>> cumprod(np.array([[1, 2], [3, 4]]), axis=1)
+    Array([[ 1,  2],
+           [ 3, 12]], dtype=int64)
     """
     v = as_result(operand(a))
     if axis is None:
@@ -105,19 +107,7 @@ def cumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
     (ax,) = normalize_axes(axis, aval.ndim, "cumprod")
     # As cumsum: integers in their own dtype, booleans in the default int.
     dt = dtype_arg(dtype) or (dtypes.default_int() if dtypes.is_bool(aval.dtype) else aval.dtype)
-    v = astype(v, dt)
-    n = aval.shape[ax]
-    shift = 1
-    while shift < n:
-        start, limit = [0] * aval.ndim, list(aval.shape)
-        limit[ax] = n - shift
-        head = lax.slice(v, start, limit)
-        cfg = [(0, 0, 0)] * aval.ndim
-        cfg[ax] = (shift, 0, 0)
-        shifted = lax.pad(head, lax.convert_element_type(1, dt), cfg)
-        v = lax.mul(v, shifted)
-        shift *= 2
-    return as_result(v)
+    return as_result(lax.cumprod(astype(v, dt), ax))
 
 
 def var(

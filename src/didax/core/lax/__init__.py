@@ -8,11 +8,13 @@ JAX's ``lax`` module does (``lax.add_p`` beside ``lax.add``), which is what
 interpreters' rules read best with.
 
 ``indexing`` holds a family whole (``gather_p`` and the scatters, their
-dimension numbers, typing rules and wrappers).
+dimension numbers, typing rules and wrappers), as ``cumulative`` does
+(``cumprod_p``, ``cummax_p``, ``cummin_p``, ``cumlogsumexp_p``).
 """
 
 from didax.core.lax import typing_rules as _typing_rules  # noqa: F401  (registers the rules)
 from didax.core.lax.bits import *  # noqa: F403
+from didax.core.lax.cumulative import *  # noqa: F403
 from didax.core.lax.indexing import *  # noqa: F403
 from didax.core.lax.primitives import *  # noqa: F403
 from didax.core.lax.sorting import *  # noqa: F403

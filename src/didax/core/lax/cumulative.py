@@ -1,0 +1,115 @@
+"""The cumulative primitives beyond ``cumsum``: declarations, typing rule, ``didax.lax`` wrappers.
+
+``cumprod``, ``cummax``, ``cummin`` and ``cumlogsumexp`` are JAX's
+primitives of those names: an inclusive running product, maximum, minimum
+or ``log(sum(exp(...)))`` along ``axis``, from the end when ``reverse``.
+(``cumsum_p``, older and linear, is a standard primitive in
+``core.lax.primitives``.) The interpreters' rules are in
+``interpreters.cumulative``; the lowering, an associative scan shared with
+``cumsum``, in ``lowering.cumulative``.
+
+Design rules:
+- Types are JAX's: the result has the operand's type (weak type included);
+  ``cumprod``, ``cummax`` and ``cummin`` take numbers (integers and floats,
+  not booleans), ``cumlogsumexp`` floats only (JAX's ``logaddexp`` refuses
+  integers).
+- The params are ``axis`` (non-negative, normalised by the wrappers) and
+  ``reverse``, as ``cumsum``'s.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from didax.core import dtypes
+from didax.core.abstract import ShapedArray
+from didax.core.abstract_eval import ABSTRACT_EVAL, AbstractEvalRule, dtype_failure, shape_failure
+from didax.core.lax.wrappers import _as_operand, _ndim, _normalize_axis
+from didax.core.primitive import Primitive
+from didax.core.values import ArrayLike
+
+__all__ = [
+    "cumprod_p",
+    "cummax_p",
+    "cummin_p",
+    "cumlogsumexp_p",
+    "CUMULATIVE_PRIMITIVES",
+    "cumprod",
+    "cummax",
+    "cummin",
+    "cumlogsumexp",
+]
+
+cumprod_p: Final = Primitive("cumprod")
+cummax_p: Final = Primitive("cummax")
+cummin_p: Final = Primitive("cummin")
+cumlogsumexp_p: Final = Primitive("cumlogsumexp")
+
+CUMULATIVE_PRIMITIVES: Final[tuple[Primitive, ...]] = (
+    cumprod_p,
+    cummax_p,
+    cummin_p,
+    cumlogsumexp_p,
+)
+
+
+def _cumulative_rule(kinds: str, what: str) -> AbstractEvalRule:
+    def rule(x: ShapedArray, *, axis: int, reverse: bool) -> ShapedArray:
+        if dtypes.kind(x.dtype) not in kinds:
+            raise dtype_failure(f"operands must be {what}, got {x.dtype}")
+        if not 0 <= axis < x.ndim:
+            raise shape_failure(f"axis {axis} is out of range for rank {x.ndim}")
+        return x
+
+    return rule
+
+
+ABSTRACT_EVAL.register(cumprod_p, _cumulative_rule("iuf", "numbers"))
+ABSTRACT_EVAL.register(cummax_p, _cumulative_rule("iuf", "numbers"))
+ABSTRACT_EVAL.register(cummin_p, _cumulative_rule("iuf", "numbers"))
+ABSTRACT_EVAL.register(cumlogsumexp_p, _cumulative_rule("f", "floating-point numbers"))
+
+
+def _bind(prim: Primitive, operand: ArrayLike, axis: int, reverse: bool) -> Any:
+    axis = _normalize_axis(int(axis), _ndim(operand))
+    return prim.bind(_as_operand(operand), axis=axis, reverse=bool(reverse))
+
+
+def cumprod(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
+    """Inclusive cumulative product along ``axis`` (from the end when ``reverse``).
+
+    >>> import numpy as np
+    >>> cumprod(np.array([1, 2, 3, 4]))
+    Array([ 1,  2,  6, 24], dtype=int64)
+    """
+    return _bind(cumprod_p, operand, axis, reverse)
+
+
+def cummax(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
+    """Inclusive cumulative maximum along ``axis`` (from the end when ``reverse``).
+
+    >>> import numpy as np
+    >>> cummax(np.array([1, 3, 2, 5]), reverse=True)
+    Array([5, 5, 5, 5], dtype=int64)
+    """
+    return _bind(cummax_p, operand, axis, reverse)
+
+
+def cummin(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
+    """Inclusive cumulative minimum along ``axis`` (from the end when ``reverse``).
+
+    >>> import numpy as np
+    >>> cummin(np.array([3, 1, 2, 0]))
+    Array([3, 1, 1, 0], dtype=int64)
+    """
+    return _bind(cummin_p, operand, axis, reverse)
+
+
+def cumlogsumexp(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
+    """Inclusive cumulative ``log(sum(exp(x)))`` along ``axis``, computed without overflow.
+
+    >>> import numpy as np
+    >>> cumlogsumexp(np.log(np.array([1.0, 2.0, 3.0])))
+    Array([0.        , 1.09861229, 1.79175947], dtype=float64)
+    """
+    return _bind(cumlogsumexp_p, operand, axis, reverse)
