@@ -5,11 +5,11 @@ array of one square shape ``(N, N)``. Every step reads earlier values (by
 position, modulo how many there are) and appends one: element-wise
 functions, broadcasting arithmetic, reductions broadcast back, shape
 operations that return to the square shape, ``dot``, gathers and
-scatter-adds at constant indices, a round trip through float32, and
-control flow (``cond``, ``fori_loop``, ``scan``) and ``custom_jvp``. Since
-every step accepts any earlier value, every subsequence of a program is a
-program, which is what makes shrinking a failure simple: drop steps while
-it still fails.
+scatter-adds at constant indices, a round trip through float32,
+cumulative sums and maxima, control flow (``cond``, ``fori_loop``,
+``scan``) and ``custom_jvp``. Since every step accepts any earlier value,
+every subsequence of a program is a program, which is what makes shrinking
+a failure simple: drop steps while it still fails.
 
 The program is written once against a namespace (``didax`` or ``jax``) and
 run under eval, jit, jvp, vmap, grad, vjp, linearize, jit(grad),
@@ -138,6 +138,10 @@ def _apply(ns: Any, op: str, a: Any, b: Any) -> Any:
             return a.at[_IDX].add(b)
         case "f32":
             return a.astype(np_.float32).astype(np_.float64)
+        case "cumsum":
+            return np_.cumsum(a, axis=0)
+        case "cummax":
+            return lax.cummax(a, axis=1, reverse=True)
         case "cond":
             return lax.cond(np_.sum(b) > 0.0, np_.sin, np_.cos, a)
         case "fori":
@@ -178,6 +182,8 @@ OPS: Final = [
     "gather",
     "scatter_add",
     "f32",
+    "cumsum",
+    "cummax",
     "cond",
     "fori",
     "scan",
