@@ -525,6 +525,9 @@ CASES: Final[tuple[Case, ...]] = (
         operands((4, 3)),
         "reverse",
     ),
+    Case("cumprod", lambda L, x: L.lax.cumprod(x, 1), near_one((2, 12))),
+    Case("cummax", lambda L, x: L.lax.cummax(x, 1), with_ties((3, 4))),
+    Case("cummin", lambda L, x: L.lax.cummin(x, 0, reverse=True), with_ties((3, 4))),
     # Linear algebra.
     Case(
         "dot_general",
@@ -621,6 +624,12 @@ CASES: Final[tuple[Case, ...]] = (
 
 # Primitives that no case can hold at the top of its jaxpr, and why.
 NO_CASE: Final[dict[str, str]] = {
+    "cumlogsumexp": (
+        "JAX 0.10.2's lax.cumlogsumexp traces integer operands and then fails lowering "
+        "them (OverflowError: float infinity to integer), so this harness cannot take "
+        "JAX as the oracle; didax refuses integers at trace time, and its float16 and "
+        "bfloat16 results are checked in tests/lowering/test_cumulative.py"
+    ),
     "custom_lin": (
         "made only inside the linear jaxpr that grad transposes, never by user code: "
         "the grad of the custom_vjp_call case exercises it"
