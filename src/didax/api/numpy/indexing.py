@@ -832,9 +832,10 @@ class IndexUpdateRef:
         unique_indices: bool,
         mode: str | GatherScatterMode | None,
         wrap_negative_indices: bool,
+        target: ArrayLike | None = None,
     ) -> Array:
         return scatter_update(
-            self.array,
+            self.array if target is None else target,
             self.index,
             values,
             op,
@@ -842,6 +843,26 @@ class IndexUpdateRef:
             unique_indices=unique_indices,
             mode=mode,
             normalize_indices=wrap_negative_indices,
+        )
+
+    def _factors(
+        self,
+        values: ArrayLike,
+        indices_are_sorted: bool,
+        unique_indices: bool,
+        mode: str | GatherScatterMode | None,
+        wrap_negative_indices: bool,
+    ) -> Array:
+        """Ones, times ``values`` at the index (repeats multiply): ``divide``'s and ``power``'s."""
+        ones = lax.full_like(as_result(operand(self.array)), 1)
+        return self._update(
+            values,
+            lax.scatter_mul,
+            indices_are_sorted,
+            unique_indices,
+            mode,
+            wrap_negative_indices,
+            target=ones,
         )
 
     def set(
@@ -912,18 +933,10 @@ class IndexUpdateRef:
         wrap_negative_indices: bool = True,
     ) -> Array:
         """``x[idx] /= values`` (a true division, as JAX's)."""
-        ones = lax.full_like(as_result(operand(self.array)), 1)
-        scaled = scatter_update(
-            ones,
-            self.index,
-            values,
-            lax.scatter_mul,
-            indices_are_sorted=indices_are_sorted,
-            unique_indices=unique_indices,
-            mode=mode,
-            normalize_indices=wrap_negative_indices,
+        divisors = self._factors(
+            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
         )
-        return divide(self.array, scaled)
+        return divide(self.array, divisors)
 
     def power(
         self,
@@ -935,16 +948,8 @@ class IndexUpdateRef:
         wrap_negative_indices: bool = True,
     ) -> Array:
         """``x[idx] **= values``."""
-        ones = lax.full_like(as_result(operand(self.array)), 1)
-        exponents = scatter_update(
-            ones,
-            self.index,
-            values,
-            lax.scatter_mul,
-            indices_are_sorted=indices_are_sorted,
-            unique_indices=unique_indices,
-            mode=mode,
-            normalize_indices=wrap_negative_indices,
+        exponents = self._factors(
+            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
         )
         return power(self.array, exponents)
 
