@@ -321,8 +321,9 @@ class Jitted:
         # decides what tracing produced; a hit is one lookup and the XLA call.
         mode = dispatch_mode()
         if mode is not None and self._plain and not kwargs and current_trace() is EVAL_TRACE:
-            # A loop reads fastest here (a comprehension is a call); an
-            # Array's aval is read from its slot, without the property.
+            # The key _positional_signature builds (the miss path inserts
+            # under it), inlined: a loop reads fastest here (a comprehension
+            # is a call), and an Array's aval is read from its slot.
             signature: list[Hashable] = [mode]
             for x in args:
                 if type(x) is Array:
@@ -343,9 +344,9 @@ class Jitted:
                         return compiled.run_single(entry.const_buffers, args)
                     outs = compiled.run(entry.const_buffers, args)
                     return tree_util.tree_unflatten(entry.out_tree, outs)
-        return self._call(mode, args, kwargs)
+        return self._call(args, kwargs)
 
-    def _call(self, mode: bool | None, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Every call the hit path does not answer: a miss, pytrees, statics, tracers."""
         if flag("jax_disable_jit"):
             return self._fun(*args, **kwargs)
