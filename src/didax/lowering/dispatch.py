@@ -158,7 +158,7 @@ def to_buffer(x: Any) -> xla.Buffer:
 
 # Scalars are immutable and recur (step sizes, flags, loop bounds), so their
 # device copies are kept and reused. A Python scalar's key tells 1 from 1.0
-# from True, and -0.0 from 0.0 (a zero or NaN float is keyed by its bits); a
+# from True, and -0.0 from 0.0 (a zero, inf or NaN float is keyed by its bits); a
 # NumPy scalar's is its dtype and bytes. Both hold the x64 mode, which
 # decides the buffer's dtype (float64 or float32).
 _SCALAR_BUFFERS: Final[LRUCache[xla.Buffer]] = LRUCache(maxsize=256)
