@@ -94,7 +94,7 @@ def test_foreign_array_is_read_through_dunder_array() -> None:
     np.testing.assert_array_equal(out, np.ones((2, 3), np.float32))
 
 
-@pytest.mark.parametrize("x", [[1.0, 2.0], {"a": 1}, None, "abc", (1,), _Color.RED, 1 + 2j])
+@pytest.mark.parametrize("x", [[1.0, 2.0], {"a": 1}, None, "abc", (1,), _Color.RED])
 def test_non_values_raise_type_error(x: Any) -> None:
     with pytest.raises(TypeError, match="is not a valid didax value"):
         value_kind(x)
@@ -171,12 +171,10 @@ def test_as_array_reads_a_device_array() -> None:
 @pytest.mark.parametrize(
     "x",
     [
-        np.complex128(1 + 1j),
-        np.ones(2, np.complex64),
         np.array(["a", "b"]),
         np.array([b"x"]),
         np.array([1, "a"], dtype=object),
-        jnp.ones(2, jnp.complex64),
+        np.array(["2020-01-01"], dtype="datetime64[D]"),
     ],
 )
 def test_as_array_rejects_unsupported_dtypes(x: Any) -> None:

@@ -20,8 +20,8 @@ with no case. For each case and each small dtype:
   didax raises the same type of error.
 
 ``EXEMPT`` lists what cannot work, with the reason (nothing, at present).
-Complex inputs are refused with a ``TypeError`` that says complex numbers
-are not supported yet, eagerly, under ``jit`` and under the transformations.
+Complex inputs work as in JAX, eagerly, under ``jit`` and under the
+transformations (``test_complex_inputs_work_as_in_jax``).
 
 XLA compiles take most of the time, about in proportion to the number of
 operations compiled; so each test covers all dtypes of one case and reports
@@ -624,6 +624,14 @@ CASES: Final[tuple[Case, ...]] = (
 
 # Primitives that no case can hold at the top of its jaxpr, and why.
 NO_CASE: Final[dict[str, str]] = {
+    **{
+        name: (
+            "complex numbers have no 16-bit or integer dtype (complex64 is the smallest, "
+            "and lax.complex takes float32 or float64 parts, as JAX's): no small dtype "
+            "reaches it; tests/api/test_complex.py checks it against JAX"
+        )
+        for name in ("real", "imag", "conj", "complex")
+    },
     "cumlogsumexp": (
         "JAX 0.10.2's lax.cumlogsumexp traces integer operands and then fails lowering "
         "them (OverflowError: float infinity to integer), so this harness cannot take "
@@ -1051,32 +1059,46 @@ def test_jvp_and_grad_match_jax(c: Case) -> None:
 
 # --- complex numbers ------------------------------------------------------------------------
 
-Z: Final = np.ones(3, np.complex64)
+Z: Final = np.ones(3, np.complex64) * (1 + 2j)
 X: Final = np.ones(3, np.float32)
 
-COMPLEX_USES: Final[dict[str, Thunk]] = {
-    "eager": lambda: dnp.sin(Z),
-    "lax": lambda: dlax.sin(Z),
-    "asarray": lambda: dnp.asarray(Z),
-    "mixed with a float": lambda: dnp.multiply(X, Z),
-    "python complex": lambda: dnp.sin(1j),  # type: ignore[arg-type]
-    "jit": lambda: didax.jit(dnp.sin)(Z),
-    "jit closure": lambda: didax.jit(lambda x: dnp.multiply(x, Z))(X),
-    "grad": lambda: didax.grad(lambda x: dnp.sum(dnp.sin(x)))(Z),
-    "grad of python complex": lambda: didax.grad(dnp.sin)(1j),
-    "jit of grad": lambda: didax.jit(didax.grad(lambda x: dnp.sum(dnp.sin(x))))(Z),
-    "jvp": lambda: didax.jvp(dnp.sin, (Z,), (Z,)),
-    "vmap": lambda: didax.vmap(dnp.sin)(Z),
-}
+
+def _complex_uses(np_: Any, lax_: Any, lib: Any) -> dict[str, Thunk]:
+    return {
+        "eager": lambda: np_.sin(Z),
+        "lax": lambda: lax_.sin(Z),
+        "asarray": lambda: np_.asarray(Z),
+        "mixed with a float": lambda: np_.multiply(X, Z),
+        "python complex": lambda: np_.sin(1j),
+        "jit": lambda: lib.jit(np_.sin)(Z),
+        "jit closure": lambda: lib.jit(lambda x: np_.multiply(x, Z))(X),
+        "grad of a complex output": lambda: lib.grad(lambda x: np_.sum(np_.sin(x)))(Z),
+        "grad of a real output": lambda: lib.grad(lambda x: np_.sum(np_.abs(np_.sin(x))))(Z),
+        "holomorphic grad": lambda: lib.grad(lambda x: np_.sum(np_.sin(x)), holomorphic=True)(Z),
+        "grad of python complex": lambda: lib.grad(np_.sin)(1j),
+        "jit of grad": lambda: lib.jit(lib.grad(lambda x: np_.sum(np_.abs(x) ** 2)))(Z),
+        "jvp": lambda: lib.jvp(np_.sin, (Z,), (Z,)),
+        "vmap": lambda: lib.vmap(np_.sin)(Z),
+    }
 
 
-@pytest.mark.parametrize("use", list(COMPLEX_USES))
-def test_complex_inputs_are_refused_clearly(use: str) -> None:
-    with pytest.raises(TypeError) as info:
-        COMPLEX_USES[use]()
-    assert "complex numbers are not supported yet" in str(info.value)
+COMPLEX_USES: Final = list(_complex_uses(dnp, dlax, didax))
 
 
-def test_jax_takes_the_complex_inputs_didax_refuses() -> None:
-    # The refusals above are didax's gap, not inputs JAX refuses too.
-    assert jnp.sin(Z).dtype == np.complex64
+@pytest.mark.parametrize("use", COMPLEX_USES)
+def test_complex_inputs_work_as_in_jax(use: str) -> None:
+    # Each use gives JAX's values (complex64 stays complex64), or the
+    # TypeError JAX raises (grad of a complex output without holomorphic).
+    want_thunk = _complex_uses(jnp, jax.lax, jax)[use]
+    got_thunk = _complex_uses(dnp, dlax, didax)[use]
+    try:
+        want = want_thunk()
+    except TypeError:
+        with pytest.raises(TypeError, match="holomorphic"):
+            got_thunk()
+        return
+    got = got_thunk()
+    for w, g in zip(jax.tree_util.tree_leaves(want), jax.tree_util.tree_leaves(got), strict=True):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, atol=1e-6)
+

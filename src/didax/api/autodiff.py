@@ -27,6 +27,8 @@ from didax.api.transformations import (
     _argnums_tuple,
     _FlatFun,
     _input_value,
+    check_input_dtype,
+    check_output_dtype,
     jacfwd,
     partial_at,
     split_basis,
@@ -161,6 +163,7 @@ def value_and_grad(
     fun: Callable[..., Any],
     argnums: int | Sequence[int] = 0,
     has_aux: bool = False,
+    holomorphic: bool = False,
     allow_int: bool = False,
 ) -> Callable[..., Any]:
     """``fun``'s value and its gradient with respect to ``argnums``.
@@ -168,7 +171,10 @@ def value_and_grad(
     Returns ``(value, grad)``, or ``((value, aux), grad)`` with ``has_aux``;
     ``grad`` is a tuple when ``argnums`` is a tuple. With ``allow_int``,
     integer and boolean arguments are allowed and get float0 gradients (as
-    JAX's).
+    JAX's). The output must be real, and the gradient of a real function of
+    complex inputs is JAX's: the pullback of 1, which for ``|z|**2`` is
+    ``2 * conj(z)``. With ``holomorphic`` the inputs and the output are
+    complex and the gradient is the complex derivative.
 
     >>> import didax as dx
     >>> dx.value_and_grad(lambda x: x * x)(3.0)
@@ -181,12 +187,13 @@ def value_and_grad(
         for i in nums:
             for leaf in tree_util.tree_leaves(args[i]):
                 dtype = get_aval(_input_value(leaf, "grad argument")).dtype
-                if not dtypes.is_float(dtype) and not allow_int:
+                if not dtypes.is_inexact(dtype) and not allow_int and not holomorphic:
                     raise TypeError(
                         f"grad requires floating-point inputs, but argument {i} has an "
                         f"input of dtype {dtype}; differentiate with respect to float "
                         "arguments only (see argnums), or pass allow_int=True"
                     )
+                check_input_dtype("grad", dtype, holomorphic, allow_int=True)
 
         result = vjp(
             partial_at(fun, args, nums, **kwargs), *(args[i] for i in nums), has_aux=has_aux
@@ -199,8 +206,7 @@ def value_and_grad(
                 f"grad requires a scalar output, but the function returned shape {shape}; "
                 "use vjp or jacrev for non-scalar outputs"
             )
-        if not dtypes.is_float(aval.dtype):
-            raise TypeError(f"grad requires a floating-point output, got dtype {aval.dtype}")
+        check_output_dtype("grad", aval.dtype, holomorphic)
         grads = f_vjp(lax.full_like(out, 1.0))
         g = grads[0] if isinstance(argnums, int) else grads
         return ((out, result[2]), g) if has_aux else (out, g)
@@ -212,6 +218,7 @@ def grad(
     fun: Callable[..., Any],
     argnums: int | Sequence[int] = 0,
     has_aux: bool = False,
+    holomorphic: bool = False,
     allow_int: bool = False,
 ) -> Callable[..., Any]:
     """The gradient of a scalar-valued ``fun`` with respect to ``argnums``.
@@ -220,7 +227,7 @@ def grad(
     >>> dx.grad(dx.numpy.sin)(0.0)
     Array(1., dtype=float64, weak_type=True)
     """
-    vg = value_and_grad(fun, argnums, has_aux, allow_int)
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
     @functools.wraps(fun)
     def grad_fun(*args: Any, **kwargs: Any) -> Any:
@@ -233,10 +240,13 @@ def grad(
 # --- jacrev, hessian -------------------------------------------------------------------
 
 
-def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+def jacrev(
+    fun: Callable[..., Any], argnums: int | Sequence[int] = 0, holomorphic: bool = False
+) -> Callable[..., Any]:
     """The Jacobian of ``fun`` by reverse mode: one vjp per output element, vmapped.
 
-    Shapes and structure as ``jacfwd``: output shape + input shape.
+    Shapes and structure as ``jacfwd``: output shape + input shape. Outputs
+    must be real, or complex with ``holomorphic`` (then inputs are complex too).
 
     >>> import didax as dx
     >>> import numpy as np
@@ -250,9 +260,15 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
         nums = _argnums_tuple(argnums, len(args), "jacrev")
 
         dyn = tuple(args[i] for i in nums)
+        for leaf in tree_util.tree_leaves(dyn):
+            check_input_dtype(
+                "jacrev", get_aval(_input_value(leaf, "jacrev argument")).dtype, holomorphic
+            )
         out, f_vjp = vjp(partial_at(fun, args, nums), *dyn)
         out_leaves, out_tree = tree_util.tree_flatten(out)
         out_avals = [get_aval(o) for o in out_leaves]
+        for a in out_avals:
+            check_output_dtype("jacrev", a.dtype, holomorphic)
         sizes = [a.size for a in out_avals]
         offsets = np.cumsum([0, *sizes])
         total = int(offsets[-1])
@@ -283,7 +299,9 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
     return locate_errors(jacobian)
 
 
-def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+def hessian(
+    fun: Callable[..., Any], argnums: int | Sequence[int] = 0, holomorphic: bool = False
+) -> Callable[..., Any]:
     """The Hessian of a scalar ``fun``: ``jacfwd(jacrev(fun))``.
 
     >>> import didax as dx
@@ -292,4 +310,4 @@ def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callab
     Array([[ 6.,  0.],
            [ 0., 12.]], dtype=float64)
     """
-    return jacfwd(jacrev(fun, argnums), argnums)
+    return jacfwd(jacrev(fun, argnums, holomorphic), argnums, holomorphic)

@@ -21,6 +21,7 @@ from jax import tree_util
 from didax.api.located import locate_errors
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
+from didax.core.dtypes import DType
 from didax.core.source_info import user_frame_summary
 from didax.core.values import get_aval, is_python_scalar, to_array
 from didax.interpreters.batching import move_axis, vmap_flat
@@ -283,12 +284,70 @@ def split_basis(basis: Any, avals: Sequence[ShapedArray]) -> list[Any]:
     return parts
 
 
-def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+def check_input_dtype(name: str, dtype: DType, holomorphic: bool, allow_int: bool = False) -> None:
+    """JAX's check of a differentiated input's dtype (``jacfwd`` wants reals, others inexact).
+
+    With ``holomorphic`` every input must be complex. Otherwise ``jacfwd``
+    takes real inputs only (a forward-mode basis of a complex input would be
+    ambiguous), and the reverse-mode transformations float or complex ones;
+    ``allow_int`` admits integers and booleans (they get float0 gradients).
+    """
+    if holomorphic:
+        if not dtypes.is_complex(dtype):
+            raise TypeError(
+                f"{name} with holomorphic=True requires inputs with complex dtype, "
+                f"but got {dtype.name}."
+            )
+        return
+    if dtypes.is_complex(dtype) and name == "jacfwd":
+        raise TypeError(
+            f"jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
+            f"np.floating), but got {dtype.name}. For holomorphic differentiation, pass "
+            "holomorphic=True. For differentiation of non-holomorphic functions involving "
+            "complex inputs, use jvp directly."
+        )
+    if not dtypes.is_inexact(dtype) and not allow_int:
+        raise TypeError(
+            f"{name} requires real- or complex-valued inputs (input dtype that is a sub-dtype "
+            f"of np.inexact), but got {dtype.name}. If you want to use Boolean- or "
+            "integer-valued inputs, use vjp or set allow_int to True."
+            if name != "jacfwd"
+            else f"jacfwd requires floating-point inputs, got an input of dtype {dtype}"
+        )
+
+
+def check_output_dtype(name: str, dtype: DType, holomorphic: bool) -> None:
+    """JAX's check of a differentiated output's dtype: real, or complex with ``holomorphic``."""
+    if holomorphic:
+        if not dtypes.is_complex(dtype):
+            raise TypeError(
+                f"{name} with holomorphic=True requires outputs with complex dtype, "
+                f"but got {dtype.name}."
+            )
+    elif dtypes.is_complex(dtype):
+        raise TypeError(
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {dtype.name}. For holomorphic differentiation, pass "
+            "holomorphic=True. For differentiation of non-holomorphic functions involving "
+            "complex outputs, use vjp directly."
+        )
+    elif not dtypes.is_float(dtype):
+        raise TypeError(
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {dtype.name}. For differentiation of functions with "
+            "integer outputs, use vjp directly."
+        )
+
+
+def jacfwd(
+    fun: Callable[..., Any], argnums: int | Sequence[int] = 0, holomorphic: bool = False
+) -> Callable[..., Any]:
     """The Jacobian of ``fun`` by forward mode: one jvp per input element, vmapped.
 
     The result for an output leaf of shape ``S`` and an input of shape ``T``
     has shape ``S + T``; with a tuple ``argnums`` it is a tuple, one entry per
-    argument.
+    argument. With ``holomorphic``, inputs and outputs are complex and the
+    result is the complex derivative.
 
     >>> import didax as dx
     >>> import numpy as np
@@ -305,10 +364,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
         dyn_leaves = [_input_value(x, "jacfwd argument") for x in dyn_leaves]
         avals = [get_aval(x) for x in dyn_leaves]
         for a in avals:
-            if not dtypes.is_float(a.dtype):
-                raise TypeError(
-                    f"jacfwd requires floating-point inputs, got an input of dtype {a.dtype}"
-                )
+            check_input_dtype("jacfwd", a.dtype, holomorphic)
         sizes = [a.size for a in avals]
         total = sum(sizes)
         offsets = np.cumsum([0, *sizes])
@@ -321,7 +377,11 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
             def of_leaves(*xs: Any) -> Any:
                 return with_dyn(*tree_util.tree_unflatten(dyn_tree, list(xs)))
 
-            return jvp(of_leaves, tuple(dyn_leaves), tuple(tangents))[1]
+            out_tangents = jvp(of_leaves, tuple(dyn_leaves), tuple(tangents))[1]
+            if holomorphic:
+                for leaf in tree_util.tree_leaves(out_tangents):
+                    check_output_dtype("jacfwd", get_aval(leaf).dtype, holomorphic)
+            return out_tangents
 
         jac = vmap(pushforward, out_axes=-1)(np.eye(total))
 

@@ -14,8 +14,11 @@ Design rules:
   values (``ShapedArray``), never of the NumPy arrays holding data.
 - ``bfloat16`` comes from ``ml_dtypes``, as JAX's; NumPy calls its kind
   ``'V'``, so every kind test goes through ``kind`` here.
-- Only the dtypes in ``SUPPORTED`` exist; anything else (complex, object,
-  strings) is a ``TypeError`` where it enters.
+- Complex numbers are ``complex64`` and ``complex128`` (kind ``'c'``); a
+  Python ``complex`` is the weak node ``c*`` above ``f*``, as in JAX's
+  lattice. "Inexact" means float or complex: the dtypes that have tangents.
+- Only the dtypes in ``SUPPORTED`` exist; anything else (object, strings,
+  datetimes) is a ``TypeError`` where it enters.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ bfloat16: Final[DType] = np.dtype(ml_dtypes.bfloat16)
 float16: Final = np.dtype(np.float16)
 float32: Final = np.dtype(np.float32)
 float64: Final = np.dtype(np.float64)
+complex64: Final = np.dtype(np.complex64)
+complex128: Final = np.dtype(np.complex128)
 
 # The dtype of tangents of integer and boolean values: it has no values,
 # exactly as JAX's float0 (a tangent of an integer input carries nothing).
@@ -64,6 +69,8 @@ SUPPORTED: Final[tuple[DType, ...]] = (
     float16,
     float32,
     float64,
+    complex64,
+    complex128,
 )
 _SUPPORTED_SET: Final = frozenset(SUPPORTED)
 
@@ -81,6 +88,8 @@ _SHORT_NAMES: Final[dict[DType, str]] = {
     float16: "f16",
     float32: "f32",
     float64: "f64",
+    complex64: "c64",
+    complex128: "c128",
     float0: "float0",
 }
 
@@ -91,12 +100,50 @@ def short_name(dtype: DType) -> str:
 
 
 def kind(dtype: DType) -> str:
-    """NumPy's kind letter (``'b'``, ``'i'``, ``'u'``, ``'f'``), with bfloat16 a float."""
+    """NumPy's kind letter (``'b'``, ``'i'``, ``'u'``, ``'f'``, ``'c'``), with bfloat16 a float."""
     return "f" if dtype == bfloat16 else dtype.kind
 
 
 def is_float(dtype: DType) -> bool:
     return kind(dtype) == "f"
+
+
+def is_complex(dtype: DType) -> bool:
+    return dtype.kind == "c"
+
+
+def is_inexact(dtype: DType) -> bool:
+    """Float or complex: the dtypes whose values have tangents."""
+    return kind(dtype) in "fc"
+
+
+_REAL_OF: Final[dict[DType, DType]] = {complex64: float32, complex128: float64}
+_COMPLEX_OF: Final[dict[DType, DType]] = {
+    bfloat16: complex64,
+    float16: complex64,
+    float32: complex64,
+    float64: complex128,
+}
+
+
+def real_dtype(dtype: DType) -> DType:
+    """The dtype of a complex dtype's parts (``complex64`` → ``float32``); others are themselves.
+
+    >>> real_dtype(complex128), real_dtype(float32)
+    (dtype('float64'), dtype('float32'))
+    """
+    return _REAL_OF.get(dtype, dtype)
+
+
+def complex_dtype(dtype: DType) -> DType:
+    """The complex dtype whose parts have ``dtype`` (float32 and smaller → ``complex64``).
+
+    >>> complex_dtype(float64)
+    dtype('complex128')
+    """
+    if is_complex(dtype):
+        return dtype
+    return canonical(_COMPLEX_OF.get(dtype, complex128))
 
 
 def is_integer(dtype: DType) -> bool:
@@ -112,12 +159,17 @@ def is_bool(dtype: DType) -> bool:
 
 
 def is_signed(dtype: DType) -> bool:
-    return kind(dtype) in "if"
+    return kind(dtype) in "ifc"
 
 
 # --- defaults and canonicalization (jax_enable_x64) -------------------------
 
-_TO_32: Final[dict[DType, DType]] = {float64: float32, int64: int32, uint64: uint32}
+_TO_32: Final[dict[DType, DType]] = {
+    float64: float32,
+    int64: int32,
+    uint64: uint32,
+    complex128: complex64,
+}
 
 
 def default_float() -> DType:
@@ -134,6 +186,11 @@ def default_uint() -> DType:
     return uint64 if x64_enabled() else uint32
 
 
+def default_complex() -> DType:
+    """complex128, or complex64 with ``jax_enable_x64`` off."""
+    return complex128 if x64_enabled() else complex64
+
+
 def default_of_kind(k: str) -> DType:
     """The default dtype of a kind letter: ``'f'`` → ``default_float()``..."""
     if k == "b":
@@ -142,6 +199,8 @@ def default_of_kind(k: str) -> DType:
         return default_int()
     if k == "u":
         return default_uint()
+    if k == "c":
+        return default_complex()
     return default_float()
 
 
@@ -192,12 +251,11 @@ def canonicalize(dtype: object) -> DType:
 
 
 def unsupported(dtype: DType, what: str = "dtype") -> TypeError:
-    """The error for a value of a dtype didax lacks (complex numbers say so)."""
-    hint = " (complex numbers are not supported yet)" if dtype.kind == "c" else ""
-    return TypeError(f"didax does not support {what} {dtype}{hint}")
+    """The error for a value of a dtype didax lacks."""
+    return TypeError(f"didax does not support {what} {dtype}")
 
 
-def python_scalar_dtype(x: bool | int | float) -> DType:
+def python_scalar_dtype(x: bool | int | float | complex) -> DType:
     """The dtype a Python scalar has before weak-type promotion (the default of its kind)."""
     if isinstance(x, bool):
         return bool_
@@ -207,12 +265,14 @@ def python_scalar_dtype(x: bool | int | float) -> DType:
         if not -bound <= x < bound:  # as JAX: no silent wrap-around or float conversion
             raise OverflowError(f"Python int {x} too large to convert to {dt}")
         return dt
+    if isinstance(x, complex):
+        return default_complex()
     return default_float()
 
 
 def tangent_dtype(dtype: DType) -> DType:
-    """The dtype of tangents of values of ``dtype``: itself for floats, else float0."""
-    return dtype if is_float(dtype) else float0
+    """The dtype of tangents of values of ``dtype``: itself for floats and complex, else float0."""
+    return dtype if is_inexact(dtype) else float0
 
 
 _INEXACT: Final[dict[DType, DType]] = {
@@ -232,7 +292,7 @@ def to_inexact(dtype: DType) -> DType:
     """The float dtype a function of reals computes ``dtype`` values in (JAX's table).
 
     Integers of up to 32 bits and bools become float32, 64-bit integers
-    float64, floats stay.
+    float64, floats and complex numbers stay.
 
     >>> to_inexact(int32), to_inexact(int64)
     (dtype('float32'), dtype('float64'))
@@ -242,10 +302,12 @@ def to_inexact(dtype: DType) -> DType:
 
 # --- JAX's promotion lattice ------------------------------------------------
 
-# A lattice node: a dtype, or a weak type ("i*" weak int, "f*" weak float).
+# A lattice node: a dtype, or a weak type ("i*" weak int, "f*" weak float,
+# "c*" weak complex).
 Node: TypeAlias = DType | str
 WEAK_INT: Final = "i*"
 WEAK_FLOAT: Final = "f*"
+WEAK_COMPLEX: Final = "c*"
 
 
 def _lattice(x64: bool) -> dict[Node, list[Node]]:
@@ -262,11 +324,14 @@ def _lattice(x64: bool) -> dict[Node, list[Node]]:
         int16: [int32],
         int32: [int64],
         int64: [WEAK_FLOAT],
-        WEAK_FLOAT: [bfloat16, float16],
+        WEAK_FLOAT: [bfloat16, float16, WEAK_COMPLEX],
         bfloat16: [float32],
         float16: [float32],
-        float32: [float64],
-        float64: [],
+        float32: [float64, complex64],
+        float64: [complex128],
+        WEAK_COMPLEX: [complex64],
+        complex64: [complex128],
+        complex128: [],
     }
 
 
@@ -295,6 +360,8 @@ def _least_upper_bound(x64: bool, nodes: frozenset[Node]) -> Node:
 def _node(dtype: DType, weak: bool) -> Node:
     if not weak or dtype == bool_:
         return dtype
+    if is_complex(dtype):
+        return WEAK_COMPLEX
     return WEAK_FLOAT if is_float(dtype) else WEAK_INT
 
 
@@ -347,5 +414,7 @@ def _node_dtype(node: Node) -> DType:
         return int64
     if node == WEAK_FLOAT:
         return float64
+    if node == WEAK_COMPLEX:
+        return complex128
     assert isinstance(node, np.dtype)
     return node

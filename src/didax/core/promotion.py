@@ -45,11 +45,11 @@ from didax.core.values import (
     wrap_host,
 )
 
-_KIND_RANK: Final = {"b": 0, "u": 1, "i": 1, "f": 2}
+_KIND_RANK: Final = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 
 def kind_rank(dtype: DType) -> int:
-    """bool < integers < floats: the order in which weak values raise a result's kind."""
+    """bool < integers < floats < complex: the order in which weak values raise a result's kind."""
     return _KIND_RANK[dtypes.kind(dtype)]
 
 
@@ -71,7 +71,9 @@ def scalar_as(x: PythonScalar, dtype: DType, weak: bool = False) -> ArrayLike:
     A weak result of the default width keeps the Python scalar itself (it is
     weak to every trace); otherwise ``x`` becomes a NumPy scalar array.
     """
-    if weak and dtype == dtypes.default_float() and not isinstance(x, bool):
+    if weak and dtype == dtypes.default_complex():
+        return complex(x)
+    if weak and dtype == dtypes.default_float() and not isinstance(x, (bool, complex)):
         return float(x)
     if weak and dtype == dtypes.default_int() and type(x) is int:
         return x

@@ -37,13 +37,13 @@ class SupportsArray(Protocol):
     def __array__(self) -> np.ndarray[Any, Any]: ...
 
 
-PythonScalar: TypeAlias = bool | int | float
+PythonScalar: TypeAlias = bool | int | float | complex
 HostArray: TypeAlias = np.ndarray[Any, Any]
 # What a primitive's operand may be. Results of eager evaluation are Arrays;
 # under a transformation they are tracers.
 ArrayLike: TypeAlias = Tracer | Array | HostArray | np.generic | PythonScalar | SupportsArray
 
-PYTHON_SCALARS: Final = (bool, int, float)
+PYTHON_SCALARS: Final = (bool, int, float, complex)
 
 
 class ValueKind(enum.Enum):
@@ -58,6 +58,7 @@ _KIND_BY_TYPE: Final[dict[type, ValueKind]] = {
     bool: ValueKind.SCALAR,
     int: ValueKind.SCALAR,
     float: ValueKind.SCALAR,
+    complex: ValueKind.SCALAR,
     np.ndarray: ValueKind.HOST,
     Array: ValueKind.ARRAY,
 }
@@ -94,8 +95,7 @@ def value_kind(x: object) -> ValueKind:
     """
     kind = kind_or_none(x)
     if kind is None:
-        hint = " (complex numbers are not supported yet)" if isinstance(x, complex) else ""
-        raise TypeError(f"{type(x).__name__} {x!r} is not a valid didax value{hint}")
+        raise TypeError(f"{type(x).__name__} {x!r} is not a valid didax value")
     return kind
 
 
@@ -105,7 +105,7 @@ def is_value(x: object) -> bool:
 
 
 def is_python_scalar(x: object) -> TypeGuard[PythonScalar]:
-    """Exactly a ``bool``, ``int`` or ``float`` (not a NumPy scalar, which subclasses ``float``)."""
+    """Exactly a ``bool``, ``int``, ``float`` or ``complex`` (not a NumPy scalar subclass)."""
     return type(x) in PYTHON_SCALARS
 
 

@@ -91,7 +91,7 @@ FORWARD_MODE_MESSAGE: Final = (
 
 
 def is_differentiable(aval: ShapedArray) -> bool:
-    return dtypes.is_float(aval.dtype)
+    return dtypes.is_inexact(aval.dtype)
 
 
 def _check_no_const_tangents(tangents: Sequence[Any], num_consts: int, what: str) -> None:

@@ -398,6 +398,8 @@ _NUMPY_ELEMENTWISE: Final = {
     lax.ge_p: np.greater_equal,
     lax.select_p: np.where,
     lax.stop_gradient_p: lambda x: x,
+    lax.real_p: lambda x: np.real(x).copy(),
+    lax.imag_p: lambda x: np.imag(x).copy(),
 }
 for _prim, _fn in _NUMPY_ELEMENTWISE.items():
     _register_numpy(_prim, _fn)
@@ -408,8 +410,23 @@ IMPL_RULES.register(lax.round_p, _round)
 IMPL_RULES.register(lax.integer_pow_p, _integer_pow)
 
 
+@IMPL_RULES.defines(lax.conj_p)
+def _conj_impl(x: Array, *, input_dtype: np.dtype[Any]) -> Array:
+    return np.conj(x.astype(dtypes.complex_dtype(x.dtype)))
+
+
+@IMPL_RULES.defines(lax.complex_p)
+def _complex_impl(x: Array, y: Array) -> Array:
+    # Part by part, not x + 1j * y (which would turn inf * 0 into NaN).
+    out = np.empty(x.shape, dtypes.complex_dtype(x.dtype))
+    out.real, out.imag = x, y
+    return out
+
+
 @IMPL_RULES.defines(lax.convert_element_type_p)
 def _convert_element_type_impl(x: Array, *, new_dtype: np.dtype[Any], weak_type: bool) -> Array:
+    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
+        x = np.real(x)  # the real part, as XLA converts (NumPy's cast would warn)
     if dtypes.is_integer(new_dtype) and dtypes.is_float(x.dtype):
         # XLA saturates: NaN becomes 0, values out of range the nearest bound.
         # The bounds are powers of two, exact in float64 as every float is.

@@ -284,6 +284,7 @@ _ONE_FLOP: Final = (
     *lax.LOGICAL_BINARY,
     lax.not_p,
     lax.select_p,
+    lax.complex_p,
 )
 # XLA's transcendental opcodes (HloCostAnalysis::HandleElementwiseOp).
 _TRANSCENDENTAL: Final = (
@@ -301,6 +302,9 @@ _TRANSCENDENTAL: Final = (
 )
 _FREE: Final = (
     lax.stop_gradient_p,
+    # XLA's cost analysis counts no flops for taking a complex number's parts.
+    lax.real_p,
+    lax.imag_p,
     lax.broadcast_in_dim_p,
     lax.reshape_p,
     lax.transpose_p,
@@ -321,6 +325,8 @@ for _p in _TRANSCENDENTAL:
     FLOPS_RULES.register(_p, _per_element(0, 1))
 for _p in _FREE:
     FLOPS_RULES.register(_p, _per_element(0))
+# complex(real(x), -imag(x)): the negation and the complex (the parts are free).
+FLOPS_RULES.register(lax.conj_p, _per_element(2))
 # 1 / (1 + exp(-x)): a negation, an addition and a division, and one exp.
 FLOPS_RULES.register(lax.logistic_p, _per_element(3, 1))
 

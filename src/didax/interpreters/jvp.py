@@ -239,6 +239,7 @@ for _p in (
     lax.cumsum_p,
     lax.concatenate_p,
     lax.pad_p,
+    *lax.COMPLEX_PARTS,
 ):
     _linear_jvp(_p)
 
@@ -303,8 +304,23 @@ def _integer_pow_jvp(t: Any, x: Any, out: Any, *, y: int) -> Any:
 
 
 _defjvp(lax.integer_pow_p, _integer_pow_jvp)
-# As JAX's: the derivative at 0 is 1 (the right derivative), not sign(0) = 0.
-_defjvp(lax.abs_p, lambda t, x, out: lax.select(lax.ge(x, lax.full_like(x, 0)), t, lax.neg(t)))
+
+
+def _abs_jvp(t: Any, x: Any, out: Any) -> Any:
+    if dtypes.is_complex(get_aval(x).dtype):
+        # d|z| = Re(conj(z) dz) / |z|, with |z| = 0 read as 1 (JAX's rule).
+        modulus = lax.convert_element_type_p.bind(
+            out, new_dtype=get_aval(x).dtype, weak_type=get_aval(x).weak_type
+        )
+        safe = lax.select(
+            lax.eq(modulus, lax.full_like(modulus, 0)), lax.full_like(modulus, 1), modulus
+        )
+        return lax.real(lax.mul(t, lax.div(lax.conj(x), safe)))
+    # As JAX's: the derivative at 0 is 1 (the right derivative), not sign(0) = 0.
+    return lax.select(lax.ge(x, lax.full_like(x, 0)), t, lax.neg(t))
+
+
+_defjvp(lax.abs_p, _abs_jvp)
 _defjvp(lax.exp_p, lambda t, x, out: lax.mul(t, out))
 _defjvp(lax.log_p, lambda t, x, out: lax.div(t, x))
 _defjvp(lax.log1p_p, lambda t, x, out: lax.div(t, lax.add(x, 1.0)))
@@ -333,7 +349,7 @@ def _convert_element_type_jvp(
 ) -> tuple[Any, Any]:
     (x,), (t,) = primals, tangents
     out = lax.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
-    if not dtypes.is_float(new_dtype):
+    if not dtypes.is_inexact(new_dtype):
         return out, Zero.like(get_aval(out))
     return out, lax.convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type)
 

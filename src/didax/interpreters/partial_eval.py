@@ -107,7 +107,7 @@ def linearize_flat(
     and which output tangents are nonzero.
     """
     avals = [get_aval(p) for p in primals]
-    differentiable = [dtypes.is_float(a.dtype) for a in avals]
+    differentiable = [dtypes.is_inexact(a.dtype) for a in avals]
     with new_trace(PartialEvalTrace(current_trace())) as trace:
         assert isinstance(trace, PartialEvalTrace)
         tangents = [

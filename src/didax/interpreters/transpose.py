@@ -173,7 +173,7 @@ def backward_pass(jaxpr: Jaxpr, args: Sequence[Any], cts_out: Sequence[Any]) -> 
     for x, ct in zip(jaxpr.outs, cts_out, strict=True):
         # A Python scalar is weakly typed: it takes its output's dtype (and
         # weakness), as an operand takes its partner's.
-        if is_python_scalar(ct) and dtypes.is_float(x.aval.dtype):
+        if is_python_scalar(ct) and dtypes.is_inexact(x.aval.dtype):
             ct = wrap_host(np.asarray(ct, x.aval.dtype), x.aval.weak_type)
         write_cotangent(x, ct)
 
@@ -312,14 +312,43 @@ def _div_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
 def _convert_element_type_transpose(
     ct: Any, x: Any, *, new_dtype: np.dtype[Any], weak_type: bool
 ) -> list[Any]:
-    # Only float-to-float conversions are linear; the others have zero
-    # derivatives, so a linear program never applies them to a linear value.
+    # Only conversions among floats and complex numbers are linear; the
+    # others have zero derivatives, so a linear program never applies them to
+    # a linear value. A complex-to-real conversion keeps the real part, whose
+    # transpose is the complex number (ct, 0): the conversion back (JAX's rule).
     old = x.aval
-    if not (dtypes.is_float(old.dtype) and dtypes.is_float(new_dtype)):
+    if not (dtypes.is_inexact(old.dtype) and dtypes.is_inexact(new_dtype)):
         raise _not_linear(
             lax.convert_element_type_p, f"a conversion from {old.dtype} to {new_dtype}"
         )
-    return [lax.convert_element_type(ct, old.dtype, old.weak_type)]
+    return [lax.convert_element_type_p.bind(ct, new_dtype=old.dtype, weak_type=old.weak_type)]
+
+
+# JAX's transposes of the complex parts: linear maps are transposed without
+# conjugation (the pairing is Re(a * b)), so real's transpose is (ct, 0),
+# imag's is (0, -ct), conj's is conj (or the real part, for a real operand)
+# and complex's is (real(ct), -imag(ct)).
+@TRANSPOSE_RULES.defines(lax.real_p)
+def _real_transpose(ct: Any, x: Any) -> list[Any]:
+    return [lax.complex(ct, lax.full_like(ct, 0))]
+
+
+@TRANSPOSE_RULES.defines(lax.imag_p)
+def _imag_transpose(ct: Any, x: Any) -> list[Any]:
+    return [lax.complex(lax.full_like(ct, 0), lax.neg(ct))]
+
+
+@TRANSPOSE_RULES.defines(lax.conj_p)
+def _conj_transpose(ct: Any, x: Any, *, input_dtype: np.dtype[Any]) -> list[Any]:
+    return [lax.conj(ct) if dtypes.is_complex(input_dtype) else lax.real(ct)]
+
+
+@TRANSPOSE_RULES.defines(lax.complex_p)
+def _complex_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
+    return [
+        lax.real(ct) if is_undefined(x) else None,
+        lax.neg(lax.imag(ct)) if is_undefined(y) else None,
+    ]
 
 
 @TRANSPOSE_RULES.defines(lax.select_p)

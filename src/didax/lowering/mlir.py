@@ -69,6 +69,10 @@ def dtype_to_ir_type(dtype: np.dtype[Any]) -> ir.Type:
         return ir.F32Type.get()
     if dtype == dtypes.float64:
         return ir.F64Type.get()
+    if dtype == dtypes.complex64:
+        return ir.ComplexType.get(ir.F32Type.get())
+    if dtype == dtypes.complex128:
+        return ir.ComplexType.get(ir.F64Type.get())
     raise TypeError(f"no StableHLO type for dtype {dtype}")
 
 
@@ -95,7 +99,7 @@ def constant(value: np.ndarray[Any, Any] | np.generic) -> IrValue:
     return hlo.constant(attr)
 
 
-def full(aval: ShapedArray, value: bool | int | float) -> IrValue:
+def full(aval: ShapedArray, value: bool | int | float | complex) -> IrValue:
     """An array of ``aval``'s type filled with ``value`` (a scalar constant, broadcast)."""
     scalar = constant(np.asarray(value, aval.dtype))
     if aval.shape == ():

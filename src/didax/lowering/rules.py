@@ -58,7 +58,7 @@ def _scalar_type(dtype: DType) -> ir.RankedTensorType:
 
 def compare(x: Value, y: Value, direction: str, dtype: DType) -> Value:
     """``stablehlo.compare``; the comparison type follows the operands' dtype."""
-    if dtypes.is_float(dtype):
+    if dtypes.is_inexact(dtype):
         compare_type = "FLOAT"  # IEEE: every comparison with NaN is false, except NE
     elif dtype.kind == "i":
         compare_type = "SIGNED"
@@ -177,6 +177,9 @@ _ONE_OP: Final[dict[Primitive, Callable[..., Value]]] = {
     lax.or_p: hlo.or_,
     lax.not_p: hlo.not_,
     lax.select_p: hlo.select,
+    lax.real_p: hlo.real,
+    lax.imag_p: hlo.imag,
+    lax.complex_p: hlo.complex,
 }
 
 
@@ -259,6 +262,14 @@ def _abs_lowering(ctx: LoweringRuleContext, x: Value) -> list[Value]:
     return [x] if ctx.avals_in[0].dtype.kind == "u" else [hlo.abs(x)]
 
 
+@LOWERING_RULES.defines(lax.conj_p)
+def _conj_lowering(ctx: LoweringRuleContext, x: Value, *, input_dtype: DType) -> list[Value]:
+    # StableHLO has no conjugate: complex(real(x), -imag(x)), as JAX lowers it.
+    if not dtypes.is_complex(input_dtype):
+        x = hlo.convert(aval_to_ir_type(ctx.avals_out[0]), x)
+    return [hlo.complex(hlo.real(x), hlo.negate(hlo.imag(x)))]
+
+
 @LOWERING_RULES.defines(lax.round_p)
 def _round_lowering(ctx: LoweringRuleContext, x: Value, *, rounding_method: int) -> list[Value]:
     if rounding_method == lax.ROUND_TO_NEAREST_EVEN:
@@ -293,6 +304,8 @@ def _convert_element_type_lowering(
         # NumPy's bool(x) is x != 0 (NaN included); say so instead of relying
         # on convert's truncation rules for i1.
         return [compare(x, full(aval_in, 0), "NE", aval_in.dtype)]
+    if dtypes.is_complex(aval_in.dtype) and not dtypes.is_complex(aval_out.dtype):
+        x = hlo.real(x)  # complex to real keeps the real part (JAX's lowering)
     # Floats to integers truncate toward zero and saturate (NaN -> 0), in XLA
     # as in the impl; integers wrap, as NumPy's casts.
     return [hlo.convert(aval_to_ir_type(aval_out), x)]

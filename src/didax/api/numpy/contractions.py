@@ -32,7 +32,7 @@ from didax.api.numpy.manipulation import broadcast_to, moveaxis, ravel, reshape,
 from didax.api.numpy.matrices import diagonal
 from didax.api.numpy.operands import Array, ArrayLike, as_result, operand
 from didax.api.numpy.reductions import sum
-from didax.core import lax
+from didax.core import dtypes, lax
 from didax.core.dtypes import DType
 from didax.core.values import get_aval
 
@@ -287,8 +287,15 @@ def inner(a: ArrayLike, b: ArrayLike) -> Array:
 
 
 def vdot(a: ArrayLike, b: ArrayLike) -> Array:
-    """The dot product of the flattened arrays."""
-    return tensordot(ravel(a), ravel(b), 1)
+    """The dot product of the flattened arrays, ``a`` conjugated (NumPy's ``vdot``).
+
+    >>> vdot(np.array([1j, 2.0]), np.array([1j, 1.0]))
+    Array(3.+0.j, dtype=complex128)
+    """
+    x = operand(a)
+    if dtypes.is_complex(get_aval(x).dtype):
+        x = lax.conj(x)
+    return tensordot(ravel(x), ravel(b), 1)
 
 
 def kron(a: ArrayLike, b: ArrayLike) -> Array:

@@ -40,6 +40,9 @@ __all__ = [
     "float16",
     "float32",
     "float64",
+    "complex64",
+    "complex128",
+    "complex_",
     "int8",
     "int16",
     "int32",
@@ -97,6 +100,9 @@ bfloat16: Final = _ScalarType("bfloat16", dtypes.bfloat16)
 float16: Final = _ScalarType("float16", dtypes.float16)
 float32: Final = _ScalarType("float32", dtypes.float32)
 float64: Final = _ScalarType("float64", dtypes.float64)
+complex64: Final = _ScalarType("complex64", dtypes.complex64)
+complex128: Final = _ScalarType("complex128", dtypes.complex128)
+complex_: Final = complex128
 
 
 def array(object: ArrayLike, dtype: Any = None, *, copy: bool = True, ndmin: int = 0) -> Array:

@@ -300,6 +300,8 @@ def round(a: ArrayLike, decimals: int = 0) -> Array:
     decimals = operator.index(decimals)
     v = operand(a)
     dt = get_aval(v).dtype
+    if dtypes.is_complex(dt):  # each part on its own, as NumPy's
+        return as_result(lax.complex(round(lax.real(v), decimals), round(lax.imag(v), decimals)))
     if not dtypes.is_float(dt):
         if decimals >= 0:
             return as_result(v)

@@ -71,6 +71,8 @@ __all__ = [
     "conjugate",
     "angle",
     "iscomplexobj",
+    "iscomplex",
+    "isreal",
     "isrealobj",
     "searchsorted",
     "unique",
@@ -395,46 +397,91 @@ def gradient(
     return out[0] if len(out) == 1 else out
 
 
-# --- complex functions on real arrays ------------------------------------------------
+# --- complex numbers ------------------------------------------------------------------
 
 
 def real(val: ArrayLike) -> Array:
-    """The real part: a real array itself."""
-    return as_result(operand(val))
+    """The real part (a real array itself).
+
+    >>> real(np.array([1 + 2j]))
+    Array([1.], dtype=float64)
+    """
+    v = operand(val)
+    return as_result(lax.real(v) if dtypes.is_complex(get_aval(v).dtype) else v)
 
 
 def imag(val: ArrayLike) -> Array:
-    """The imaginary part: zeros for a real array."""
-    v = as_result(operand(val))
-    return as_result(lax.full_like(v, 0))
+    """The imaginary part (zeros for a real array).
+
+    >>> imag(np.array([1 + 2j]))
+    Array([2.], dtype=float64)
+    """
+    v = operand(val)
+    if dtypes.is_complex(get_aval(v).dtype):
+        return as_result(lax.imag(v))
+    return as_result(lax.full_like(as_result(v), 0))
 
 
 def conj(x: ArrayLike) -> Array:
-    """The complex conjugate: a real array itself."""
-    return as_result(operand(x))
+    """The complex conjugate (a real array itself, as NumPy's).
+
+    >>> conj(np.array([1 + 2j]))
+    Array([1.-2.j], dtype=complex128)
+    """
+    v = operand(x)
+    return as_result(lax.conj(v) if dtypes.is_complex(get_aval(v).dtype) else v)
 
 
 conjugate = conj
 
 
 def angle(z: ArrayLike, deg: bool = False) -> Array:
-    """The argument of ``z``: pi for negative reals, else 0 (as a float)."""
+    """The argument of ``z``, ``atan2(imag, real)``, in radians or degrees.
+
+    >>> angle(np.array([1j, -1.0]))
+    Array([1.57079633, 3.14159265], dtype=float64)
+    """
     v = operand(z)
-    x = astype(v, dtypes.to_inexact(get_aval(v).dtype))
-    half_turn = 180.0 if deg else float(np.pi)
-    return where(
-        lax.lt(x, lax.full_like(as_result(x), 0)), half_turn, lax.full_like(as_result(x), 0)
-    )
+    dtype = get_aval(v).dtype
+    if dtypes.is_complex(dtype):
+        re, im = lax.real(v), lax.imag(v)
+    else:
+        re = astype(v, dtypes.to_inexact(dtype))
+        im = lax.full_like(as_result(re), 0)
+    out = lax.atan2(im, re)
+    return as_result(lax.mul(out, 180.0 / np.pi) if deg else out)
 
 
 def iscomplexobj(x: Any) -> bool:
-    """Whether ``x`` has a complex dtype (never, until complex numbers land)."""
-    return bool(np.iscomplexobj(x)) if not isinstance(x, Tracer) else False
+    """Whether ``x`` has a complex dtype."""
+    if x is None:
+        return False
+    try:
+        return dtypes.is_complex(get_aval(x).dtype)
+    except TypeError:
+        return bool(np.iscomplexobj(x))
 
 
 def isrealobj(x: Any) -> bool:
     """Whether ``x`` does not have a complex dtype."""
     return not iscomplexobj(x)
+
+
+def iscomplex(x: ArrayLike) -> Array:
+    """Element-wise: whether the imaginary part is nonzero (False for real arrays).
+
+    >>> iscomplex(np.array([1 + 1j, 1 + 0j]))
+    Array([ True, False], dtype=bool)
+    """
+    v = operand(x)
+    if not dtypes.is_complex(get_aval(v).dtype):
+        return as_result(lax.full(get_aval(v).shape, False, dtypes.bool_))
+    return as_result(lax.ne(lax.imag(v), 0.0))
+
+
+def isreal(x: ArrayLike) -> Array:
+    """Element-wise: whether the imaginary part is zero (True for real arrays)."""
+    return as_result(lax.not_(iscomplex(x)))
 
 
 # --- sorted search, unique values, histograms ------------------------------------------

@@ -45,6 +45,7 @@ from didax.api.numpy.elementwise import (
 )
 from didax.api.numpy.indexing import IndexUpdateHelper, getitem
 from didax.api.numpy.linear_algebra import dot, matmul
+from didax.api.numpy.logic import conj, imag, real
 from didax.api.numpy.manipulation import ravel, reshape, squeeze, swapaxes, transpose
 from didax.api.numpy.operands import asarray, is_array_like
 from didax.api.numpy.reductions import argmax, argmin, cumsum, max, mean, min, prod, sum
@@ -211,16 +212,15 @@ _METHODS: Final[dict[str, Callable[..., Any]]] = {
     "dot": dot,
     "clip": _clip,
     "round": _round,
-    # Real numbers only, until complex numbers land.
-    "conj": lambda self: self,
-    "conjugate": lambda self: self,
+    "conj": conj,
+    "conjugate": conj,
 }
 
 _PROPERTIES: Final[dict[str, Callable[[Any], Any]]] = {
     "T": lambda self: transpose(self),
     "mT": _matrix_transpose,
-    "real": lambda self: self,
-    "imag": lambda self: multiply(self, 0),
+    "real": real,
+    "imag": imag,
     "at": IndexUpdateHelper,  # x.at[idx].set(y), .add(y), ..., .get()
 }
 

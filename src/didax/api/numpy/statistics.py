@@ -130,14 +130,20 @@ def var(
     dof: float = ddof if correction is None else correction
     v = operand(a)
     aval = get_aval(v)
-    dt = dtype_arg(dtype) or dtypes.to_inexact(aval.dtype)
+    # A complex variance is real: the mean of |x - mean|**2 (NumPy's and JAX's).
+    dt = dtype_arg(dtype) or dtypes.real_dtype(dtypes.to_inexact(aval.dtype))
     x = astype(v, dtypes.to_inexact(aval.dtype))
     axes = normalize_axes(axis, aval.ndim, "var")
     centered = subtract(x, mean(x, axis=axes, keepdims=True))
+    if dtypes.is_complex(get_aval(centered).dtype):
+        re, im = lax.real(centered), lax.imag(centered)
+        squares = lax.add(lax.mul(re, re), lax.mul(im, im))
+    else:
+        squares = multiply(centered, centered)
     count = 1
     for i in axes:
         count *= aval.shape[i]
-    total = sum(multiply(centered, centered), axis=axes, keepdims=keepdims)
+    total = sum(squares, axis=axes, keepdims=keepdims)
     return astype(divide(total, max_or(count - dof)), dt)
 
 

@@ -64,7 +64,7 @@ def _cumulative_rule(kinds: str, what: str) -> AbstractEvalRule:
     return rule
 
 
-ABSTRACT_EVAL.register(cumprod_p, _cumulative_rule("iuf", "numbers"))
+ABSTRACT_EVAL.register(cumprod_p, _cumulative_rule("iufc", "numbers"))
 ABSTRACT_EVAL.register(cummax_p, _cumulative_rule("iuf", "numbers"))
 ABSTRACT_EVAL.register(cummin_p, _cumulative_rule("iuf", "numbers"))
 ABSTRACT_EVAL.register(cumlogsumexp_p, _cumulative_rule("f", "floating-point numbers"))

@@ -182,7 +182,7 @@ def default_fill_value(dtype: DType) -> bool | int | float:
     >>> default_fill_value(dtypes.float32), default_fill_value(dtypes.uint8)
     (nan, 255)
     """
-    if dtypes.is_float(dtype):
+    if dtypes.is_inexact(dtype):
         return math.nan
     if dtype.kind == "i":
         return int(np.iinfo(dtype.name).min)

@@ -59,6 +59,10 @@ __all__ = [
     "select_p",
     "convert_element_type_p",
     "stop_gradient_p",
+    "real_p",
+    "imag_p",
+    "conj_p",
+    "complex_p",
     "broadcast_in_dim_p",
     "reshape_p",
     "transpose_p",
@@ -84,6 +88,7 @@ __all__ = [
     "NUMERIC_UNARY",
     "COMPARISONS",
     "LOGICAL_BINARY",
+    "COMPLEX_PARTS",
     "REDUCTIONS",
     "ELEMENTWISE",
     "STANDARD_PRIMITIVES",
@@ -132,6 +137,12 @@ select_p: Final = Primitive("select")
 convert_element_type_p: Final = Primitive("convert_element_type")
 stop_gradient_p: Final = Primitive("stop_gradient")
 
+# Complex numbers: their parts, conjugate, and the number made of two parts.
+real_p: Final = Primitive("real")
+imag_p: Final = Primitive("imag")
+conj_p: Final = Primitive("conj")
+complex_p: Final = Primitive("complex")
+
 # Structural.
 broadcast_in_dim_p: Final = Primitive("broadcast_in_dim")
 reshape_p: Final = Primitive("reshape")
@@ -178,6 +189,7 @@ FLOAT_UNARY: Final = (
 NUMERIC_UNARY: Final = (neg_p, sign_p, abs_p)
 COMPARISONS: Final = (eq_p, ne_p, lt_p, le_p, gt_p, ge_p)
 LOGICAL_BINARY: Final = (and_p, or_p)
+COMPLEX_PARTS: Final = (real_p, imag_p, conj_p, complex_p)
 REDUCTIONS: Final = (reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p)
 ELEMENTWISE: Final = (
     *ARITHMETIC_BINARY,
@@ -186,6 +198,7 @@ ELEMENTWISE: Final = (
     *FLOAT_UNARY,
     *COMPARISONS,
     *LOGICAL_BINARY,
+    *COMPLEX_PARTS,
     not_p,
     select_p,
     convert_element_type_p,

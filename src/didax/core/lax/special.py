@@ -135,8 +135,32 @@ def _float_binary_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
     return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
 
 
+# The hyperbolic and inverse trigonometric functions and exp2 are analytic:
+# they take complex numbers too, as JAX's.
+COMPLEX_ANALYTIC: Final = (
+    sinh_p,
+    cosh_p,
+    asin_p,
+    acos_p,
+    atan_p,
+    asinh_p,
+    acosh_p,
+    atanh_p,
+    exp2_p,
+)
+
+
+def _analytic_unary_abstract_eval(x: ShapedArray) -> ShapedArray:
+    if not dtypes.is_inexact(x.dtype):
+        raise dtype_failure(f"operands must be floating-point or complex, got {x.dtype}")
+    return x
+
+
 for _p in SPECIAL_UNARY:
-    ABSTRACT_EVAL.register(_p, _float_unary_abstract_eval)
+    if _p in COMPLEX_ANALYTIC:
+        ABSTRACT_EVAL.register(_p, _analytic_unary_abstract_eval)
+    else:
+        ABSTRACT_EVAL.register(_p, _float_unary_abstract_eval)
 for _p in SPECIAL_BINARY:
     ABSTRACT_EVAL.register(_p, _float_binary_abstract_eval)
 

@@ -34,22 +34,30 @@ from didax.core.lax.primitives import (
     argmax_p,
     argmin_p,
     broadcast_in_dim_p,
+    ceil_p,
+    complex_p,
     concatenate_p,
+    conj_p,
     convert_element_type_p,
     cumsum_p,
     div_p,
     dot_general_p,
     dynamic_slice_p,
     dynamic_update_slice_p,
+    eq_p,
     expand_dims_p,
+    floor_p,
+    imag_p,
     integer_pow_p,
     iota_p,
     max_p,
     min_p,
     mul_p,
+    ne_p,
     not_p,
     pad_p,
     pow_p,
+    real_p,
     reduce_max_p,
     reduce_min_p,
     reduce_prod_p,
@@ -96,19 +104,32 @@ def _elementwise_rule(kinds: str, what: str, out_dtype: DType | None = None) -> 
     return rule
 
 
-for _p in (add_p, sub_p, mul_p, div_p, rem_p):
-    ABSTRACT_EVAL.register(_p, _elementwise_rule("iuf", "numbers"))
-ABSTRACT_EVAL.register(pow_p, _elementwise_rule("f", "floating-point"))
+for _p in (add_p, sub_p, mul_p, div_p):
+    ABSTRACT_EVAL.register(_p, _elementwise_rule("iufc", "numbers"))
+ABSTRACT_EVAL.register(rem_p, _elementwise_rule("iuf", "real numbers"))
+ABSTRACT_EVAL.register(pow_p, _elementwise_rule("fc", "floating-point or complex"))
+# As JAX's, max and min of complex numbers are refused here (they are not ordered).
 for _p in (max_p, min_p):
-    ABSTRACT_EVAL.register(_p, _elementwise_rule("biuf", "arrays"))
+    ABSTRACT_EVAL.register(_p, _elementwise_rule("biuf", "real arrays"))
 for _p in NUMERIC_UNARY:
     if _p is not abs_p:
-        ABSTRACT_EVAL.register(_p, _elementwise_rule("iuf", "numbers"))
-# As JAX's: abs of an unsigned integer is refused (it would be the identity).
-ABSTRACT_EVAL.register(abs_p, _elementwise_rule("if", "signed numbers"))
+        ABSTRACT_EVAL.register(_p, _elementwise_rule("iufc", "numbers"))
+
+
+@ABSTRACT_EVAL.defines(abs_p)
+def _abs_abstract_eval(x: ShapedArray) -> ShapedArray:
+    # As JAX's: abs of an unsigned integer is refused (it would be the identity);
+    # abs of a complex number is its real modulus.
+    _check_kinds("ifc", "signed numbers", x)
+    return ShapedArray(x.shape, dtypes.real_dtype(x.dtype), x.weak_type)
+
+
+# Rounding is for reals; the analytic functions take complex numbers too.
 for _p in FLOAT_UNARY:
-    if _p is not round_p:
+    if _p in (floor_p, ceil_p):
         ABSTRACT_EVAL.register(_p, _elementwise_rule("f", "floating-point"))
+    elif _p is not round_p:
+        ABSTRACT_EVAL.register(_p, _elementwise_rule("fc", "floating-point or complex"))
 
 
 @ABSTRACT_EVAL.defines(round_p)
@@ -118,15 +139,42 @@ def _round_abstract_eval(x: ShapedArray, *, rounding_method: int) -> ShapedArray
 
 
 for _p in COMPARISONS:
-    ABSTRACT_EVAL.register(_p, _elementwise_rule("biuf", "arrays", dtypes.bool_))
+    if _p in (eq_p, ne_p):
+        ABSTRACT_EVAL.register(_p, _elementwise_rule("biufc", "arrays", dtypes.bool_))
+    else:
+        ABSTRACT_EVAL.register(_p, _elementwise_rule("biuf", "real arrays", dtypes.bool_))
 for _p in (*LOGICAL_BINARY, not_p):
     ABSTRACT_EVAL.register(_p, _elementwise_rule("biu", "booleans or integers"))
-ABSTRACT_EVAL.register(stop_gradient_p, _elementwise_rule("biuf", "arrays"))
+ABSTRACT_EVAL.register(stop_gradient_p, _elementwise_rule("biufc", "arrays"))
+
+
+def _parts_rule(x: ShapedArray) -> ShapedArray:
+    _check_kinds("c", "complex", x)
+    return ShapedArray(x.shape, dtypes.real_dtype(x.dtype), x.weak_type)
+
+
+ABSTRACT_EVAL.register(real_p, _parts_rule)
+ABSTRACT_EVAL.register(imag_p, _parts_rule)
+
+
+@ABSTRACT_EVAL.defines(conj_p)
+def _conj_abstract_eval(x: ShapedArray, *, input_dtype: DType) -> ShapedArray:
+    # As JAX's lax.conj: a real operand's conjugate is the complex number itself.
+    _check_kinds("fc", "floating-point or complex", x)
+    return ShapedArray(x.shape, dtypes.complex_dtype(x.dtype), x.weak_type)
+
+
+@ABSTRACT_EVAL.defines(complex_p)
+def _complex_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+    if x.dtype not in (dtypes.float32, dtypes.float64):
+        raise dtype_failure(f"the parts must be float32 or float64, got {x.dtype}")
+    out = _same_shapes_and_dtypes(x, y)
+    return ShapedArray(out.shape, dtypes.complex_dtype(out.dtype), out.weak_type)
 
 
 @ABSTRACT_EVAL.defines(integer_pow_p)
 def _integer_pow_abstract_eval(x: ShapedArray, *, y: int) -> ShapedArray:
-    _check_kinds("iuf", "numbers", x)
+    _check_kinds("iufc", "numbers", x)
     if x.dtype.kind in "iu" and y < 0:
         raise dtype_failure(f"integers cannot be raised to the negative power {y}")
     return x
@@ -328,14 +376,15 @@ def _reduction_rule(kinds: str, what: str) -> AbstractEvalRule:
     return rule
 
 
-ABSTRACT_EVAL.register(reduce_sum_p, _reduction_rule("iuf", "numbers"))
-ABSTRACT_EVAL.register(reduce_prod_p, _reduction_rule("iuf", "numbers"))
+ABSTRACT_EVAL.register(reduce_sum_p, _reduction_rule("iufc", "numbers"))
+ABSTRACT_EVAL.register(reduce_prod_p, _reduction_rule("iufc", "numbers"))
 ABSTRACT_EVAL.register(reduce_max_p, _reduction_rule("biuf", "arrays"))
 ABSTRACT_EVAL.register(reduce_min_p, _reduction_rule("biuf", "arrays"))
 
 
 @ABSTRACT_EVAL.defines(argmax_p, argmin_p)
 def _argminmax_abstract_eval(x: ShapedArray, *, axis: int, index_dtype: DType) -> ShapedArray:
+    _check_kinds("biuf", "real arrays", x)
     _check_axes((axis,), x.ndim, "axis")
     if x.shape[axis] == 0:
         raise shape_failure("cannot take the arg-extremum of an empty axis")
@@ -346,7 +395,7 @@ def _argminmax_abstract_eval(x: ShapedArray, *, axis: int, index_dtype: DType) -
 
 @ABSTRACT_EVAL.defines(cumsum_p)
 def _cumsum_abstract_eval(x: ShapedArray, *, axis: int, reverse: bool) -> ShapedArray:
-    _check_kinds("iuf", "numbers", x)
+    _check_kinds("iufc", "numbers", x)
     _check_axes((axis,), x.ndim, "axis")
     return x
 
@@ -356,7 +405,7 @@ def _dot_general_abstract_eval(
     lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers: DotDimensionNumbers
 ) -> ShapedArray:
     (lc, rc), (lb, rb) = dimension_numbers
-    _check_kinds("iuf", "numbers", lhs, rhs)
+    _check_kinds("iufc", "numbers", lhs, rhs)
     if lhs.dtype != rhs.dtype:
         raise dtype_failure(f"operands must have equal dtypes, got {lhs.dtype} and {rhs.dtype}")
     _check_axes(lc + lb, lhs.ndim, "lhs contracting and batch dimensions")

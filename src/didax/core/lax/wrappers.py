@@ -16,6 +16,7 @@ Design rules:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,7 +34,9 @@ from didax.core.lax.primitives import (
     argmin_p,
     broadcast_in_dim_p,
     ceil_p,
+    complex_p,
     concatenate_p,
+    conj_p,
     convert_element_type_p,
     cos_p,
     cumsum_p,
@@ -48,6 +51,7 @@ from didax.core.lax.primitives import (
     floor_p,
     ge_p,
     gt_p,
+    imag_p,
     integer_pow_p,
     iota_p,
     le_p,
@@ -64,6 +68,7 @@ from didax.core.lax.primitives import (
     or_p,
     pad_p,
     pow_p,
+    real_p,
     reduce_max_p,
     reduce_min_p,
     reduce_prod_p,
@@ -129,6 +134,10 @@ __all__ = [
     "select",
     "convert_element_type",
     "stop_gradient",
+    "real",
+    "imag",
+    "conj",
+    "complex",
     "broadcast_in_dim",
     "full",
     "full_like",
@@ -357,14 +366,56 @@ def convert_element_type(x: ArrayLike, new_dtype: Any, weak_type: bool = False) 
     """
     if is_python_scalar(x):
         x = np.asarray(x, dtypes.python_scalar_dtype(x))
-    return convert_element_type_p.bind(
-        x, new_dtype=dtypes.canonicalize(new_dtype), weak_type=bool(weak_type)
-    )
+    new = dtypes.canonicalize(new_dtype)
+    if dtypes.is_complex(get_aval(x).dtype) and not dtypes.is_complex(new):
+        # As JAX (and NumPy): the conversion keeps the real part, with a warning.
+        warnings.warn(
+            "Casting complex values to real discards the imaginary part",
+            np.exceptions.ComplexWarning,
+            stacklevel=2,
+        )
+    return convert_element_type_p.bind(x, new_dtype=new, weak_type=bool(weak_type))
 
 
 def stop_gradient(x: ArrayLike) -> Any:
     """The identity, whose derivative is zero."""
     return _nary(stop_gradient_p, x)
+
+
+def real(x: ArrayLike) -> Any:
+    """The real part of a complex ``x``.
+
+    >>> real(np.array([1 + 2j]))
+    Array([1.], dtype=float64)
+    """
+    return _nary(real_p, x)
+
+
+def imag(x: ArrayLike) -> Any:
+    """The imaginary part of a complex ``x``.
+
+    >>> imag(np.array([1 + 2j]))
+    Array([2.], dtype=float64)
+    """
+    return _nary(imag_p, x)
+
+
+def conj(x: ArrayLike) -> Any:
+    """The complex conjugate of ``x``; as JAX's, a real ``x`` gives a complex result.
+
+    >>> conj(np.array([1 + 2j]))
+    Array([1.-2.j], dtype=complex128)
+    """
+    return conj_p.bind(x, input_dtype=get_aval(x).dtype)
+
+
+def complex(x: ArrayLike, y: ArrayLike) -> Any:  # noqa: A001 - lax's name
+    """The complex number ``x + i y`` of two real arrays of one dtype.
+
+    >>> complex(np.array([1.0]), np.array([2.0]))
+    Array([1.+2.j], dtype=complex128)
+    """
+    return _nary(complex_p, x, y)
 
 
 def _normalize_axis(axis: int, ndim: int) -> int:
@@ -405,7 +456,7 @@ def broadcast_in_dim(
     )
 
 
-def full(shape: Sequence[int], fill_value: bool | int | float, dtype: Any) -> Any:
+def full(shape: Sequence[int], fill_value: bool | int | float | complex, dtype: Any) -> Any:
     """An array of ``shape`` and ``dtype`` filled with ``fill_value`` (a broadcast scalar).
 
     >>> full((2,), 1.5, np.float32)
@@ -416,7 +467,7 @@ def full(shape: Sequence[int], fill_value: bool | int | float, dtype: Any) -> An
     return wrap_host(value) if shape == () else broadcast_in_dim(value, shape, ())
 
 
-def full_like(x: ArrayLike, fill_value: bool | int | float) -> Any:
+def full_like(x: ArrayLike, fill_value: bool | int | float | complex) -> Any:
     """An array of ``x``'s shape and dtype (and weak type, as JAX's) filled with ``fill_value``."""
     aval = get_aval(x)
     value = wrap_host(np.asarray(fill_value, aval.dtype), aval.weak_type)
