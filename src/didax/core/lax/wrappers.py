@@ -93,7 +93,16 @@ from didax.core.lax.primitives import (
 from didax.core.primitive import Primitive
 from didax.core.promotion import coerce_to, coerce_weak
 from didax.core.trace import Tracer
-from didax.core.values import ArrayLike, as_array, get_aval, is_python_scalar, wrap_host
+from didax.core.values import (
+    ArrayLike,
+    as_array,
+    get_aval,
+    is_python_scalar,
+    wrap_host,
+)
+from didax.core.values import (
+    PythonScalar as Scalar,
+)
 
 __all__ = [
     "add",
@@ -456,7 +465,7 @@ def broadcast_in_dim(
     )
 
 
-def full(shape: Sequence[int], fill_value: bool | int | float | complex, dtype: Any) -> Any:
+def full(shape: Sequence[int], fill_value: Scalar, dtype: Any) -> Any:
     """An array of ``shape`` and ``dtype`` filled with ``fill_value`` (a broadcast scalar).
 
     >>> full((2,), 1.5, np.float32)
@@ -467,7 +476,7 @@ def full(shape: Sequence[int], fill_value: bool | int | float | complex, dtype: 
     return wrap_host(value) if shape == () else broadcast_in_dim(value, shape, ())
 
 
-def full_like(x: ArrayLike, fill_value: bool | int | float | complex) -> Any:
+def full_like(x: ArrayLike, fill_value: Scalar) -> Any:
     """An array of ``x``'s shape and dtype (and weak type, as JAX's) filled with ``fill_value``."""
     aval = get_aval(x)
     value = wrap_host(np.asarray(fill_value, aval.dtype), aval.weak_type)
