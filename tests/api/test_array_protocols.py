@@ -10,7 +10,7 @@ import copy
 import operator
 import pickle
 from types import ModuleType
-from typing import Any, cast
+from typing import Any
 
 import jax
 import jax.numpy as jnp

@@ -67,7 +67,8 @@ def test_promotion_with_complex_is_jaxs(a: Any) -> None:
 
 def test_python_complex_scalars_are_weak() -> None:
     out = dnp.asarray(2.0) * 1j
-    assert out.dtype == np.complex128 and out.weak_type
+    assert out.dtype == np.complex128
+    assert out.weak_type
     # asarray keeps a Python scalar's weakness, as JAX's.
     x32 = np.ones(2, np.float32)
     assert (x32 * dnp.asarray(1j)).dtype == (x32 * jnp.asarray(1j)).dtype == np.complex64
@@ -76,8 +77,13 @@ def test_python_complex_scalars_are_weak() -> None:
 
 # --- primitives: values, jvp and vmap ------------------------------------------------------
 
-UNARY: dict[str, Callable[[Any], Any]] = {
-    name: (lambda name: lambda L, x: getattr(L, name)(x))(name)  # type: ignore[misc]
+
+def _unary(name: str) -> Callable[..., Any]:
+    return lambda L, x: getattr(L, name)(x)
+
+
+UNARY: dict[str, Callable[..., Any]] = {
+    name: _unary(name)
     for name in [
         "neg",
         "sign",
@@ -296,7 +302,7 @@ def test_transformations_refuse_what_jax_refuses(case: str) -> None:
     ],
 )
 def test_operations_without_complex_meaning_are_refused_at_trace_time(call: Any) -> None:
-    with pytest.raises(TypeError, match="complex|float"):
+    with pytest.raises(TypeError, match=r"complex|float"):
         call()
 
 
@@ -316,7 +322,8 @@ def test_casting_complex_to_real_warns_and_keeps_the_real_part() -> None:
 def test_jaxpr_and_stablehlo_name_complex_types() -> None:
     jaxpr = dx.make_jaxpr(lambda z: dlax.real(z * dlax.conj(z)))(Z64)
     text = str(jaxpr)
-    assert "c64[2,3]" in text and "conj" in text and "real" in text
+    for part in ("c64[2,3]", "conj", "real"):
+        assert part in text
     hlo = dx.jit(lambda z: dlax.abs(z)).lower(Z64).as_text()
     assert "complex<f32>" in hlo
 
@@ -325,8 +332,10 @@ def test_array_repr_and_python_conversion() -> None:
     x = dnp.asarray(np.complex128(1 - 2j))
     assert repr(x) == "Array(1.-2.j, dtype=complex128)"
     assert complex(x) == 1 - 2j
-    assert x.real.dtype == np.float64 and float(x.imag) == -2.0
-    assert dnp.iscomplexobj(x) and not dnp.isrealobj(x)
+    assert x.real.dtype == np.float64
+    assert float(x.imag) == -2.0
+    assert dnp.iscomplexobj(x)
+    assert not dnp.isrealobj(x)
 
 
 def test_complex128_is_complex64_without_x64() -> None:

@@ -624,14 +624,12 @@ CASES: Final[tuple[Case, ...]] = (
 
 # Primitives that no case can hold at the top of its jaxpr, and why.
 NO_CASE: Final[dict[str, str]] = {
-    **{
-        name: (
-            "complex numbers have no 16-bit or integer dtype (complex64 is the smallest, "
-            "and lax.complex takes float32 or float64 parts, as JAX's): no small dtype "
-            "reaches it; tests/api/test_complex.py checks it against JAX"
-        )
-        for name in ("real", "imag", "conj", "complex")
-    },
+    **dict.fromkeys(
+        ("real", "imag", "conj", "complex"),
+        "complex numbers have no 16-bit or integer dtype (complex64 is the smallest, "
+        "and lax.complex takes float32 or float64 parts, as JAX's): no small dtype "
+        "reaches it; tests/api/test_complex.py checks it against JAX",
+    ),
     "cumlogsumexp": (
         "JAX 0.10.2's lax.cumlogsumexp traces integer operands and then fails lowering "
         "them (OverflowError: float infinity to integer), so this harness cannot take "
@@ -1101,4 +1099,3 @@ def test_complex_inputs_work_as_in_jax(use: str) -> None:
     for w, g in zip(jax.tree_util.tree_leaves(want), jax.tree_util.tree_leaves(got), strict=True):
         assert np.asarray(g).dtype == np.asarray(w).dtype
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, atol=1e-6)
-
