@@ -36,6 +36,8 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "add sub mul div rem pow integer_pow neg sign abs max min exp log log1p expm1 sin "
         "cos tan tanh logistic sqrt rsqrt floor ceil round eq ne lt le gt ge and_ or_ not_ "
         "select convert_element_type stop_gradient "
+        # issue 11: complex numbers and the Fourier transform
+        "real imag conj complex fft FftType "
         # structural
         "broadcast_in_dim reshape transpose squeeze expand_dims slice dynamic_slice "
         "dynamic_update_slice concatenate pad rev iota "
@@ -85,7 +87,9 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "nancumsum nancumprod isin digitize bincount unravel_index ravel_multi_index indices ix_ "
         "diag_indices_from tril_indices_from triu_indices_from logspace geomspace trapezoid "
         "broadcast_arrays broadcast_shapes ndim shape size isscalar iinfo finfo issubdtype "
-        "promote_types result_type can_cast"
+        "promote_types result_type can_cast "
+        # issue 11: complex numbers and the Fourier transforms
+        "complex64 complex128 iscomplex isreal iscomplexobj isrealobj conjugate vdot fft"
     ),
     # issue 10: activations, softmax and friends; SciPy's special functions
     "didax.nn": _words(

@@ -30,6 +30,8 @@ from didax.core.lax.cumulative import cumlogsumexp as cumlogsumexp
 from didax.core.lax.cumulative import cummax as cummax
 from didax.core.lax.cumulative import cummin as cummin
 from didax.core.lax.cumulative import cumprod as cumprod
+from didax.core.lax.fft import FftType as FftType
+from didax.core.lax.fft import fft as fft
 from didax.core.lax.indexing import GatherDimensionNumbers as GatherDimensionNumbers
 from didax.core.lax.indexing import GatherScatterMode as GatherScatterMode
 from didax.core.lax.indexing import ScatterDimensionNumbers as ScatterDimensionNumbers
@@ -75,6 +77,9 @@ __all__ = [
     "population_count",
     "clz",
     "bitcast_convert_type",
+    # the Fourier transform (didax.core.lax.fft)
+    "fft",
+    "FftType",
     # cumulative reductions (didax.core.lax.cumulative)
     "cumprod",
     "cummax",

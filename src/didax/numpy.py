@@ -10,10 +10,10 @@ from didax.api.numpy import bits as _bits
 from didax.api.numpy import contractions as _contractions
 from didax.api.numpy import creation as _creation
 from didax.api.numpy import elementwise as _elementwise
+from didax.api.numpy import fft, linalg
 from didax.api.numpy import index_tricks as _index_tricks
 from didax.api.numpy import indexing as _indexing
 from didax.api.numpy import joining as _joining
-from didax.api.numpy import linalg
 from didax.api.numpy import linear_algebra as _linear_algebra
 from didax.api.numpy import logic as _logic
 from didax.api.numpy import manipulation as _manipulation
@@ -46,6 +46,7 @@ from didax.api.numpy.sorting import *  # noqa: F403
 from didax.api.numpy.statistics import *  # noqa: F403
 
 __all__ = [
+    "fft",
     "linalg",
     *_creation.__all__,
     *_elementwise.__all__,

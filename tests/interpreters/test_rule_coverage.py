@@ -182,6 +182,14 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         )
         for p in CUMULATIVE_PRIMITIVES
     },
+    **{
+        ("fft", table): (
+            "a first-order primitive: partial evaluation stages it whole when its operand "
+            "is unknown, and DCE drops it whole when its result is unused; neither can do "
+            "better"
+        )
+        for table in ("partial_eval", "dce")
+    },
     ("nextafter", "jvp"): (
         "as in JAX, nextafter has no derivative rule (jax.grad of it raises): its result "
         "is the neighbouring float, and differentiating it is the caller's mistake; the "

@@ -624,6 +624,11 @@ CASES: Final[tuple[Case, ...]] = (
 
 # Primitives that no case can hold at the top of its jaxpr, and why.
 NO_CASE: Final[dict[str, str]] = {
+    "fft": (
+        "XLA's Fft takes float32/float64 and complex64/complex128 only (JAX refuses 16-bit "
+        "and integer operands of lax.fft too), and jnp.fft converts them first: no small "
+        "dtype reaches it; tests/api/test_fft.py checks it against JAX"
+    ),
     **dict.fromkeys(
         ("real", "imag", "conj", "complex"),
         "complex numbers have no 16-bit or integer dtype (complex64 is the smallest, "

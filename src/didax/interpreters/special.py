@@ -52,7 +52,7 @@ from didax.interpreters.jvp import JVP_RULES, Zero, _defjvp
 
 Array = np.ndarray[Any, Any]
 
-__all__ = ["XlaExecutor", "set_xla_executor", "FLOPS_PER_ELEMENT"]
+__all__ = ["XlaExecutor", "set_xla_executor", "by_xla", "FLOPS_PER_ELEMENT"]
 
 
 # --- impl rules -----------------------------------------------------------------------
@@ -72,14 +72,16 @@ def set_xla_executor(executor: XlaExecutor) -> None:
     _xla_executor[:] = [executor]
 
 
-def _by_xla(prim: Primitive) -> ImplRule:
-    def impl(*args: Array) -> Array:
+def by_xla(prim: Primitive) -> ImplRule:
+    """An impl rule running ``prim`` (one result) as a one-primitive XLA program."""
+
+    def impl(*args: Array, **params: Any) -> Array:
         if not _xla_executor:
             raise RuntimeError(
                 f"{prim.name} is evaluated eagerly by XLA, and no executor is installed: "
                 "import didax (or didax.lowering) first"
             )
-        (out,) = _xla_executor[0](prim, *args)
+        (out,) = _xla_executor[0](prim, *args, **params)
         return np.asarray(out.host())
 
     impl.__name__ = f"_{prim.name}_impl"
@@ -115,7 +117,7 @@ for _prim in (
     special.acosh_p,
     special.atanh_p,
 ):
-    IMPL_RULES.register(_prim, _by_xla(_prim))
+    IMPL_RULES.register(_prim, by_xla(_prim))
 
 
 # --- jvp rules ------------------------------------------------------------------------

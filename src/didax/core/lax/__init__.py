@@ -9,12 +9,14 @@ interpreters' rules read best with.
 
 ``indexing`` holds a family whole (``gather_p`` and the scatters, their
 dimension numbers, typing rules and wrappers), as ``cumulative`` does
-(``cumprod_p``, ``cummax_p``, ``cummin_p``, ``cumlogsumexp_p``).
+(``cumprod_p``, ``cummax_p``, ``cummin_p``, ``cumlogsumexp_p``) and ``fft``
+(``fft_p`` and ``FftType``).
 """
 
 from didax.core.lax import typing_rules as _typing_rules  # noqa: F401  (registers the rules)
 from didax.core.lax.bits import *  # noqa: F403
 from didax.core.lax.cumulative import *  # noqa: F403
+from didax.core.lax.fft import *  # noqa: F403
 from didax.core.lax.indexing import *  # noqa: F403
 from didax.core.lax.primitives import *  # noqa: F403
 from didax.core.lax.sorting import *  # noqa: F403
