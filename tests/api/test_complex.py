@@ -253,6 +253,24 @@ def test_jacrev_of_real_outputs_of_complex_inputs_equals_jaxs() -> None:
     _close(dx.vjp(lambda v: fn(dnp, v), z)[1](1.0), jax.vjp(lambda v: fn(jnp, v), z)[1](1.0))
 
 
+@pytest.mark.parametrize("name", ["real", "imag", "conj", "complex", "to_real"])
+def test_vjp_of_complex_parts(name: str) -> None:
+    # The transposes of the four linear parts (and of the complex-to-real
+    # conversion) against JAX's, with random cotangents.
+    fn = ALL[name]
+    args = _args(name, np.complex128)
+    out = np.asarray(fn(jax.lax, *args))
+    ct = _z(out.shape) if out.dtype.kind == "c" else RNG.standard_normal(out.shape)
+    _close(
+        dx.vjp(lambda *a: fn(dlax, *a), *args)[1](ct),
+        jax.vjp(lambda *a: fn(jax.lax, *a), *args)[1](ct),
+    )
+    _close(
+        dx.jit(dx.vjp(lambda *a: fn(dlax, *a), *args)[1])(ct),
+        jax.vjp(lambda *a: fn(jax.lax, *a), *args)[1](ct),
+    )
+
+
 def test_linearize_and_vjp_of_complex_function() -> None:
     z, t = _z((3,)), _z((3,))
 
