@@ -366,3 +366,13 @@ def test_complex128_is_complex64_without_x64() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["complex64"] * 4
+
+
+def test_jitted_python_complex_scalars_keep_signed_zeros_and_nans() -> None:
+    # The device copies of Python scalars are cached by their parts' bits:
+    # complex(0, -0.0) == complex(0, 0) must not share one buffer.
+    f = dx.jit(lambda z: z * 1)
+    assert np.signbit(np.asarray(f(complex(0.0, -0.0))).imag)
+    assert not np.signbit(np.asarray(f(complex(0.0, 0.0))).imag)
+    assert np.isnan(complex(f(complex(np.nan, 1.0))).real)
+    assert complex(f(2j)) == 2j

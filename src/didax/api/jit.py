@@ -283,7 +283,12 @@ def clear_caches() -> None:
 
 # The leaf signatures the hit path reads without a call: a device Array's
 # aval, and a Python scalar's type (its weak type; the x64 mode is keyed too).
-_SCALAR_SIGNATURES: Final[dict[type, Hashable]] = {float: float, int: int, bool: bool}
+_SCALAR_SIGNATURES: Final[dict[type, Hashable]] = {
+    float: float,
+    int: int,
+    bool: bool,
+    complex: complex,
+}
 
 
 class Jitted:

@@ -158,16 +158,19 @@ def to_buffer(x: Any) -> xla.Buffer:
 
 # Scalars are immutable and recur (step sizes, flags, loop bounds), so their
 # device copies are kept and reused. A Python scalar's key tells 1 from 1.0
-# from True, and -0.0 from 0.0 (a zero, inf or NaN float is keyed by its bits); a
+# from True, and -0.0 from 0.0 (a zero, inf or NaN float is keyed by its bits, a
+# complex number by its parts' bits, as complex equality ignores zeros' signs); a
 # NumPy scalar's is its dtype and bytes. Both hold the x64 mode, which
 # decides the buffer's dtype (float64 or float32).
 _SCALAR_BUFFERS: Final[LRUCache[xla.Buffer]] = LRUCache(maxsize=256)
 
 
-def _scalar_buffer(x: bool | int | float) -> xla.Buffer:
+def _scalar_buffer(x: bool | int | float | complex) -> xla.Buffer:
     value: object = x
     if isinstance(x, float) and not (x and x * 0.0 == 0.0):  # a zero, an inf or a NaN
         value = x.hex()
+    elif isinstance(x, complex):
+        value = (x.real.hex(), x.imag.hex())
     key = (type(x), value, x64_enabled())
     return _SCALAR_BUFFERS.get_or_create(key, lambda: xla.to_device(as_array(x)))
 
