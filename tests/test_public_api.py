@@ -48,8 +48,12 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "GatherDimensionNumbers ScatterDimensionNumbers GatherScatterMode "
         # issue 10: special functions
         "erf erfc erf_inv lgamma digamma polygamma sinh cosh asin acos atan asinh acosh atanh "
-        "atan2 exp2 is_finite nextafter"
+        "atan2 exp2 is_finite nextafter "
+        # issue 11: linear algebra
+        "linalg"
     ),
+    # issue 11: the decompositions, as jax.lax.linalg
+    "didax.lax.linalg": _words("cholesky triangular_solve lu qr eigh svd"),
     "didax.numpy": _words(
         "array asarray zeros ones zeros_like ones_like full arange linspace eye add "
         "subtract multiply divide true_divide power negative abs exp log log1p sqrt sin cos "

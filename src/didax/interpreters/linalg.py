@@ -259,9 +259,7 @@ def _lu_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
 
 def lu_solve_transposed(packed: Any, perm: Any, b: Any) -> Any:
     """Solves ``A^H x = b`` from ``A``'s LU decomposition (batched, ``b`` a matrix)."""
-    x = triangular_solve(
-        packed, b, left_side=True, lower=False, transpose_a=True, conjugate_a=True
-    )
+    x = triangular_solve(packed, b, left_side=True, lower=False, transpose_a=True, conjugate_a=True)
     x = triangular_solve(
         packed,
         x,
@@ -329,9 +327,7 @@ def _qr_jvp(
     z_pn = _H(z_pn_h)
     dq_mp = lax.sub(
         matmul(dq_mn, z_pn_h),
-        matmul(
-            lax.add(q_mn, matmul(q_mp, z_pn)), _H(lax.sub(dq_pn, matmul(z_pn, dq_nn)))
-        ),
+        matmul(lax.add(q_mn, matmul(q_mp, z_pn)), _H(lax.sub(dq_pn, matmul(z_pn, dq_nn)))),
     )
     nd = get_aval(dq_mn).ndim
     dq = lax.concatenate([dq_mn, dq_mp], nd - 1)
@@ -457,9 +453,7 @@ def _lu_flops(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /) 
 
 
 @FLOPS_RULES.defines(qr_p)
-def _qr_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any
-) -> Cost:
+def _qr_flops(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any) -> Cost:
     aval = operands[0].aval
     m, n = aval.shape[-2:]
     k = min(m, n)
@@ -468,9 +462,7 @@ def _qr_flops(
 
 
 @FLOPS_RULES.defines(eigh_p)
-def _eigh_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any
-) -> Cost:
+def _eigh_flops(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any) -> Cost:
     aval = operands[0].aval
     return Cost(_count(aval) * 9 * aval.shape[-1] ** 3)
 

@@ -81,7 +81,9 @@ def _row_major(ndim: int) -> tuple[int, ...]:
 def _layouts(layouts: Sequence[Sequence[int]]) -> ir.ArrayAttr:
     return ir.ArrayAttr.get(
         [
-            ir.DenseIntElementsAttr.get(np.asarray(list(lay), np.int64), type=ir.IndexType.get())
+            ir.DenseIntElementsAttr.get(  # type: ignore[call-overload]
+                np.asarray(list(lay), np.int64), type=ir.IndexType.get()
+            )
             for lay in layouts
         ]
     )
@@ -222,10 +224,7 @@ def _triangular_solve_lowering(
 ) -> list[IrValue]:
     # conjugate_a without transpose_a conjugates a (a no-op for real dtypes);
     # with it, the op is the adjoint.
-    if not transpose_a:
-        transpose = "NO_TRANSPOSE"
-    else:
-        transpose = "ADJOINT" if conjugate_a else "TRANSPOSE"
+    transpose = ("ADJOINT" if conjugate_a else "TRANSPOSE") if transpose_a else "NO_TRANSPOSE"
     out = hlo.triangular_solve(
         a,
         b,
@@ -281,7 +280,8 @@ def _pivots_to_permutation(pivots: IrValue, batch: tuple[int, ...], k: int, m: i
         moved = hlo.select(at_pivot, hlo.broadcast_in_dim(perm_type, current, every), perm)
         new_perm = hlo.select(at_i, swapped, moved)
         hlo.return_([hlo.add(i, full(counter, 1)), new_perm])
-    return loop.results[1]
+    perm_out: IrValue = loop.results[1]
+    return perm_out
 
 
 @LOWERING_RULES.defines(lu_p)
@@ -370,7 +370,7 @@ def _qr_lowering(ctx: LoweringRuleContext, x: IrValue, *, full_matrices: bool) -
     return [q, _triangle(r, r_aval, lower=False)]
 
 
-# --- eigh: syevd ------------------------------------------------------------------------------------
+# --- eigh: syevd ---------------------------------------------------------------------------
 
 
 @LOWERING_RULES.defines(eigh_p)
@@ -396,7 +396,7 @@ def _eigh_lowering(
     return [_nan_unless(ok, v, v_aval, len(batch)), _nan_unless(ok, ev, w_aval, len(batch))]
 
 
-# --- svd: gesdd -------------------------------------------------------------------------------------
+# --- svd: gesdd ----------------------------------------------------------------------------
 
 
 @LOWERING_RULES.defines(svd_p)

@@ -118,11 +118,11 @@ def lapack_target(fn_base: str, dtype: np.dtype[Any]) -> str:
     'lapack_dgetrf_ffi'
     """
     from jax._src.lax import linalg as _jax_linalg  # noqa: F401  (registers the targets)
-    from jax._src.lib import lapack as _lapack
+    from jaxlib import lapack as _lapack
 
     if dtype not in _LAPACK_PREFIX:
         raise NotImplementedError(f"no LAPACK kernel for {dtype}")
-    name: str = _lapack.prepare_lapack_call(fn_base, dtype)
+    name: str = _lapack.prepare_lapack_call(fn_base, dtype)  # type: ignore[no-untyped-call]
     return name
 
 

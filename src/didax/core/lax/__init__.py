@@ -15,10 +15,10 @@ submodule, ``lax.linalg``, as in JAX, since its wrappers' names (``lu``,
 ``qr``, ``svd``) belong to that namespace.
 """
 
+from didax.core.lax import linalg as linalg
 from didax.core.lax import typing_rules as _typing_rules  # noqa: F401  (registers the rules)
 from didax.core.lax.bits import *  # noqa: F403
 from didax.core.lax.cumulative import *  # noqa: F403
-from didax.core.lax import linalg as linalg
 from didax.core.lax.indexing import *  # noqa: F403
 from didax.core.lax.linalg import LINALG_PRIMITIVES as LINALG_PRIMITIVES
 from didax.core.lax.primitives import *  # noqa: F403

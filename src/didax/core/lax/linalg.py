@@ -260,7 +260,7 @@ def triangular_solve(
 
 
 def lu(x: ArrayLike) -> tuple[Any, Any, Any]:
-    """LU decomposition with partial pivoting: ``(lu, pivots, permutation)`` with ``x[perm] = L @ U``.
+    """LU decomposition with partial pivoting: ``(lu, pivots, perm)``, ``x[perm] = L @ U``.
 
     >>> import numpy as np
     >>> packed, pivots, perm = lu(np.array([[1.0, 2.0], [3.0, 4.0]]))
@@ -322,5 +322,3 @@ def svd(x: ArrayLike, *, full_matrices: bool = True, compute_uv: bool = True) ->
         return outs[0]
     s, u, vt = outs
     return u, s, vt
-
-
