@@ -54,6 +54,11 @@ PUBLIC: Final[dict[str, list[str]]] = {
     ),
     # issue 11: the decompositions, as jax.lax.linalg
     "didax.lax.linalg": _words("cholesky triangular_solve lu qr eigh svd"),
+    # issue 11: NumPy's linear algebra
+    "didax.numpy.linalg": _words(
+        "norm det slogdet inv solve cholesky qr svd eigh eigvalsh lstsq pinv matrix_power "
+        "matrix_rank"
+    ),
     "didax.numpy": _words(
         "array asarray zeros ones zeros_like ones_like full arange linspace eye add "
         "subtract multiply divide true_divide power negative abs exp log log1p sqrt sin cos "
@@ -96,7 +101,11 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "relu relu6 sigmoid softplus silu swish gelu elu leaky_relu tanh log_sigmoid softmax "
         "log_softmax logsumexp one_hot standardize"
     ),
-    "didax.scipy": ["special"],
+    "didax.scipy": ["special", "linalg"],
+    # issue 11: SciPy's linear algebra
+    "didax.scipy.linalg": _words(
+        "solve_triangular cho_factor cho_solve lu lu_factor lu_solve expm"
+    ),
     "didax.scipy.special": _words(
         "logsumexp erf erfc erfinv gammaln digamma xlogy xlog1py expit logit"
     ),
