@@ -119,7 +119,7 @@ def solve_triangular(
         conjugate_a=conjugate_a,
         unit_diagonal=unit_diagonal,
     )
-    return out[..., 0] if vector else out  # type: ignore[no-any-return]
+    return out[..., 0] if vector else out
 
 
 def cho_factor(
@@ -162,7 +162,7 @@ def cho_solve(
     x = lax_linalg.triangular_solve(
         c_val, x, left_side=True, lower=lower, transpose_a=lower, conjugate_a=lower
     )
-    return x[..., 0] if vector else x  # type: ignore[no-any-return]
+    return x[..., 0] if vector else x
 
 
 def lu_factor(
@@ -242,7 +242,7 @@ def lu_solve(
         x = take_along_axis(x, expand_dims(inverse, -1), axis=-2)
     else:
         raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
-    return x[..., 0] if vector else x  # type: ignore[no-any-return]
+    return x[..., 0] if vector else x
 
 
 def _inverse_permutation(perm: Any) -> Any:
@@ -322,7 +322,7 @@ def _pade(degree: int) -> Any:
 
     def approximant(a: Any) -> tuple[Any, Any]:
         n = get_aval(a).shape[-1]
-        ident = np.eye(n, dtype=get_aval(a).dtype)
+        ident: Any = np.eye(n, dtype=get_aval(a).dtype)
         a2 = matmul(a, a)
         if degree == 13:
             a4 = matmul(a2, a2)
@@ -367,7 +367,7 @@ def _expm_2d(a: Any, upper_triangular: bool, max_squarings: int) -> Any:
             ],
             dtype,
         )
-        degrees = (3, 5, 7, 9, 13)
+        degrees: tuple[int, ...] = (3, 5, 7, 9, 13)
     elif dtype == dtypes.float32:
         maxnorm = 3.925724783138660
         conds = np.array([4.258730016922831e-001, 1.880152677804762e000], dtype)
@@ -379,10 +379,7 @@ def _expm_2d(a: Any, upper_triangular: bool, max_squarings: int) -> Any:
     idx = digitize(a_l1, conds)
     u, v = switch(idx, [_pade(d) for d in degrees], a)
     p, q = u + v, -u + v
-    if upper_triangular:
-        r = solve_triangular(q, p)
-    else:
-        r = _solve(q, p)
+    r = solve_triangular(q, p) if upper_triangular else _solve(q, p)
 
     def square(c: Any, i: Any) -> tuple[Any, None]:
         return cond(i < n_squarings, lambda x: matmul(x, x), lambda x: x, c), None
@@ -412,4 +409,4 @@ def expm(a: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 1
     fn: Any = lambda x: _expm_2d(x, upper_triangular, max_squarings)  # noqa: E731
     for _ in shape[:-2]:
         fn = vmap(fn)
-    return fn(v)  # type: ignore[no-any-return]
+    return fn(v)
