@@ -118,14 +118,18 @@ def _diagonal(x: Any) -> Any:
     return lax.reduce_sum(lax.mul(x, eye_like(x, n)), (aval.ndim - 1,))
 
 
-def _row(v: Any) -> Any:
-    """A ``[..., n]`` vector as ``[..., 1, n]``."""
-    return lax.expand_dims(v, (get_aval(v).ndim - 1,))
+def _rows_of(v: Any, m: int) -> Any:
+    """A ``[..., n]`` vector as ``m`` equal rows: ``out[..., i, j] = v[..., j]``."""
+    shape = get_aval(v).shape
+    nb = len(shape) - 1
+    return lax.broadcast_in_dim(v, (*shape[:-1], m, shape[-1]), (*range(nb), nb + 1))
 
 
-def _col(v: Any) -> Any:
-    """A ``[..., n]`` vector as ``[..., n, 1]``."""
-    return lax.expand_dims(v, (get_aval(v).ndim,))
+def _cols_of(v: Any, m: int) -> Any:
+    """A ``[..., n]`` vector as ``m`` equal columns: ``out[..., i, j] = v[..., i]``."""
+    shape = get_aval(v).shape
+    nb = len(shape) - 1
+    return lax.broadcast_in_dim(v, (*shape[:-1], shape[-1], m), (*range(nb), nb))
 
 
 def _solve_kw(**params: Any) -> dict[str, bool]:
@@ -348,7 +352,7 @@ def _eigh_jvp(
     n = get_aval(a).shape[-1]
     eye = eye_like(a, n)
     # 1 / (w_j - w_i) off the diagonal, 0 on it, with no 1/0 computed.
-    f_mat = lax.sub(lax.integer_pow(lax.add(eye, lax.sub(_row(w), _col(w))), -1), eye)
+    f_mat = lax.sub(lax.integer_pow(lax.add(eye, lax.sub(_rows_of(w, n), _cols_of(w, n))), -1), eye)
     vdag_adot_v = matmul(matmul(_H(v), a_dot), v)
     dv = matmul(v, lax.mul(f_mat, vdag_adot_v))
     dw = _diagonal(vdag_adot_v)  # its real part, for complex dtypes
@@ -371,13 +375,12 @@ def _svd_jvp(
             "implemented (as in JAX): use full_matrices=False"
         )
     ut, v = _H(u), _H(vt)
-    s_row = _row(s)
+    k = get_aval(s).shape[-1]
     ds_mat = matmul(matmul(ut, da), v)
     ds = _diagonal(ds_mat)  # its real part, for complex dtypes
     if not compute_uv:
         return [s], [ds]
-    k = get_aval(s).shape[-1]
-    s_col = _T(s_row)
+    s_row, s_col = _rows_of(s, k), _cols_of(s, k)  # s_j and s_i at [i, j]
     s_diffs = lax.mul(lax.add(s_row, s_col), lax.sub(s_row, s_col))
     eye = eye_like(a, k)
     f_mat = lax.sub(lax.div(1.0, lax.add(s_diffs, eye)), eye)
@@ -385,16 +388,16 @@ def _svd_jvp(
     sds = lax.mul(s_col, ds_mat)  # diag(s) dS
     s_zeros = lax.convert_element_type(lax.eq(s, lax.full_like(s, 0)), get_aval(s).dtype)
     s_inv = lax.sub(lax.div(1.0, lax.add(s, s_zeros)), s_zeros)
-    s_inv_mat = lax.mul(_row(s_inv), eye)
+    s_inv_mat = lax.mul(_rows_of(s_inv, k), eye)
     du_dv_diag = lax.mul(lax.mul(lax.sub(ds_mat, _H(ds_mat)), s_inv_mat), 0.5)
     du = matmul(u, lax.add(lax.mul(f_mat, lax.add(dss, _H(dss))), du_dv_diag))
     dv = matmul(v, lax.mul(f_mat, lax.add(sds, _H(sds))))
     if m > n:
         dav = matmul(da, v)
-        du = lax.add(du, lax.div(lax.sub(dav, matmul(u, matmul(ut, dav))), s_row))
+        du = lax.add(du, lax.div(lax.sub(dav, matmul(u, matmul(ut, dav))), _rows_of(s, m)))
     if n > m:
         dahu = matmul(_H(da), u)
-        dv = lax.add(dv, lax.div(lax.sub(dahu, matmul(v, matmul(vt, dahu))), s_row))
+        dv = lax.add(dv, lax.div(lax.sub(dahu, matmul(v, matmul(vt, dahu))), _rows_of(s, n)))
     return [s, u, vt], [ds, du, _H(dv)]
 
 

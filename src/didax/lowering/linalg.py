@@ -1,13 +1,18 @@
 """The StableHLO lowering of the linear-algebra primitives (``core.lax.linalg``).
 
-``cholesky`` and ``triangular_solve`` are StableHLO's own ops (XLA expands
-them); ``lu``, ``qr``, ``eigh`` and ``svd`` are custom calls to the LAPACK
-kernels that jaxlib registers with XLA for CPUs (``getrf``, ``geqrf`` +
+``cholesky`` is StableHLO's own op (XLA expands it); ``triangular_solve``,
+``lu``, ``qr``, ``eigh`` and ``svd`` are custom calls to the LAPACK kernels
+that jaxlib registers with XLA for CPUs (``trsm``, ``getrf``, ``geqrf`` +
 ``orgqr``, ``syevd``, ``gesdd``), exactly as JAX lowers them there: typed
 FFI calls whose attributes are a ``mhlo.backend_config`` dictionary of
 LAPACK's one-letter options, whose matrices are column major (layout
 ``(n-2, n-1, n-3, ..., 0)``) and whose first operand is overwritten by
 the first result. Never a host callback.
+
+``triangular_solve`` was first lowered to ``stablehlo.triangular_solve``;
+XLA's CPU expansion of it made a jitted 256x256 ``solve`` 3.4 times as
+slow as JAX's (``bench/bench_linalg.py``) and, on a singular matrix, gave
+NaN where JAX's ``trsm`` gives inf. With ``trsm`` both match JAX.
 
 Design rules:
 - Failure is JAX's: the kernels' ``info`` result says, per matrix, whether
@@ -16,7 +21,8 @@ Design rules:
   whose U has a zero on its diagonal, and it gives ``inf`` downstream).
   ``stablehlo.cholesky`` gives NaNs somewhere in a matrix that is not
   positive definite; the lowering fills that whole matrix with NaNs, as
-  JAX's ``potrf`` path does, and zeroes the upper triangle.
+  JAX's ``potrf`` path does, then zeroes the upper triangle (as JAX's
+  does, after its NaN fill).
 - ``lu``'s permutation is computed from the pivots in the program (a
   ``stablehlo.while`` applying the row swaps), as JAX's
   ``lu_pivots_to_permutation``.
@@ -207,7 +213,7 @@ def _cholesky_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
         hlo.return_([hlo.add(*block.arguments)])
     total = reduce.results[0]
     ok = compare(total, total, "EQ", aval.dtype)
-    return [_nan_unless(ok, factor, aval, len(batch))]
+    return [_triangle(_nan_unless(ok, factor, aval, len(batch)), aval, True)]
 
 
 @LOWERING_RULES.defines(triangular_solve_p)
@@ -222,16 +228,26 @@ def _triangular_solve_lowering(
     conjugate_a: bool,
     unit_diagonal: bool,
 ) -> list[IrValue]:
-    # conjugate_a without transpose_a conjugates a (a no-op for real dtypes);
-    # with it, the op is the adjoint.
-    transpose = ("ADJOINT" if conjugate_a else "TRANSPOSE") if transpose_a else "NO_TRANSPOSE"
-    out = hlo.triangular_solve(
-        a,
-        b,
-        ir.BoolAttr.get(left_side),
-        ir.BoolAttr.get(lower),
-        ir.BoolAttr.get(unit_diagonal),
-        hlo.TransposeAttr.get(transpose),
+    # LAPACK's trsm, as JAX lowers it on CPUs (see the module docstring for why
+    # not stablehlo.triangular_solve). conjugate_a without transpose_a
+    # conjugates a first (a no-op for the real dtypes); with it, the op is
+    # the adjoint ("C").
+    a_aval, b_aval = ctx.avals_in
+    trans = ("C" if conjugate_a else "T") if transpose_a else "N"
+    (out,) = _lapack_call(
+        lapack_target("trsm_ffi", a_aval.dtype),
+        [a, b],
+        [a_aval, b_aval],
+        [b_aval],
+        matrices_out=[True],
+        config={
+            "side": _char("L" if left_side else "R"),
+            "uplo": _char("L" if lower else "U"),
+            "trans_x": _char(trans),
+            "diag": _char("U" if unit_diagonal else "N"),
+        },
+        num_batch=b_aval.ndim - 2,
+        alias=(1, 0),
     )
     return [out]
 

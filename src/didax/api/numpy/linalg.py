@@ -488,9 +488,7 @@ def lstsq(
         r = b_val - matmul(a_val, x)
         resid = sum(r * r, axis=0)
     if vector:
-        x = x[:, 0]
-        if not (numpy_resid and get_aval(resid).shape == (0,)):
-            resid = resid[0]
+        x = x[:, 0]  # (resid keeps its axis: shape (1,), as JAX's)
     return x, resid, rank, s
 
 

@@ -209,6 +209,12 @@ def symmetrize(x: ArrayLike) -> Any:
     return w.div(w.add(x, _H(x)), 2.0)
 
 
+def _symmetrizable(x: Any) -> bool:
+    # Anything else is left to the primitive's typing rule, whose error names it.
+    aval = get_aval(x)
+    return aval.dtype in LINALG_DTYPES and aval.ndim >= 2 and aval.shape[-1] == aval.shape[-2]
+
+
 # --- wrappers -----------------------------------------------------------------------------
 
 
@@ -221,7 +227,7 @@ def cholesky(x: ArrayLike, *, symmetrize_input: bool = True) -> Any:
            [1., 2.]], dtype=float64)
     """
     x = _as_operand(x)
-    if symmetrize_input:
+    if symmetrize_input and _symmetrizable(x):
         x = symmetrize(x)
     return cholesky_p.bind(x)
 
@@ -299,7 +305,7 @@ def eigh(
     Array([1., 3.], dtype=float64)
     """
     x = _as_operand(x)
-    if symmetrize_input:
+    if symmetrize_input and _symmetrizable(x):
         x = symmetrize(x)
     v, ev = eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues))
     return v, ev
