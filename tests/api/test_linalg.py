@@ -13,6 +13,7 @@ and clear typing errors on bad input.
 
 from __future__ import annotations
 
+import pathlib
 from collections.abc import Callable
 from typing import Any, Final, TypeAlias
 
@@ -437,3 +438,26 @@ def test_flops() -> None:
     assert c.flops == n**3 // 3
     c = cost(lambda a: lax.linalg.eigh(a, symmetrize_input=False))(np.stack([_spd(n)] * 2))
     assert c.flops == 2 * 9 * n**3
+
+
+GOLDEN: Final = pathlib.Path(__file__).parent.parent / "golden"
+
+
+def test_golden_stablehlo_of_eigh() -> None:
+    # A LAPACK custom call as JAX emits it (target, attributes, column-major
+    # layouts, the aliasing of the operand), then the NaN fill of failed matrices.
+    f = dx.jit(lambda x: lax.linalg.eigh(x, symmetrize_input=False))
+    text = f.lower(np.ones((2, 3, 3))).as_text()
+    assert text == (GOLDEN / "stablehlo_eigh.txt").read_text()
+    jax_text = (
+        jax.jit(lambda x: jax.lax.linalg.eigh(x, symmetrize_input=False))
+        .lower(jnp.ones((2, 3, 3)))
+        .as_text()
+    )
+    for piece in (
+        "@lapack_dsyevd_ffi",
+        "mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}",
+        "operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>]",
+    ):
+        assert piece in text
+        assert piece in jax_text
