@@ -39,8 +39,9 @@ CONTRACTS_BY_NAME: Final = {str(c["name"]) for c in CONTRACTS.values()}
 XLA_MODULES: Final = ("jaxlib", "jax._src", "jax.extend", "jax.lib", "jax.interpreters")
 
 # Public facade *packages* (``didax.scipy``, holding ``didax.scipy.special``, as
-# JAX's ``jax.scipy``): re-exports like the facade modules, not layers.
-FACADE_PACKAGES: Final = frozenset({"scipy"})
+# JAX's ``jax.scipy``; ``didax.lax``, holding ``didax.lax.linalg``, as JAX's
+# ``jax.lax.linalg``): re-exports like the facade modules, not layers.
+FACADE_PACKAGES: Final = frozenset({"scipy", "lax"})
 
 
 def lint_imports(project: Path) -> subprocess.CompletedProcess[str]:

@@ -389,9 +389,16 @@ def test_linalg_norm_matches_jax(ord_: Any, axis: Any, keepdims: bool) -> None:
     np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-10)
 
 
-def test_norm_needing_svd_is_refused_clearly() -> None:
-    with pytest.raises(NotImplementedError, match="singular value"):
-        dnp.linalg.norm(M, ord=2)
+@pytest.mark.parametrize("ord_", [2, -2, "nuc"])
+def test_norm_through_svd_matches_jax(ord_: Any) -> None:
+    # The spectral and nuclear norms (issue 11: through svd), over moved axes too.
+    for x, axis, keepdims in ((M, None, False), (T, (2, 0), True)):
+        got = dnp.linalg.norm(x, ord=ord_, axis=axis, keepdims=keepdims)
+        want = jnp.linalg.norm(x, ord=ord_, axis=axis, keepdims=keepdims)
+        _compare(got, want)
+    g = dx.grad(lambda v: dnp.linalg.norm(v, ord=ord_))(M)
+    w = jax.grad(lambda v: jnp.linalg.norm(v, ord=ord_))(M)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-9, atol=1e-12)
 
 
 def test_one_argument_where_is_nonzero() -> None:

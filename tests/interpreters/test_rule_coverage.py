@@ -22,7 +22,12 @@ import pytest
 
 import didax
 from didax.core.abstract_eval import ABSTRACT_EVAL
-from didax.core.lax import CUMULATIVE_PRIMITIVES, SPECIAL_PRIMITIVES, STANDARD_PRIMITIVES
+from didax.core.lax import (
+    CUMULATIVE_PRIMITIVES,
+    LINALG_PRIMITIVES,
+    SPECIAL_PRIMITIVES,
+    STANDARD_PRIMITIVES,
+)
 from didax.core.primitive import ALL_PRIMITIVES, Primitive, RuleTable
 from didax.interpreters.batching import BATCH_RULES
 from didax.interpreters.evaluation import IMPL_RULES
@@ -189,6 +194,25 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "better"
         )
         for table in ("partial_eval", "dce")
+    },
+    **{
+        (p.name, table): (
+            "a first-order primitive (the decompositions and triangular_solve): partial "
+            "evaluation stages it whole when its operand is unknown, and DCE drops it whole "
+            "when no result is used (a decomposition's results come from one kernel call, "
+            "so they cannot be split)"
+        )
+        for p in LINALG_PRIMITIVES
+        for table in ("partial_eval", "dce")
+    },
+    **{
+        (p.name, "transpose"): (
+            "a decomposition is not linear (as in JAX): its jvp rule writes the tangent with "
+            "triangular solves and products, which is what a linear jaxpr holds, so it never "
+            "has an UndefinedPrimal operand"
+        )
+        for p in LINALG_PRIMITIVES
+        if p.name != "triangular_solve"
     },
     ("nextafter", "jvp"): (
         "as in JAX, nextafter has no derivative rule (jax.grad of it raises): its result "

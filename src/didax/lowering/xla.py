@@ -105,6 +105,27 @@ def platform() -> str:
     return _backend().platform
 
 
+# The LAPACK kernels jaxlib registers with XLA for CPUs (typed FFI custom
+# calls): importing JAX's linalg module registers them, ``prepare_lapack_call``
+# loads the LAPACK library they call and names the kernel for a dtype.
+_LAPACK_PREFIX: Final = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
+
+
+def lapack_target(fn_base: str, dtype: np.dtype[Any]) -> str:
+    """The custom-call target of LAPACK's ``fn_base`` (``"getrf_ffi"``...) for ``dtype``.
+
+    >>> lapack_target("getrf_ffi", np.dtype(np.float64))
+    'lapack_dgetrf_ffi'
+    """
+    from jax._src.lax import linalg as _jax_linalg  # noqa: F401  (registers the targets)
+    from jaxlib import lapack as _lapack
+
+    if dtype not in _LAPACK_PREFIX:
+        raise NotImplementedError(f"no LAPACK kernel for {dtype}")
+    name: str = _lapack.prepare_lapack_call(fn_base, dtype)  # type: ignore[no-untyped-call]
+    return name
+
+
 def module_bytecode(module: ir.Module) -> bytes:
     """The module as MLIR bytecode: what XLA parses fastest, and what the disk cache keys on."""
     out = io.BytesIO()

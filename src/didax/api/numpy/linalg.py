@@ -1,25 +1,72 @@
-"""``didax.numpy.linalg``: norms (the decompositions arrive with the linear-algebra issue).
+"""``didax.numpy.linalg``: NumPy's linear algebra over the decompositions, as ``jax.numpy.linalg``.
 
-``norm`` follows ``jax.numpy.linalg.norm``: vector norms of any order and
-the matrix norms that need no decomposition (Frobenius, 1, -1, inf, -inf);
-the spectral and nuclear norms need a singular value decomposition and
-raise ``NotImplementedError`` until ``svd`` lands.
+Norms of every order (the spectral and nuclear matrix norms through
+``svd``), determinants, inverses and solves (through ``lu``), and the
+decompositions themselves (``cholesky``, ``qr``, ``svd``, ``eigh``), with
+JAX's signatures, result tuples and conventions.
+
+Design rules:
+- Everything here is a composite of the primitives of ``core.lax.linalg``,
+  so it differentiates, batches and compiles through their rules. Where
+  JAX gives a function a custom jvp it does here too: ``det`` (the
+  cofactor rule, which is finite on singular matrices), ``slogdet``
+  (``trace(solve(a, da))``, zero sign tangent) and ``pinv`` (Golub and
+  Pereyra's formula).
+- Batching is NumPy's: leading axes of ``a`` and ``b`` broadcast.
+- Integer operands become floats (``dtypes.to_inexact``), as in JAX.
+- Singular input gives what JAX gives (``inf``/NaN from the solves, a zero
+  determinant), never an exception.
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from didax.api.numpy.elementwise import abs, multiply, power, sqrt
-from didax.api.numpy.manipulation import squeeze
-from didax.api.numpy.operands import Array, ArrayLike, astype, normalize_axes, operand
+import numpy as np
+
+from didax.api.custom_derivatives import custom_jvp
+from didax.api.numpy.elementwise import abs, log, multiply, power, sqrt, where
+from didax.api.numpy.indexing import take_along_axis
+from didax.api.numpy.linear_algebra import matmul
+from didax.api.numpy.manipulation import broadcast_to, expand_dims, moveaxis, squeeze, swapaxes
+from didax.api.numpy.matrices import diagonal, trace
+from didax.api.numpy.operands import (
+    Array,
+    ArrayLike,
+    astype,
+    broadcast_shapes,
+    normalize_axes,
+    operand,
+)
 from didax.api.numpy.reductions import max, min, sum
 from didax.api.numpy.statistics import count_nonzero
 from didax.core import dtypes
+from didax.core import lax as _lax
+from didax.core.lax import linalg as lax_linalg
 from didax.core.values import get_aval
 
-__all__ = ["norm"]
+__all__ = [
+    "norm",
+    "det",
+    "slogdet",
+    "inv",
+    "solve",
+    "cholesky",
+    "qr",
+    "svd",
+    "eigh",
+    "eigvalsh",
+    "lstsq",
+    "pinv",
+    "matrix_power",
+    "matrix_rank",
+    "SlogdetResult",
+    "EighResult",
+    "QRResult",
+    "SVDResult",
+]
 
 
 def norm(
@@ -87,11 +134,448 @@ def _matrix_norm(v: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Arr
             return out
         return _squeeze(out, axes)
     if ord in (2, -2, "nuc"):
-        raise NotImplementedError(
-            f"norm: ord={ord!r} needs a singular value decomposition, which didax does not have yet"
-        )
+        s = svd(moveaxis(v, axes, (-2, -1)), compute_uv=False)
+        if ord == 2:
+            out = max(s, axis=-1)
+        elif ord == -2:
+            out = min(s, axis=-1)
+        else:
+            out = sum(s, axis=-1)
+        if keepdims:
+            return expand_dims(out, tuple(sorted(axes)))
+        return out
     raise ValueError(f"Invalid order {ord!r} for matrix norm")
 
 
 def _squeeze(v: Any, axes: tuple[int, ...]) -> Array:
     return squeeze(v, tuple(sorted(axes)))
+
+
+# --- results ---------------------------------------------------------------------------------
+
+
+class SlogdetResult(NamedTuple):
+    sign: Array
+    logabsdet: Array
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class QRResult(NamedTuple):
+    Q: Array
+    R: Array
+
+
+class SVDResult(NamedTuple):
+    U: Array
+    S: Array
+    Vh: Array
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def _inexact(x: ArrayLike) -> Any:
+    v = operand(x)
+    return astype(v, dtypes.to_inexact(get_aval(v).dtype))
+
+
+def _square(name: str, a: ArrayLike) -> Any:
+    v = _inexact(a)
+    shape = get_aval(v).shape
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(f"{name}: the argument must have shape [..., n, n], got {shape}")
+    return v
+
+
+def _h(x: Any) -> Any:
+    """The conjugate transpose of the last two axes (the transpose, for real dtypes)."""
+    return swapaxes(x, -1, -2)
+
+
+def _lu_solve(packed: Any, perm: Any, b: Any) -> Any:
+    """Solves ``a x = b`` (``b`` a batch of matrices) from ``lu(a)``'s factors."""
+    x = take_along_axis(b, expand_dims(perm, -1), axis=-2)
+    x = lax_linalg.triangular_solve(packed, x, left_side=True, lower=True, unit_diagonal=True)
+    return lax_linalg.triangular_solve(packed, x, left_side=True, lower=False)
+
+
+def _parity_sign(pivots: Any, dtype: Any) -> Any:
+    """``(-1) ** (number of row swaps)``, from ``lu``'s pivots."""
+    n = get_aval(pivots).shape[-1]
+    swaps = count_nonzero(pivots != np.arange(n, dtype=np.int32), axis=-1)
+    return astype(1 - 2 * (swaps % 2), dtype)
+
+
+# --- determinants ---------------------------------------------------------------------------
+
+
+@custom_jvp
+def _slogdet_lu(a: Any) -> tuple[Any, Any]:
+    dtype = get_aval(a).dtype
+    packed, pivots, _ = lax_linalg.lu(a)
+    diag = diagonal(packed, axis1=-2, axis2=-1)
+    is_zero = count_nonzero(diag == 0, axis=-1) > 0
+    negatives = count_nonzero(diag < 0, axis=-1)
+    n = get_aval(pivots).shape[-1]
+    swaps = count_nonzero(pivots != np.arange(n, dtype=np.int32), axis=-1) + negatives
+    sign = where(is_zero, astype(0, dtype), astype(1 - 2 * (swaps % 2), dtype))
+    logdet = where(is_zero, astype(-np.inf, dtype), sum(log(abs(diag)), axis=-1))
+    return sign, logdet
+
+
+@_slogdet_lu.defjvp
+def _slogdet_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    (x,), (g,) = primals, tangents
+    sign, logdet = _slogdet_lu(x)
+    return (sign, logdet), (sign * 0, trace(solve(x, g), axis1=-1, axis2=-2))
+
+
+def slogdet(a: ArrayLike) -> SlogdetResult:
+    """The sign and ``log(abs(det(a)))`` of square matrices, through ``lu``.
+
+    >>> sign, logabsdet = slogdet(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    >>> sign, logabsdet
+    (Array(-1., dtype=float64), Array(0.69314718, dtype=float64))
+    """
+    sign, logdet = _slogdet_lu(_square("slogdet", a))
+    return SlogdetResult(sign, logdet)
+
+
+def _cofactor_solve(a: Any, b: Any) -> tuple[Any, Any]:
+    """``(det(a), adjugate(a) @ b)``, finite even where ``a`` is singular (JAX's algorithm).
+
+    With ``a = P L U``: ``det(a) a^-1 b = prod(diag U) U^-1 L^-1 P^T b``. The
+    last pivot of U is replaced by the inverse of the product of the others,
+    so that a rank n-1 matrix gives its (rank one) adjugate rather than
+    NaN; a matrix of lower rank, whose adjugate is zero, gives zeros.
+    """
+    shape = get_aval(a).shape
+    n = shape[-1]
+    dtype = get_aval(a).dtype
+    if n == 1:
+        return a[..., 0, 0], b
+    packed, pivots, perm = lax_linalg.lu(a)
+    diag = diagonal(packed, axis1=-2, axis2=-1)
+    sign = _parity_sign(pivots, dtype)
+    partial_det = _lax.cumprod(diag, axis=get_aval(diag).ndim - 1) * expand_dims(sign, -1)
+    corner = np.zeros((n, n), dtype=bool)
+    corner[-1, -1] = True
+    packed = where(corner, expand_dims(1.0 / partial_det[..., -2], (-1, -2)), packed)
+    ones = np.ones((*shape[:-1], 1), dtype)
+    d = lax_linalg.triangular_solve(packed, ones, left_side=True, lower=False)
+    bad = count_nonzero(~_lax.is_finite(d), axis=(-2, -1)) > 0
+    bad = expand_dims(bad, (-1, -2))
+    x = where(bad, 0.0, b)
+    x = take_along_axis(x, expand_dims(perm, -1), axis=-2)
+    x = lax_linalg.triangular_solve(packed, x, left_side=True, lower=True, unit_diagonal=True)
+    last_row = np.zeros((n, 1), dtype=bool)
+    last_row[-1, 0] = True
+    x = where(last_row, x, x * expand_dims(partial_det[..., -1], (-1, -2)))
+    x = lax_linalg.triangular_solve(packed, x, left_side=True, lower=False)
+    return partial_det[..., -1], where(bad, 0.0, x)
+
+
+@custom_jvp
+def _det(a: Any) -> Any:
+    sign, logdet = _slogdet_lu(a)
+    return sign * _lax.exp(logdet)
+
+
+@_det.defjvp
+def _det_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    (x,), (g,) = primals, tangents
+    y, z = _cofactor_solve(x, g)
+    return y, trace(z, axis1=-1, axis2=-2)
+
+
+def det(a: ArrayLike) -> Array:
+    """The determinants of square matrices (through ``lu``; JAX's cofactor jvp).
+
+    >>> det(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    Array(-2., dtype=float64)
+    """
+    return _det(_square("det", a))
+
+
+# --- solves and inverses -----------------------------------------------------------------------
+
+
+def solve(a: ArrayLike, b: ArrayLike) -> Array:
+    """Solves ``a @ x = b``; ``b`` is a vector when it has one axis, else matrices (NumPy 2's rule).
+
+    >>> solve(np.array([[2.0, 1.0], [1.0, 3.0]]), np.array([3.0, 5.0]))
+    Array([0.8, 1.4], dtype=float64)
+    """
+    a_val, b_val = operand(a), operand(b)
+    dtype, _ = dtypes.result_type(
+        (get_aval(v).dtype, get_aval(v).weak_type) for v in (a_val, b_val)
+    )
+    dtype = dtypes.to_inexact(dtype)
+    a_val, b_val = astype(a_val, dtype), astype(b_val, dtype)
+    a_shape, b_shape = get_aval(a_val).shape, get_aval(b_val).shape
+    if len(a_shape) < 2 or a_shape[-1] != a_shape[-2]:
+        raise ValueError(f"solve: a must have shape [..., n, n], got {a_shape}")
+    vector = len(b_shape) == 1
+    if vector:
+        b_val = expand_dims(b_val, -1)
+        b_shape = get_aval(b_val).shape
+    if b_shape[-2] != a_shape[-1]:
+        raise ValueError(f"solve: b's shape {b_shape} does not match a's {a_shape}")
+    batch = broadcast_shapes("solve", a_shape[:-2], b_shape[:-2])
+    a_val = broadcast_to(a_val, (*batch, *a_shape[-2:]))
+    b_val = broadcast_to(b_val, (*batch, *b_shape[-2:]))
+    packed, _, perm = lax_linalg.lu(a_val)
+    x = _lu_solve(packed, perm, b_val)
+    return x[..., 0] if vector else x
+
+
+def inv(a: ArrayLike) -> Array:
+    """The inverses of square matrices (``solve`` against the identity).
+
+    >>> inv(np.array([[2.0, 0.0], [0.0, 4.0]]))
+    Array([[0.5 , 0.  ],
+           [0.  , 0.25]], dtype=float64)
+    """
+    v = _square("inv", a)
+    shape = get_aval(v).shape
+    eye = np.broadcast_to(np.eye(shape[-1], dtype=get_aval(v).dtype), shape)
+    return solve(v, eye)
+
+
+def matrix_power(a: ArrayLike, n: int) -> Array:
+    """``a`` raised to the integer power ``n`` by repeated squaring (``inv`` first if negative).
+
+    >>> matrix_power(np.array([[1.0, 1.0], [0.0, 1.0]]), 3)
+    Array([[1., 3.],
+           [0., 1.]], dtype=float64)
+    """
+    v = operand(a)
+    shape = get_aval(v).shape
+    if len(shape) < 2:
+        raise TypeError(
+            f"{len(shape)}-dimensional array given. Array must be at least two-dimensional"
+        )
+    if shape[-1] != shape[-2]:
+        raise TypeError("Last 2 dimensions of the array must be square")
+    try:
+        k = operator.index(n)
+    except TypeError as err:
+        raise TypeError(f"exponent must be an integer, got {n}") from err
+    if k == 0:
+        return broadcast_to(np.eye(shape[-1], dtype=get_aval(v).dtype), shape)
+    if k < 0:
+        v = inv(v)
+        k = -k
+    result: Any = None
+    z: Any = None
+    while k > 0:
+        z = v if z is None else matmul(z, z)
+        k, bit = divmod(k, 2)
+        if bit:
+            result = z if result is None else matmul(result, z)
+    return result
+
+
+# --- decompositions ------------------------------------------------------------------------
+
+
+def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True) -> Array:
+    """The Cholesky factor: lower ``L`` with ``a = L @ L^H`` (``L^H`` when ``upper``).
+
+    >>> cholesky(np.array([[4.0, 2.0], [2.0, 5.0]]))
+    Array([[2., 0.],
+           [1., 2.]], dtype=float64)
+    """
+    factor = lax_linalg.cholesky(_inexact(a), symmetrize_input=symmetrize_input)
+    return _h(factor) if upper else factor
+
+
+def qr(a: ArrayLike, mode: str = "reduced") -> Any:
+    """QR decomposition; ``mode`` is ``"reduced"``, ``"complete"`` or ``"r"`` (R alone).
+
+    >>> qr(np.array([[3.0, 1.0], [4.0, 2.0]]), mode="r")
+    Array([[-5. , -2.2],
+           [ 0. ,  0.4]], dtype=float64)
+    """
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+    q, r = lax_linalg.qr(_inexact(a), full_matrices=mode == "complete")
+    return r if mode == "r" else QRResult(q, r)
+
+
+def svd(
+    a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False
+) -> Any:
+    """Singular value decomposition ``(U, S, Vh)``, or ``S`` alone; ``S`` descending.
+
+    >>> svd(np.array([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False)
+    Array([4., 3.], dtype=float64)
+    """
+    v = _inexact(a)
+    if not compute_uv:
+        return lax_linalg.svd(v, full_matrices=full_matrices, compute_uv=False)
+    u, s, vh = lax_linalg.svd(v, full_matrices=full_matrices, compute_uv=True)
+    return SVDResult(u, s, vh)
+
+
+def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:
+    """Eigenvalues (ascending) and eigenvectors (columns) of symmetric matrices.
+
+    >>> eigh(np.array([[2.0, 1.0], [1.0, 2.0]])).eigenvalues
+    Array([1., 3.], dtype=float64)
+    """
+    if UPLO not in (None, "L", "U"):
+        raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
+    v, w = lax_linalg.eigh(
+        _inexact(a), lower=UPLO in (None, "L"), symmetrize_input=symmetrize_input
+    )
+    return EighResult(w, v)
+
+
+def eigvalsh(a: ArrayLike, UPLO: str | None = "L", *, symmetrize_input: bool = True) -> Array:
+    """The eigenvalues (ascending) of symmetric matrices.
+
+    >>> eigvalsh(np.array([[2.0, 1.0], [1.0, 2.0]]))
+    Array([1., 3.], dtype=float64)
+    """
+    return eigh(a, UPLO, symmetrize_input).eigenvalues
+
+
+# --- least squares, pseudo-inverse, rank -------------------------------------------------------
+
+
+def lstsq(
+    a: ArrayLike, b: ArrayLike, rcond: float | None = None, *, numpy_resid: bool = False
+) -> tuple[Array, Array, Array, Array]:
+    """The least-squares solution of ``a @ x = b``: ``(x, resid, rank, s)``, through ``svd``.
+
+    >>> x, resid, rank, s = lstsq(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
+    ...                           np.array([1.0, 1.0, 2.0]))
+    >>> x, rank
+    (Array([1., 1.], dtype=float64), Array(2, dtype=int64))
+    """
+    (a_val, b_val), _, _ = _promote_pair("lstsq", a, b)
+    a_shape, b_shape = get_aval(a_val).shape, get_aval(b_val).shape
+    if len(a_shape) != 2:
+        raise TypeError(f"{len(a_shape)}-dimensional array given. Array must be two-dimensional")
+    if a_shape[0] != b_shape[0]:
+        raise ValueError("Leading dimensions of input arrays must match")
+    vector = len(b_shape) == 1
+    if vector:
+        b_val = expand_dims(b_val, -1)
+    elif len(b_shape) != 2:
+        raise TypeError(
+            f"{len(b_shape)}-dimensional array given. Array must be one or two-dimensional"
+        )
+    m, n = a_shape
+    dtype = get_aval(a_val).dtype
+    eps = _eps(dtype)
+    cut = eps * float(_larger(n, m)) if rcond is None else (eps if rcond < 0 else rcond)
+    u, s, vt = lax_linalg.svd(a_val, full_matrices=False)
+    mask = (s > 0) & (s >= cut * s[0])
+    rank = sum(mask)
+    safe_s = where(mask, s, 1.0)
+    s_inv = expand_dims(where(mask, 1.0 / safe_s, 0.0), -1)
+    x = matmul(_h(vt), s_inv * matmul(_h(u), b_val))
+    if numpy_resid and (int(rank) < n or m <= n):
+        resid: Any = np.zeros((0,), dtype)
+        resid = operand(resid)
+    else:
+        r = b_val - matmul(a_val, x)
+        resid = sum(r * r, axis=0)
+    if vector:
+        x = x[:, 0]  # (resid keeps its axis: shape (1,), as JAX's)
+    return x, resid, rank, s
+
+
+def _eps(dtype: Any) -> float:
+    return float(np.finfo(dtype).eps)
+
+
+def _larger(a: int, b: int) -> int:
+    # (``max`` is the array reduction here.)
+    return a if a >= b else b
+
+
+def _promote_pair(name: str, a: ArrayLike, b: ArrayLike) -> tuple[list[Any], Any, bool]:
+    vals = [operand(a), operand(b)]
+    dtype, weak = dtypes.result_type((get_aval(v).dtype, get_aval(v).weak_type) for v in vals)
+    dtype = dtypes.to_inexact(dtype)
+    return [astype(v, dtype) for v in vals], dtype, weak
+
+
+def _pinv_value(a: Any, rtol: float | None) -> Any:
+    m, n = get_aval(a).shape[-2:]
+    dtype = get_aval(a).dtype
+    if rtol is None:
+        rtol = 10.0 * _larger(m, n) * (_eps(dtype))
+    u, s, vh = lax_linalg.svd(a, full_matrices=False)
+    cutoff = rtol * s[..., 0:1]
+    s = where(s > cutoff, s, np.inf)
+    return matmul(_h(vh), _h(u) / expand_dims(s, -1))
+
+
+_pinv = custom_jvp(_pinv_value, nondiff_argnums=(1,))
+
+
+@_pinv.defjvp
+def _pinv_jvp(rtol: float | None, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
+    # Golub and Pereyra (1973), as JAX's.
+    (a,), (a_dot,) = primals, tangents
+    p = _pinv(a, rtol)
+    m, n = get_aval(a).shape[-2:]
+    if m >= n:
+        s = matmul(matmul(p, _h(p)), _h(a_dot))
+        t = matmul(matmul(_h(a_dot), _h(p)), p)
+        p_dot = (
+            -matmul(matmul(p, a_dot), p) + s - matmul(matmul(s, a), p) + t - matmul(matmul(p, a), t)
+        )
+    else:
+        s = matmul(p, matmul(_h(p), _h(a_dot)))
+        t = matmul(_h(a_dot), matmul(_h(p), p))
+        p_dot = (
+            -matmul(p, matmul(a_dot, p)) + s - matmul(s, matmul(a, p)) + t - matmul(p, matmul(a, t))
+        )
+    return p, p_dot
+
+
+def pinv(a: ArrayLike, rtol: float | None = None, hermitian: bool = False) -> Array:
+    """The Moore-Penrose pseudo-inverse (through ``svd``; singular values below
+    ``rtol * max(s)`` count as zero).
+
+    >>> pinv(np.array([[1.0, 0.0], [0.0, 0.0]]))
+    Array([[1., 0.],
+           [0., 0.]], dtype=float64)
+    """
+    v = _inexact(a)
+    if get_aval(v).ndim < 2:
+        raise ValueError(f"pinv: the argument must be a matrix, got shape {get_aval(v).shape}")
+    return _pinv(v, rtol)
+
+
+def matrix_rank(M: ArrayLike, rtol: float | None = None, *, tol: float | None = None) -> Array:
+    """The number of singular values above ``rtol * max(s)`` (int32, per matrix).
+
+    >>> matrix_rank(np.array([[1.0, 2.0], [2.0, 4.0]]))
+    Array(1, dtype=int32)
+    """
+    if tol is not None:
+        if rtol is not None:
+            raise ValueError("matrix_rank: only one of tol or rtol may be specified.")
+        rtol = tol
+    v = _inexact(M)
+    aval = get_aval(v)
+    if aval.ndim < 2:
+        return astype(count_nonzero(v) > 0, dtypes.int32)
+    s = lax_linalg.svd(v, full_matrices=False, compute_uv=False)
+    eps = _eps(aval.dtype)
+    if rtol is None:
+        cut = expand_dims(max(s, axis=-1) * (_larger(*aval.shape[-2:]) * eps), -1)
+    else:
+        # As JAX's: a given rtol is compared with the singular values as it is.
+        cut = expand_dims(operand(rtol), -1)
+    return astype(sum(s > cut, axis=-1), dtypes.int32)

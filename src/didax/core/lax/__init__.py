@@ -11,13 +11,18 @@ interpreters' rules read best with.
 dimension numbers, typing rules and wrappers), as ``cumulative`` does
 (``cumprod_p``, ``cummax_p``, ``cummin_p``, ``cumlogsumexp_p``) and ``fft``
 (``fft_p`` and ``FftType``).
+``linalg`` (the decompositions: ``cholesky_p``, ``lu_p``, ...) stays a
+submodule, ``lax.linalg``, as in JAX, since its wrappers' names (``lu``,
+``qr``, ``svd``) belong to that namespace.
 """
 
+from didax.core.lax import linalg as linalg
 from didax.core.lax import typing_rules as _typing_rules  # noqa: F401  (registers the rules)
 from didax.core.lax.bits import *  # noqa: F403
 from didax.core.lax.cumulative import *  # noqa: F403
 from didax.core.lax.fft import *  # noqa: F403
 from didax.core.lax.indexing import *  # noqa: F403
+from didax.core.lax.linalg import LINALG_PRIMITIVES as LINALG_PRIMITIVES
 from didax.core.lax.primitives import *  # noqa: F403
 from didax.core.lax.sorting import *  # noqa: F403
 from didax.core.lax.special import *  # noqa: F403

@@ -10,7 +10,9 @@ The functions live in ``didax.core.lax.wrappers`` (the bind wrappers),
 ``didax.core.lax.indexing``
 (``gather`` and the ``scatter`` family) and ``didax.api.control_flow``
 (``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``, ``map``);
-this module re-exports them.
+this module re-exports them. ``didax.lax.linalg`` is a submodule, as
+``jax.lax.linalg`` is (``cholesky``, ``triangular_solve``, ``lu``, ``qr``,
+``eigh``, ``svd``).
 """
 
 from didax.api import control_flow as _control_flow
@@ -62,10 +64,13 @@ from didax.core.lax.special import nextafter as nextafter
 from didax.core.lax.special import polygamma as polygamma
 from didax.core.lax.special import sinh as sinh
 from didax.core.lax.wrappers import *  # noqa: F403
+from didax.lax import linalg as linalg
 
 __all__ = [
     *_wrappers.__all__,
     *_control_flow.__all__,
+    # the decompositions (didax.lax.linalg)
+    "linalg",
     # bits (didax.core.lax.bits)
     "bitwise_and",
     "bitwise_or",

@@ -1,0 +1,16 @@
+"""didax.lax.linalg: the matrix decompositions and solves, as ``jax.lax.linalg``.
+
+``cholesky``, ``triangular_solve``, ``lu``, ``qr``, ``eigh`` and ``svd``
+(with JAX's signatures and result conventions), re-exported from
+``didax.core.lax.linalg``, where the primitives and their typing rules live.
+"""
+
+from didax.core.lax.linalg import cholesky as cholesky
+from didax.core.lax.linalg import eigh as eigh
+from didax.core.lax.linalg import lu as lu
+from didax.core.lax.linalg import qr as qr
+from didax.core.lax.linalg import svd as svd
+from didax.core.lax.linalg import symmetrize as symmetrize
+from didax.core.lax.linalg import triangular_solve as triangular_solve
+
+__all__ = ["cholesky", "triangular_solve", "lu", "qr", "eigh", "svd", "symmetrize"]
