@@ -30,8 +30,9 @@ Design rules:
   Cholesky, ``n^2 r`` for a triangular solve of ``r`` right-hand sides,
   ``m n k - (m + n) k^2 / 2 + k^3 / 3`` for LU, ``2 m n k - (m + n) k^2 +
   2 k^3 / 3`` for Householder QR plus as much again to form ``q``, ``9 n^3``
-  for a symmetric eigendecomposition with vectors, and ``4 m n k + 8 k^3`` for an SVD with vectors (``2 m n k + 2 k^3``
-  without), times the number of matrices.
+  for a symmetric eigendecomposition with vectors, and ``4 m n k + 8 k^3``
+  for an SVD with vectors (``2 m n k + 2 k^3`` without), times the number
+  of matrices.
 """
 
 from __future__ import annotations
