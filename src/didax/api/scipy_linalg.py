@@ -30,6 +30,7 @@ from didax.api.numpy.indexing import take_along_axis
 from didax.api.numpy.linalg import norm
 from didax.api.numpy.linalg import solve as _solve
 from didax.api.numpy.linear_algebra import matmul
+from didax.api.numpy.logic import conj
 from didax.api.numpy.manipulation import broadcast_to, expand_dims, swapaxes
 from didax.api.numpy.more_elementwise import log2
 from didax.api.numpy.more_routines import digitize
@@ -64,7 +65,7 @@ def _inexact(a: ArrayLike) -> Any:
 
 def _h(x: Any) -> Any:
     """The conjugate transpose of the last two axes (the transpose, for real dtypes)."""
-    return swapaxes(x, -1, -2)
+    return conj(swapaxes(x, -1, -2))
 
 
 def _as_matrices(name: str, a: Any, b: Any) -> tuple[Any, Any, bool]:

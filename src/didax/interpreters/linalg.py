@@ -15,8 +15,12 @@ Design rules:
   (non-degenerate perturbation theory) and ``svd`` (as JAX's: not for
   full matrices of a non-square operand). Grad follows by transposition:
   the tangents are linear programs of triangular solves and products.
-- Conjugate transposes are ``_H`` (``core.lax.linalg``), wherever JAX's
-  rules have them, so that complex dtypes change only that helper.
+- Complex dtypes follow JAX's rules: conjugate transposes are ``_H``
+  (``core.lax.linalg``) wherever JAX's rules have them; the thin QR jvp
+  adds ``i Im(diag(Q^H dX R^-1))`` to its skew-Hermitian part; the
+  tangents of ``eigh``'s eigenvalues and ``svd``'s singular values are the
+  real parts of the diagonals (those outputs are real); a
+  ``conjugate_a`` solve conjugates its ``a`` tangent.
 - ``triangular_solve`` is linear in ``b``: its transpose is the solve with
   ``a`` transposed (``transpose_a`` flipped), as JAX's.
 - Batching: every primitive takes any leading batch axes, so the rule
@@ -111,6 +115,21 @@ def _pad_matrix(x: Any, rows: tuple[int, int], cols: tuple[int, int]) -> Any:
     return lax.pad(x, np.zeros((), get_aval(x).dtype), config)
 
 
+def _is_complex(x: Any) -> bool:
+    return dtypes.is_complex(get_aval(x).dtype)
+
+
+def _real_part(x: Any) -> Any:
+    """``Re(x)`` for a complex ``x`` (a real ``x`` as it is)."""
+    return lax.real(x) if _is_complex(x) else x
+
+
+def _as_dtype_of(x: Any, like: Any) -> Any:
+    """``x`` (real) converted to ``like``'s dtype (complex, or the same real one)."""
+    dtype = get_aval(like).dtype
+    return x if get_aval(x).dtype == dtype else lax.convert_element_type(x, dtype)
+
+
 def _diagonal(x: Any) -> Any:
     """The diagonal of each (square) matrix, as a ``[..., n]`` array."""
     aval = get_aval(x)
@@ -172,7 +191,8 @@ def _triangular_solve_jvp_a(
     g_a = tril(g_a, -k) if lower else triu(g_a, k)
     g_a = lax.neg(g_a)
     g_a = _T(g_a) if transpose_a else g_a
-    # conjugate_a conjugates g_a too (a no-op for the real dtypes).
+    if conjugate_a and _is_complex(g_a):
+        g_a = lax.conj(g_a)
     kw = _solve_kw(
         left_side=left_side,
         lower=lower,
@@ -291,8 +311,13 @@ def _thin_qr_jvp(q: Any, r: Any, dx: Any) -> tuple[Any, Any]:
     dx_rinv = triangular_solve(r, dx)  # x @ r^-1: a right-side solve
     qt_dx_rinv = matmul(_H(q), dx_rinv)
     qt_dx_rinv_lower = tril(qt_dx_rinv, -1)
-    do = lax.sub(qt_dx_rinv_lower, _H(qt_dx_rinv_lower))  # skew-symmetric
-    # (For complex dtypes JAX adds i * the diagonal's imaginary part to do here.)
+    do = lax.sub(qt_dx_rinv_lower, _H(qt_dx_rinv_lower))  # skew-Hermitian
+    if _is_complex(qt_dx_rinv):
+        # The diagonal of a skew-Hermitian matrix is imaginary: do takes
+        # i Im(diag(qt_dx_rinv)), so that dr's diagonal stays real.
+        n = get_aval(r).shape[-1]
+        imag_part = lax.sub(qt_dx_rinv, _as_dtype_of(lax.real(qt_dx_rinv), qt_dx_rinv))
+        do = lax.add(do, lax.mul(eye_like(qt_dx_rinv, n), imag_part))
     dq = lax.add(matmul(q, lax.sub(do, qt_dx_rinv)), dx_rinv)
     dr = matmul(lax.sub(qt_dx_rinv, do), r)
     return dq, dr
@@ -350,12 +375,12 @@ def _eigh_jvp(
     (a,), (a_dot,) = primals, tangents
     v, w = eigh_p.bind(symmetrize(a), lower=lower, sort_eigenvalues=sort_eigenvalues)
     n = get_aval(a).shape[-1]
-    eye = eye_like(a, n)
+    eye = eye_like(w, n)  # (w is real, a complex a's eigenvalues too)
     # 1 / (w_j - w_i) off the diagonal, 0 on it, with no 1/0 computed.
     f_mat = lax.sub(lax.integer_pow(lax.add(eye, lax.sub(_rows_of(w, n), _cols_of(w, n))), -1), eye)
     vdag_adot_v = matmul(matmul(_H(v), a_dot), v)
-    dv = matmul(v, lax.mul(f_mat, vdag_adot_v))
-    dw = _diagonal(vdag_adot_v)  # its real part, for complex dtypes
+    dv = matmul(v, lax.mul(_as_dtype_of(f_mat, v), vdag_adot_v))
+    dw = _diagonal(_real_part(vdag_adot_v))
     return [v, w], [dv, dw]
 
 
@@ -377,27 +402,31 @@ def _svd_jvp(
     ut, v = _H(u), _H(vt)
     k = get_aval(s).shape[-1]
     ds_mat = matmul(matmul(ut, da), v)
-    ds = _diagonal(ds_mat)  # its real part, for complex dtypes
+    ds = _diagonal(_real_part(ds_mat))
     if not compute_uv:
         return [s], [ds]
+    # s is real (for a complex a too): the real matrices built from it are
+    # converted to a's dtype where they meet the tangents.
     s_row, s_col = _rows_of(s, k), _cols_of(s, k)  # s_j and s_i at [i, j]
     s_diffs = lax.mul(lax.add(s_row, s_col), lax.sub(s_row, s_col))
-    eye = eye_like(a, k)
-    f_mat = lax.sub(lax.div(1.0, lax.add(s_diffs, eye)), eye)
-    dss = lax.mul(s_row, ds_mat)  # dS diag(s)
-    sds = lax.mul(s_col, ds_mat)  # diag(s) dS
+    eye = eye_like(s_row, k)
+    f_mat = _as_dtype_of(lax.sub(lax.div(1.0, lax.add(s_diffs, eye)), eye), a)
+    dss = lax.mul(_as_dtype_of(s_row, a), ds_mat)  # dS diag(s)
+    sds = lax.mul(_as_dtype_of(s_col, a), ds_mat)  # diag(s) dS
     s_zeros = lax.convert_element_type(lax.eq(s, lax.full_like(s, 0)), get_aval(s).dtype)
     s_inv = lax.sub(lax.div(1.0, lax.add(s, s_zeros)), s_zeros)
-    s_inv_mat = lax.mul(_rows_of(s_inv, k), eye)
+    s_inv_mat = _as_dtype_of(lax.mul(_rows_of(s_inv, k), eye), a)
     du_dv_diag = lax.mul(lax.mul(lax.sub(ds_mat, _H(ds_mat)), s_inv_mat), 0.5)
     du = matmul(u, lax.add(lax.mul(f_mat, lax.add(dss, _H(dss))), du_dv_diag))
     dv = matmul(v, lax.mul(f_mat, lax.add(sds, _H(sds))))
     if m > n:
         dav = matmul(da, v)
-        du = lax.add(du, lax.div(lax.sub(dav, matmul(u, matmul(ut, dav))), _rows_of(s, m)))
+        s_rows = _as_dtype_of(_rows_of(s, m), a)
+        du = lax.add(du, lax.div(lax.sub(dav, matmul(u, matmul(ut, dav))), s_rows))
     if n > m:
         dahu = matmul(_H(da), u)
-        dv = lax.add(dv, lax.div(lax.sub(dahu, matmul(v, matmul(vt, dahu))), _rows_of(s, n)))
+        s_rows = _as_dtype_of(_rows_of(s, n), a)
+        dv = lax.add(dv, lax.div(lax.sub(dahu, matmul(v, matmul(vt, dahu))), s_rows))
     return [s, u, vt], [ds, du, _H(dv)]
 
 

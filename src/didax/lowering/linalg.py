@@ -3,7 +3,9 @@
 ``cholesky`` is StableHLO's own op (XLA expands it); ``triangular_solve``,
 ``lu``, ``qr``, ``eigh`` and ``svd`` are custom calls to the LAPACK kernels
 that jaxlib registers with XLA for CPUs (``trsm``, ``getrf``, ``geqrf`` +
-``orgqr``, ``syevd``, ``gesdd``), exactly as JAX lowers them there: typed
+``orgqr``, ``syevd``, ``gesdd``; for the complex dtypes ``ungqr`` in place
+of ``orgqr`` and ``heevd`` of ``syevd``, with LAPACK's ``c``/``z``
+prefixes), exactly as JAX lowers them there: typed
 FFI calls whose attributes are a ``mhlo.backend_config`` dictionary of
 LAPACK's one-letter options, whose matrices are column major (layout
 ``(n-2, n-1, n-3, ..., 0)``) and whose first operand is overwritten by
@@ -19,6 +21,7 @@ Design rules:
   the decomposition succeeded; where it did not, the results are NaN
   (``lu`` only fails on invalid arguments: a singular matrix is a valid LU
   whose U has a zero on its diagonal, and it gives ``inf`` downstream).
+  A failed complex result is ``nan + nan j``, as JAX's.
   ``stablehlo.cholesky`` gives NaNs somewhere in a matrix that is not
   positive definite; the lowering fills that whole matrix with NaNs, as
   JAX's ``potrf`` path does, then zeroes the upper triangle (as JAX's
@@ -159,10 +162,11 @@ def _ok(info: IrValue, batch: tuple[int, ...], direction: str) -> IrValue:
 
 
 def _nan_unless(ok: IrValue, x: IrValue, aval: ShapedArray, num_batch: int) -> IrValue:
-    """``x`` where its matrix (or vector) succeeded, NaNs elsewhere."""
+    """``x`` where its matrix (or vector) succeeded, NaNs (``nan + nan j``) elsewhere."""
     mask_type = aval_to_ir_type(ShapedArray(aval.shape, dtypes.bool_))
     mask = hlo.broadcast_in_dim(mask_type, ok, dense_i64(range(num_batch)))
-    return hlo.select(mask, x, full(aval, float("nan")))
+    nan = complex(float("nan"), float("nan")) if dtypes.is_complex(aval.dtype) else float("nan")
+    return hlo.select(mask, x, full(aval, nan))
 
 
 # --- masks and slices --------------------------------------------------------------------------
@@ -230,9 +234,13 @@ def _triangular_solve_lowering(
 ) -> list[IrValue]:
     # LAPACK's trsm, as JAX lowers it on CPUs (see the module docstring for why
     # not stablehlo.triangular_solve). conjugate_a without transpose_a
-    # conjugates a first (a no-op for the real dtypes); with it, the op is
-    # the adjoint ("C").
+    # conjugates a first (trsm has no such option; nothing to do for the
+    # real dtypes); with it, the op is the adjoint ("C").
     a_aval, b_aval = ctx.avals_in
+    if conjugate_a and not transpose_a:
+        if dtypes.is_complex(a_aval.dtype):
+            a = hlo.complex(hlo.real(a), hlo.negate(hlo.imag(a)))
+        conjugate_a = False
     trans = ("C" if conjugate_a else "T") if transpose_a else "N"
     (out,) = _lapack_call(
         lapack_target("trsm_ffi", a_aval.dtype),
@@ -354,7 +362,7 @@ def _qr_lowering(ctx: LoweringRuleContext, x: IrValue, *, full_matrices: bool) -
         config={},
         num_batch=nb,
     )
-    orgqr = lapack_target("orgqr_ffi", aval.dtype)
+    orgqr = lapack_target("ungqr_ffi" if dtypes.is_complex(aval.dtype) else "orgqr_ffi", aval.dtype)
 
     def householder(a: IrValue, a_aval: ShapedArray) -> IrValue:
         (q,) = _lapack_call(
@@ -386,7 +394,7 @@ def _qr_lowering(ctx: LoweringRuleContext, x: IrValue, *, full_matrices: bool) -
     return [q, _triangle(r, r_aval, lower=False)]
 
 
-# --- eigh: syevd ---------------------------------------------------------------------------
+# --- eigh: syevd (heevd for the complex dtypes) ---------------------------------------------------------------------
 
 
 @LOWERING_RULES.defines(eigh_p)
@@ -400,7 +408,7 @@ def _eigh_lowering(
     if aval.size == 0:
         return [x, full(w_aval, 0)]
     v, ev, info = _lapack_call(
-        lapack_target("syevd_ffi", aval.dtype),
+        lapack_target("heevd_ffi" if dtypes.is_complex(aval.dtype) else "syevd_ffi", aval.dtype),
         [x],
         [aval],
         [v_aval, w_aval, ShapedArray(batch, _I32)],

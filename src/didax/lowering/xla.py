@@ -108,7 +108,12 @@ def platform() -> str:
 # The LAPACK kernels jaxlib registers with XLA for CPUs (typed FFI custom
 # calls): importing JAX's linalg module registers them, ``prepare_lapack_call``
 # loads the LAPACK library they call and names the kernel for a dtype.
-_LAPACK_PREFIX: Final = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
+_LAPACK_PREFIX: Final = {
+    np.dtype(np.float32): "s",
+    np.dtype(np.float64): "d",
+    np.dtype(np.complex64): "c",
+    np.dtype(np.complex128): "z",
+}
 
 
 def lapack_target(fn_base: str, dtype: np.dtype[Any]) -> str:
@@ -116,6 +121,8 @@ def lapack_target(fn_base: str, dtype: np.dtype[Any]) -> str:
 
     >>> lapack_target("getrf_ffi", np.dtype(np.float64))
     'lapack_dgetrf_ffi'
+    >>> lapack_target("heevd_ffi", np.dtype(np.complex64))
+    'lapack_cheevd_ffi'
     """
     from jax._src.lax import linalg as _jax_linalg  # noqa: F401  (registers the targets)
     from jaxlib import lapack as _lapack

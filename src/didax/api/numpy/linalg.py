@@ -14,6 +14,9 @@ Design rules:
   Pereyra's formula).
 - Batching is NumPy's: leading axes of ``a`` and ``b`` broadcast.
 - Integer operands become floats (``dtypes.to_inexact``), as in JAX.
+- Complex operands are JAX's: ``_h`` conjugates, norms are of ``|x|`` and
+  real, ``slogdet``'s sign is the unit complex number ``det / |det|``
+  (its tangent ``i Im(tr(a^-1 da)) sign``) and its log is real.
 - Singular input gives what JAX gives (``inf``/NaN from the solves, a zero
   determinant), never an exception.
 """
@@ -30,6 +33,7 @@ from didax.api.custom_derivatives import custom_jvp
 from didax.api.numpy.elementwise import abs, log, multiply, power, sqrt, where
 from didax.api.numpy.indexing import take_along_axis
 from didax.api.numpy.linear_algebra import matmul
+from didax.api.numpy.logic import conj, real
 from didax.api.numpy.manipulation import broadcast_to, expand_dims, moveaxis, squeeze, swapaxes
 from didax.api.numpy.matrices import diagonal, trace
 from didax.api.numpy.operands import (
@@ -40,7 +44,7 @@ from didax.api.numpy.operands import (
     normalize_axes,
     operand,
 )
-from didax.api.numpy.reductions import max, min, sum
+from didax.api.numpy.reductions import max, min, prod, sum
 from didax.api.numpy.statistics import count_nonzero
 from didax.core import dtypes
 from didax.core import lax as _lax
@@ -81,13 +85,15 @@ def norm(
     Array(5., dtype=float64)
     >>> norm(np.array([[1.0, -2.0], [3.0, 4.0]]), ord=1)
     Array(6., dtype=float64)
+    >>> norm(np.array([3 + 4j]))
+    Array(5., dtype=float64)
     """
     v = operand(x)
     aval = get_aval(v)
     v = astype(v, dtypes.to_inexact(aval.dtype))
     if axis is None:
         if ord is None:
-            return sqrt(sum(multiply(v, v), keepdims=keepdims))
+            return sqrt(sum(_abs2(v), keepdims=keepdims))
         axes = tuple(range(aval.ndim))
         if len(axes) not in (1, 2):
             raise ValueError("Improper number of axes for norm")
@@ -103,15 +109,21 @@ def norm(
     raise ValueError(f"Invalid axis {axis!r} for norm: give one axis or two")
 
 
+def _abs2(v: Any) -> Any:
+    """``|v|^2``, real: ``Re(v conj(v))`` (``v * v`` for a real ``v``)."""
+    return real(multiply(v, conj(v)))
+
+
 def _vector_norm(v: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Array:
     if ord is None or ord == 2:
-        return sqrt(sum(multiply(v, v), axis=axes, keepdims=keepdims))
+        return sqrt(sum(_abs2(v), axis=axes, keepdims=keepdims))
     if ord == float("inf"):
         return max(abs(v), axis=axes, keepdims=keepdims)
     if ord == -float("inf"):
         return min(abs(v), axis=axes, keepdims=keepdims)
     if ord == 0:
-        return astype(count_nonzero(v, axis=axes, keepdims=keepdims), get_aval(v).dtype)
+        real_dtype = dtypes.real_dtype(get_aval(v).dtype)
+        return astype(count_nonzero(v, axis=axes, keepdims=keepdims), real_dtype)
     if ord == 1:
         return sum(abs(v), axis=axes, keepdims=keepdims)
     if isinstance(ord, str):
@@ -123,7 +135,7 @@ def _vector_norm(v: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Arr
 def _matrix_norm(v: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Array:
     row, col = axes
     if ord is None or ord in ("fro", "f"):
-        return sqrt(sum(multiply(v, v), axis=axes, keepdims=keepdims))
+        return sqrt(sum(_abs2(v), axis=axes, keepdims=keepdims))
     if ord in (1, -1, float("inf"), -float("inf")):
         # 1: the largest column sum of |v|; inf: the largest row sum (min for negatives).
         summed_axis, reduced_axis = (row, col) if ord in (1, -1) else (col, row)
@@ -193,7 +205,7 @@ def _square(name: str, a: ArrayLike) -> Any:
 
 def _h(x: Any) -> Any:
     """The conjugate transpose of the last two axes (the transpose, for real dtypes)."""
-    return swapaxes(x, -1, -2)
+    return conj(swapaxes(x, -1, -2))
 
 
 def _lu_solve(packed: Any, perm: Any, b: Any) -> Any:
@@ -219,11 +231,18 @@ def _slogdet_lu(a: Any) -> tuple[Any, Any]:
     packed, pivots, _ = lax_linalg.lu(a)
     diag = diagonal(packed, axis1=-2, axis2=-1)
     is_zero = count_nonzero(diag == 0, axis=-1) > 0
-    negatives = count_nonzero(diag < 0, axis=-1)
     n = get_aval(pivots).shape[-1]
-    swaps = count_nonzero(pivots != np.arange(n, dtype=np.int32), axis=-1) + negatives
-    sign = where(is_zero, astype(0, dtype), astype(1 - 2 * (swaps % 2), dtype))
-    logdet = where(is_zero, astype(-np.inf, dtype), sum(log(abs(diag)), axis=-1))
+    swaps = count_nonzero(pivots != np.arange(n, dtype=np.int32), axis=-1)
+    abs_diag = abs(diag)
+    if dtypes.is_complex(dtype):
+        # The phase of the product of U's diagonal (the 1/0 of a zero is masked below).
+        phase = prod(diag / astype(where(abs_diag == 0, 1.0, abs_diag), dtype), axis=-1)
+    else:
+        phase = astype(1, dtype)
+        swaps = swaps + count_nonzero(diag < 0, axis=-1)
+    sign = where(is_zero, astype(0, dtype), phase * astype(1 - 2 * (swaps % 2), dtype))
+    real_dtype = dtypes.real_dtype(dtype)
+    logdet = where(is_zero, astype(-np.inf, real_dtype), sum(log(abs_diag), axis=-1))
     return sign, logdet
 
 
@@ -231,7 +250,12 @@ def _slogdet_lu(a: Any) -> tuple[Any, Any]:
 def _slogdet_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
     (x,), (g,) = primals, tangents
     sign, logdet = _slogdet_lu(x)
-    return (sign, logdet), (sign * 0, trace(solve(x, g), axis1=-1, axis2=-2))
+    logdet_dot = trace(solve(x, g), axis1=-1, axis2=-2)
+    if dtypes.is_complex(get_aval(x).dtype):
+        # d(sign) = i Im(tr(x^-1 dx)) sign; d(log|det|) = Re(tr(x^-1 dx)).
+        imag_part = logdet_dot - astype(real(logdet_dot), get_aval(logdet_dot).dtype)
+        return (sign, logdet), (imag_part * sign, real(logdet_dot))
+    return (sign, logdet), (sign * 0, logdet_dot)
 
 
 def slogdet(a: ArrayLike) -> SlogdetResult:
@@ -267,7 +291,12 @@ def _cofactor_solve(a: Any, b: Any) -> tuple[Any, Any]:
     packed = where(corner, expand_dims(1.0 / partial_det[..., -2], (-1, -2)), packed)
     ones = np.ones((*shape[:-1], 1), dtype)
     d = lax_linalg.triangular_solve(packed, ones, left_side=True, lower=False)
-    bad = count_nonzero(~_lax.is_finite(d), axis=(-2, -1)) > 0
+    finite = (
+        _lax.is_finite(_lax.real(d)) & _lax.is_finite(_lax.imag(d))
+        if dtypes.is_complex(dtype)
+        else _lax.is_finite(d)
+    )
+    bad = count_nonzero(~finite, axis=(-2, -1)) > 0
     bad = expand_dims(bad, (-1, -2))
     x = where(bad, 0.0, b)
     x = take_along_axis(x, expand_dims(perm, -1), axis=-2)
@@ -486,7 +515,7 @@ def lstsq(
         resid = operand(resid)
     else:
         r = b_val - matmul(a_val, x)
-        resid = sum(r * r, axis=0)
+        resid = sum(_abs2(r), axis=0)
     if vector:
         x = x[:, 0]  # (resid keeps its axis: shape (1,), as JAX's)
     return x, resid, rank, s

@@ -8,10 +8,12 @@ interpreters' rules are in ``interpreters.linalg``; the lowering (StableHLO's
 ``triangular_solve``, LAPACK kernels for the rest) in ``lowering.linalg``.
 
 Design rules:
-- Types are JAX's: operands are float32 or float64 matrices (rank >= 2);
-  the 16-bit floats are refused with a typing error, as no LAPACK kernel
-  takes them (JAX accepts them in its typing rules and then fails in its
-  lowering). ``lu``'s pivots and permutation are int32.
+- Types are JAX's: operands are float32, float64, complex64 or complex128
+  matrices (rank >= 2); the 16-bit floats are refused with a typing error,
+  as no LAPACK kernel takes them (JAX accepts them in its typing rules and
+  then fails in its lowering). ``lu``'s pivots and permutation are int32;
+  ``eigh``'s eigenvalues and ``svd``'s singular values are real (float32
+  for complex64, float64 for complex128).
 - Results are JAX's: ``cholesky`` is lower triangular (zeros above the
   diagonal), ``lu`` packs unit-lower L and upper U, ``qr`` gives
   ``(q, r)``, ``eigh`` gives ``(v, w)`` with ascending eigenvalues and
@@ -21,9 +23,9 @@ Design rules:
   does not converge) gives NaNs, never an exception.
 - The wrappers symmetrize ``cholesky``'s and ``eigh``'s operand as JAX's do
   (``(x + x^H) / 2``), so that derivatives are symmetric.
-- ``_H`` is the conjugate transpose of the last two axes; for the real
-  dtypes it is the transpose. The rules are written with it wherever JAX's
-  are, so that complex dtypes need only its conjugation.
+- ``_H`` is the conjugate transpose of the last two axes (``conj`` is
+  applied only to complex operands, so real programs keep no ``conj``
+  equation); the rules are written with it wherever JAX's are.
 """
 
 from __future__ import annotations
@@ -71,8 +73,8 @@ LINALG_PRIMITIVES: Final[tuple[Primitive, ...]] = (
     svd_p,
 )
 
-# The dtypes LAPACK takes (complex ones join when didax has them).
-LINALG_DTYPES: Final = (dtypes.float32, dtypes.float64)
+# The dtypes LAPACK takes.
+LINALG_DTYPES: Final = (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
 
 
 # --- typing rules -------------------------------------------------------------------
@@ -80,7 +82,9 @@ LINALG_DTYPES: Final = (dtypes.float32, dtypes.float64)
 
 def _check_matrix(x: ShapedArray, what: str = "operand") -> tuple[tuple[int, ...], int, int]:
     if x.dtype not in LINALG_DTYPES:
-        raise dtype_failure(f"{what} must be float32 or float64, got {x.dtype}")
+        raise dtype_failure(
+            f"{what} must be float32, float64, complex64 or complex128, got {x.dtype}"
+        )
     if x.ndim < 2:
         raise shape_failure(f"{what} must be a matrix (rank >= 2), got rank {x.ndim}")
     *batch, m, n = x.shape
@@ -141,13 +145,13 @@ def _qr_rule(x: ShapedArray, *, full_matrices: bool) -> list[ShapedArray]:
 
 def _eigh_rule(x: ShapedArray, *, lower: bool, sort_eigenvalues: bool) -> list[ShapedArray]:
     batch, n = _check_square(x)
-    return [x.strip_weak(), ShapedArray((*batch, n), x.dtype)]
+    return [x.strip_weak(), ShapedArray((*batch, n), dtypes.real_dtype(x.dtype))]
 
 
 def _svd_rule(x: ShapedArray, *, full_matrices: bool, compute_uv: bool) -> list[ShapedArray]:
     batch, m, n = _check_matrix(x)
     k = min(m, n)
-    s = ShapedArray((*batch, k), x.dtype)
+    s = ShapedArray((*batch, k), dtypes.real_dtype(x.dtype))
     if not compute_uv:
         return [s]
     u = ShapedArray((*batch, m, m if full_matrices else k), x.dtype)
@@ -174,7 +178,8 @@ def _T(x: Any) -> Any:
 
 def _H(x: Any) -> Any:
     """The conjugate transpose of the last two axes (the transpose, for real dtypes)."""
-    return _T(x)
+    t = _T(x)
+    return w.conj(t) if dtypes.is_complex(get_aval(t).dtype) else t
 
 
 def _triangle_mask(x: Any, k: int, lower: bool) -> Any:
