@@ -8,7 +8,9 @@ decompositions' derivatives exist). didax calls the same LAPACK kernels
 as JAX, so even the sign conventions of ``qr``, ``eigh`` and ``svd``
 agree, and the decompositions are compared directly. Then JAX's behaviour
 on singular input (inf/NaN, no exception; a finite gradient of ``det``),
-and clear typing errors on bad input.
+and clear typing errors on bad input. Last, complex64/complex128: values,
+jvps and gradients of real-valued functions against JAX (eigenvectors and
+singular vectors through reconstructions, as their phases are arbitrary).
 """
 
 from __future__ import annotations
@@ -394,7 +396,11 @@ def test_grad_of_det_at_singular_matrix_is_the_adjugate() -> None:
     [
         (lambda: lax.linalg.cholesky(np.ones((2, 3))), ShapeError, "square"),
         (lambda: lax.linalg.lu(np.ones(3)), ShapeError, "rank >= 2"),
-        (lambda: lax.linalg.eigh(np.ones((2, 2), np.int32)), DTypeError, "float32 or float64"),
+        (
+            lambda: lax.linalg.eigh(np.ones((2, 2), np.int32)),
+            DTypeError,
+            "float32, float64, complex64 or complex128",
+        ),
         (lambda: lax.linalg.svd(np.ones((2, 2), np.float16)), DTypeError, "float16"),
         (
             lambda: lax.linalg.triangular_solve(np.eye(3), np.ones((2, 2)), left_side=True),
@@ -461,3 +467,211 @@ def test_golden_stablehlo_of_eigh() -> None:
     ):
         assert piece in text
         assert piece in jax_text
+
+
+# --- complex dtypes ---------------------------------------------------------------------
+
+
+def _cmat(*shape: int) -> Array:
+    return np.asarray(_mat(*shape) + 1j * _mat(*shape))
+
+
+def _chpd(n: int) -> Array:
+    """A Hermitian positive-definite complex matrix."""
+    a = _cmat(n, n)
+    return np.asarray(a @ a.conj().T + n * np.eye(n))
+
+
+def _cgeneral(n: int) -> Array:
+    return np.asarray(_cmat(n, n) + n * np.eye(n))
+
+
+def _eigh_parts(lib: Any, eigh: Fn) -> Fn:
+    # Eigenvalues and v diag(w) v^H: independent of the eigenvectors' phases.
+    def f(h: Any) -> tuple[Any, Any]:
+        v, w = eigh(h)
+        return w, lib.matmul(v * w[..., None, :], lib.conj(lib.swapaxes(v, -1, -2)))
+
+    return f
+
+
+def _svd_parts(lib: Any, svd: Fn) -> Fn:
+    def f(a: Any) -> tuple[Any, Any]:
+        u, s, vh = svd(a, full_matrices=False)
+        return s, lib.matmul(u * s[..., None, :], vh)
+
+    return f
+
+
+# name -> (didax function, JAX function, complex128 arguments).
+COMPLEX_CASES: Final[dict[str, tuple[Fn, Fn, tuple[Array, ...]]]] = {
+    "cholesky": (dnp.linalg.cholesky, jnp.linalg.cholesky, (_chpd(3),)),
+    "solve": (dnp.linalg.solve, jnp.linalg.solve, (_cgeneral(3), _cmat(3, 2))),
+    "inv": (dnp.linalg.inv, jnp.linalg.inv, (_cgeneral(3),)),
+    "det": (dnp.linalg.det, jnp.linalg.det, (_cgeneral(3),)),
+    "slogdet": (dnp.linalg.slogdet, jnp.linalg.slogdet, (_cgeneral(3),)),
+    "qr": (dnp.linalg.qr, jnp.linalg.qr, (_cmat(4, 3),)),
+    "qr_complete": (
+        lambda x: dnp.linalg.qr(x, mode="complete"),
+        lambda x: jnp.linalg.qr(x, mode="complete"),
+        (_cmat(4, 3),),
+    ),
+    "eigh": (
+        _eigh_parts(dnp, lambda h: lax.linalg.eigh(h)),
+        _eigh_parts(jnp, lambda h: jax.lax.linalg.eigh(h)),
+        (_chpd(4),),
+    ),
+    "svd": (
+        _svd_parts(dnp, dnp.linalg.svd),
+        _svd_parts(jnp, jnp.linalg.svd),
+        (_cmat(4, 3),),
+    ),
+    "lu": (dsl.lu, jsl.lu, (_cmat(3, 3),)),
+    "solve_triangular_c": (
+        lambda a, b: dsl.solve_triangular(a, b, trans="C"),
+        lambda a, b: jsl.solve_triangular(a, b, trans="C"),
+        (np.triu(_cgeneral(3)), _cmat(3, 2)),
+    ),
+    "ts_conjugate": (
+        *_ts(left_side=True, lower=True, conjugate_a=True),
+        (np.tril(_cgeneral(3)), _cmat(3, 2)),
+    ),
+    "norm": (dnp.linalg.norm, jnp.linalg.norm, (_cmat(3, 3),)),
+    "norm_vector_3": (
+        lambda x: dnp.linalg.norm(x, 3, axis=-1),
+        lambda x: jnp.linalg.norm(x, 3, axis=-1),
+        (_cmat(2, 3),),
+    ),
+    "norm_2": (lambda x: dnp.linalg.norm(x, 2), lambda x: jnp.linalg.norm(x, 2), (_cmat(3, 3),)),
+    "cho_solve": (
+        lambda a, b: dsl.cho_solve(dsl.cho_factor(a), b),
+        lambda a, b: jsl.cho_solve(jsl.cho_factor(a), b),
+        (_chpd(3), _cmat(3)),
+    ),
+    "pinv": (dnp.linalg.pinv, jnp.linalg.pinv, (_cmat(3, 2),)),
+    "expm": (dsl.expm, jsl.expm, (_cmat(3, 3),)),
+}
+COMPLEX_JVP_CASES: Final = ["cholesky", "solve", "det", "slogdet", "qr", "eigh", "svd", "lu"]
+COMPLEX_JVP_CASES += ["ts_conjugate", "norm"]
+HERMITIAN_INPUT: Final = {"cholesky", "eigh", "cho_solve"}
+
+
+@pytest.mark.parametrize("name", list(COMPLEX_CASES))
+def test_complex128_values_match_jax_eager_and_jit(name: str) -> None:
+    f, jf, args = COMPLEX_CASES[name]
+    want = jax.jit(jf)(*args)
+    got, got_jit = f(*args), dx.jit(f)(*args)
+    for g in (got, got_jit):
+        _assert_close(g, want)
+        assert [x.dtype for x in _leaves(g)] == [x.dtype for x in _leaves(want)]
+
+
+def test_complex_eigenvalues_and_singular_values_are_real() -> None:
+    for dtype, real in ((np.complex64, np.float32), (np.complex128, np.float64)):
+        h = _chpd(3).astype(dtype)
+        v, w = lax.linalg.eigh(h)
+        assert (v.dtype, w.dtype) == (dtype, real)
+        u, s, vt = lax.linalg.svd(h)
+        assert (u.dtype, s.dtype, vt.dtype) == (dtype, real, dtype)
+        assert dnp.linalg.norm(h).dtype == real
+        assert dnp.linalg.slogdet(h).logabsdet.dtype == real
+
+
+def test_complex128_vmap_matches_jax() -> None:
+    h = np.stack([_chpd(3), _chpd(3)])
+    f, jf, _ = COMPLEX_CASES["eigh"]
+    _assert_close(dx.jit(dx.vmap(f))(h), jax.vmap(jf)(h))
+    b = _cmat(2, 3)
+    _assert_close(dx.vmap(dnp.linalg.solve)(h, b), jax.vmap(jnp.linalg.solve)(h, b))
+
+
+def test_complex64_matches_jax() -> None:
+    h = _chpd(4).astype(np.complex64)
+    b = _cmat(4, 2).astype(np.complex64)
+    tol = {"rtol": 1e-4, "atol": 1e-4}
+    _assert_close(dnp.linalg.cholesky(h), jnp.linalg.cholesky(h), **tol)
+    _assert_close(dx.jit(dnp.linalg.solve)(h, b), jnp.linalg.solve(h, b), **tol)
+    _assert_close(dnp.linalg.eigvalsh(h), jnp.linalg.eigvalsh(h), **tol)
+    _assert_close(dx.jit(_svd_parts(dnp, dnp.linalg.svd))(b), _svd_parts(jnp, jnp.linalg.svd)(b))
+    _assert_close(dnp.linalg.qr(b), jnp.linalg.qr(b), **tol)
+    _assert_close(dnp.linalg.det(h), jnp.linalg.det(h), rtol=1e-4)
+
+
+@pytest.mark.parametrize("name", COMPLEX_JVP_CASES)
+def test_complex128_jvp_matches_jax_and_finite_differences(name: str) -> None:
+    f, jf, args = COMPLEX_CASES[name]
+    tangents = tuple(_cmat(*x.shape) for x in args)
+    if name in HERMITIAN_INPUT:
+        tangents = tuple((t + t.conj().T) / 2 for t in tangents)
+    out, t_out = dx.jit(lambda *a: dx.jvp(f, a, tangents))(*args)
+    jax_tangents = tuple(jnp.asarray(t) for t in tangents)
+    want_out, want_t = jax.jit(lambda *a: jax.jvp(jf, a, jax_tangents))(*args)
+    _assert_close(out, want_out)
+    _assert_close(t_out, want_t, rtol=1e-7, atol=1e-8)
+    eps = 1e-6
+    plus = f(*(x + eps * t for x, t in zip(args, tangents, strict=True)))
+    minus = f(*(x - eps * t for x, t in zip(args, tangents, strict=True)))
+    fd = [(p - m) / (2 * eps) for p, m in zip(_leaves(plus), _leaves(minus), strict=True)]
+    _assert_close(t_out, fd, rtol=1e-5, atol=1e-5)
+
+
+COMPLEX_GRADS: Final[dict[str, tuple[Fn, Fn, Array]]] = {
+    "re_trace_inv": (
+        lambda a: dnp.real(dnp.trace(dnp.linalg.inv(a))),
+        lambda a: jnp.real(jnp.trace(jnp.linalg.inv(a))),
+        _cgeneral(3),
+    ),
+    "weighted_eigvalsh": (
+        lambda h: dnp.sum(dnp.linalg.eigvalsh(h) * np.arange(1.0, 4.0)),
+        lambda h: jnp.sum(jnp.linalg.eigvalsh(h) * np.arange(1.0, 4.0)),
+        _chpd(3),
+    ),
+    "weighted_singular_values": (
+        lambda a: dnp.sum(dnp.linalg.svd(a, compute_uv=False) * np.arange(1.0, 4.0)),
+        lambda a: jnp.sum(jnp.linalg.svd(a, compute_uv=False) * np.arange(1.0, 4.0)),
+        _cmat(4, 3),
+    ),
+    "abs_cholesky": (
+        lambda h: dnp.sum(dnp.abs(dnp.linalg.cholesky(h))),
+        lambda h: jnp.sum(jnp.abs(jnp.linalg.cholesky(h))),
+        _chpd(3),
+    ),
+    "abs_qr": (
+        lambda a: dnp.sum(dnp.abs(dnp.linalg.qr(a).R)),
+        lambda a: jnp.sum(jnp.abs(jnp.linalg.qr(a).R)),
+        _cmat(4, 3),
+    ),
+    "norm": (dnp.linalg.norm, jnp.linalg.norm, _cmat(3, 3)),
+}
+
+
+@pytest.mark.parametrize("name", list(COMPLEX_GRADS))
+def test_complex128_grad_of_real_function_matches_jax(name: str) -> None:
+    # JAX's convention: the gradient is the conjugate of df/dz's Wirtinger form.
+    f, jf, x = COMPLEX_GRADS[name]
+    want = jax.grad(jf)(x)
+    _assert_close(dx.jit(dx.grad(f))(x), want, rtol=1e-7, atol=1e-8)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=DTypeError,
+    reason="scatter_add's typing rule (core.lax.indexing) refuses complex operands; the "
+    "transpose of solve's row permutation (a gather) is a scatter-add",
+)
+def test_complex128_grad_through_solves_row_permutation() -> None:
+    a = _cgeneral(3)
+    got = dx.grad(lambda a: dnp.abs(dnp.linalg.det(a)))(a)
+    _assert_close(got, jax.grad(lambda a: jnp.abs(jnp.linalg.det(a)))(a), rtol=1e-7, atol=1e-8)
+
+
+def test_complex_lapack_targets_are_jaxs() -> None:
+    h = _chpd(3)
+    for f, jf, target in (
+        (lax.linalg.eigh, jax.lax.linalg.eigh, "@lapack_zheevd_ffi"),
+        (lax.linalg.qr, jax.lax.linalg.qr, "@lapack_zungqr_ffi"),
+        (lax.linalg.svd, jax.lax.linalg.svd, "@lapack_zgesdd_ffi"),
+        (lax.linalg.lu, jax.lax.linalg.lu, "@lapack_zgetrf_ffi"),
+    ):
+        assert target in dx.jit(f).lower(h).as_text()
+        assert target in jax.jit(jf).lower(h).as_text()

@@ -1,7 +1,8 @@
 """``didax.scipy.linalg``: SciPy's linear algebra, as ``jax.scipy.linalg`` defines it.
 
 ``solve_triangular``, ``cho_factor``, ``cho_solve``, ``lu``, ``lu_factor``,
-``lu_solve`` and ``expm``, over the primitives of ``core.lax.linalg``.
+``lu_solve`` and ``expm``, over the primitives of ``core.lax.linalg``, for
+real and complex operands (``_h`` conjugates).
 
 Design rules:
 - Signatures, defaults and results are JAX's (SciPy's ``overwrite_*`` and
@@ -11,7 +12,7 @@ Design rules:
 - A right-hand side ``b`` is a vector when it has one axis, else a batch of
   matrices whose leading axes broadcast against the factor's.
 - ``expm`` is JAX's: a Padé approximant of degree 3, 5, 7, 9 or 13 (3, 5, 7
-  for float32) chosen by the 1-norm, with scaling and squaring (a ``switch``
+  for float32 and complex64) chosen by the 1-norm, with scaling and squaring (a ``switch``
   over the degrees, a ``scan`` of conditional squarings), NaN past
   ``max_squarings``; batches go through ``vmap``.
 - Everything is a composite, so it differentiates and batches through the
@@ -272,7 +273,8 @@ def lu(
     m, n = aval.shape[-2:]
     k = min(m, n)
     lanes = np.arange(m, dtype=np.int32)
-    p = astype(expand_dims(perm, -2) == expand_dims(lanes, -1), aval.dtype)
+    # (As JAX's: p is real for a complex a.)
+    p = astype(expand_dims(perm, -2) == expand_dims(lanes, -1), dtypes.real_dtype(aval.dtype))
     lower = lax_linalg._tril(packed, -1)[..., :, :k] + np.eye(m, k, dtype=aval.dtype)
     upper = lax_linalg._triu(packed)[..., :k, :]
     if permute_l:
@@ -356,8 +358,9 @@ def _pade(degree: int) -> Any:
 
 def _expm_2d(a: Any, upper_triangular: bool, max_squarings: int) -> Any:
     dtype = get_aval(a).dtype
+    real_dtype = dtypes.real_dtype(dtype)  # the norm's, and the thresholds'
     a_l1 = norm(a, 1)
-    if dtype == dtypes.float64:
+    if real_dtype == dtypes.float64:
         maxnorm = 5.371920351148152
         conds = np.array(
             [
@@ -366,12 +369,12 @@ def _expm_2d(a: Any, upper_triangular: bool, max_squarings: int) -> Any:
                 9.504178996162932e-001,
                 2.097847961257068e000,
             ],
-            dtype,
+            real_dtype,
         )
         degrees: tuple[int, ...] = (3, 5, 7, 9, 13)
-    elif dtype == dtypes.float32:
+    elif real_dtype == dtypes.float32:
         maxnorm = 3.925724783138660
-        conds = np.array([4.258730016922831e-001, 1.880152677804762e000], dtype)
+        conds = np.array([4.258730016922831e-001, 1.880152677804762e000], real_dtype)
         degrees = (3, 5, 7)
     else:
         raise TypeError(f"A.dtype={dtype} is not supported.")
@@ -386,7 +389,7 @@ def _expm_2d(a: Any, upper_triangular: bool, max_squarings: int) -> Any:
         return cond(i < n_squarings, lambda x: matmul(x, x), lambda x: x, c), None
 
     def compute(r: Any) -> Any:
-        out, _ = scan(square, r, np.arange(max_squarings, dtype=dtype))
+        out, _ = scan(square, r, np.arange(max_squarings, dtype=real_dtype))
         return out
 
     def nan(r: Any) -> Any:
