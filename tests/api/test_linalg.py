@@ -551,8 +551,18 @@ COMPLEX_CASES: Final[dict[str, tuple[Fn, Fn, tuple[Array, ...]]]] = {
     "pinv": (dnp.linalg.pinv, jnp.linalg.pinv, (_cmat(3, 2),)),
     "expm": (dsl.expm, jsl.expm, (_cmat(3, 3),)),
 }
-COMPLEX_JVP_CASES: Final = ["cholesky", "solve", "det", "slogdet", "qr", "eigh", "svd", "lu"]
-COMPLEX_JVP_CASES += ["ts_conjugate", "norm"]
+COMPLEX_JVP_CASES: Final = [
+    "cholesky",
+    "solve",
+    "det",
+    "slogdet",
+    "qr",
+    "eigh",
+    "svd",
+    "lu",
+    "ts_conjugate",
+    "norm",
+]
 HERMITIAN_INPUT: Final = {"cholesky", "eigh", "cho_solve"}
 
 

@@ -394,7 +394,7 @@ def _qr_lowering(ctx: LoweringRuleContext, x: IrValue, *, full_matrices: bool) -
     return [q, _triangle(r, r_aval, lower=False)]
 
 
-# --- eigh: syevd (heevd for the complex dtypes) ---------------------------------------------------------------------
+# --- eigh: syevd (heevd for the complex dtypes) ---------------------------------------------------
 
 
 @LOWERING_RULES.defines(eigh_p)
