@@ -324,6 +324,12 @@ def test_operations_without_complex_meaning_are_refused_at_trace_time(call: Any)
         call()
 
 
+def test_nan_and_inf_tests_look_at_both_parts() -> None:
+    z = np.array([complex(1, np.nan), complex(np.inf, 0), complex(np.nan, np.inf), 1j])
+    for name in ("isnan", "isinf", "isfinite"):
+        _close(getattr(dnp, name)(z), getattr(jnp, name)(z))
+
+
 def test_casting_complex_to_real_warns_and_keeps_the_real_part() -> None:
     with pytest.warns(np.exceptions.ComplexWarning):
         out = dnp.asarray(Z).astype(np.float64)

@@ -618,8 +618,9 @@ def test_array_and_asarray() -> None:
     assert a[0] == 0.0
     assert dnp.asarray(a) is a
     assert dnp.array(a) is not a
+    assert dnp.asarray(np.array([1 + 2j])).dtype == np.complex128
     with pytest.raises(TypeError):
-        dnp.asarray(np.array([1 + 2j]))
+        dnp.asarray(np.array(["a"]))
     # Lists of tracers are stacked, with NEP 50 promotion of the Python scalars.
     y = np.ones(2, F32)
     # As NumPy's array(), Python scalars inside lists are not weak: f32 and [0.0, 1.0] give f64.

@@ -584,6 +584,23 @@ def _assert_arrays(out: Any, where: str) -> None:
         assert type(leaf) is dx.Array, f"{where} returned {type(leaf).__name__}: {leaf!r}"
 
 
+# Complex numbers and the Fourier transform (issue 11).
+_Z = dnp.asarray(np.array([1 + 2j, -0.5j, 3.0]))
+NUMPY_CALLS.update(
+    {
+        **_calls(dnp, (3,), ("complex64", "complex128", "complex_")),
+        **_calls(dnp, (_Z,), ("iscomplex", "isreal")),
+    }
+)
+LAX_CALLS.update(
+    {
+        **_calls(lax, (_Z,), ("real", "imag", "conj")),
+        "complex": lambda: lax.complex(V, V),
+        "fft": lambda: lax.fft(_Z, "FFT", (3,)),
+    }
+)
+
+
 ALL_CALLS = [
     (f"{prefix}.{name}", call)
     for prefix, calls in (("didax", DIDAX_CALLS), ("numpy", NUMPY_CALLS), ("lax", LAX_CALLS))

@@ -57,6 +57,7 @@ BOOL: Final = np.dtype(np.bool_)
 FLOATS: Final = (F32, F64)
 NUMBERS: Final = (F32, F64, I32, I64)
 ALL: Final = (F32, F64, I32, I64, BOOL)
+COMPLEX: Final = (np.dtype(np.complex64), np.dtype(np.complex128))
 STRUCTURAL: Final = (F32, F64, I32, BOOL)
 LOGICAL: Final = (BOOL, I32, I64)
 
@@ -101,6 +102,9 @@ def _rand(
         if nonzero:
             ints = np.where(ints == 0, rng.choice([-1, 1], size=shape), ints)
         return np.asarray(ints, dtype)
+    if dtype.kind == "c":  # both parts in [lo, hi]
+        parts = rng.uniform(lo, hi, size=(2, *shape))
+        return np.asarray(parts[0] + 1j * parts[1], dtype)
     if nonzero:
         signs = rng.choice([-1.0, 1.0], size=shape)
         return np.asarray(signs * rng.uniform(0.5, hi, size=shape), dtype)
@@ -323,6 +327,11 @@ CASES: Final[tuple[Case, ...]] = (
     case("integer_pow", UNARY, NUMBERS, 0, variant="zero"),
     case("integer_pow", operands((2, 3), nonzero=(0,)), FLOATS, -2, variant="negative"),
     case("neg", UNARY, NUMBERS),
+    # Complex numbers' parts (more in tests/api/test_complex.py).
+    case("real", UNARY, COMPLEX),
+    case("imag", UNARY, COMPLEX),
+    case("conj", UNARY, (*COMPLEX, F64)),
+    case("complex", BINARY, FLOATS),
     case("sign", with_zero, NUMBERS, differentiable=False),
     case("abs", operands((2, 3), nonzero=(0,)), NUMBERS),
     case("exp", operands((2, 3), lo=-2.0, hi=2.0), FLOATS),

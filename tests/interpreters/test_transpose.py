@@ -54,6 +54,7 @@ Shape: TypeAlias = tuple[int, ...]
 
 F32: Final = np.dtype(np.float32)
 F64: Final = np.dtype(np.float64)
+C128: Final = np.dtype(np.complex128)
 
 
 def _rng(name: str) -> np.random.Generator:
@@ -465,6 +466,19 @@ def _structural_unary() -> list[Case]:
         unary(
             "rev", L.rev_p, lambda x: dlax.rev(x, (0, 2)), lambda x: jlax.rev(x, (0, 2)), (2, 3, 4)
         ),
+        # Complex numbers' parts, transposed without conjugation as JAX's (with
+        # full complex cotangents in tests/api/test_complex.py).
+        unary("real", L.real_p, dlax.real, jlax.real, (2, 3), C128),
+        unary("imag", L.imag_p, dlax.imag, jlax.imag, (2, 3), C128),
+        unary("conj", L.conj_p, dlax.conj, jlax.conj, (2, 3), C128),
+        unary("conj-of-real", L.conj_p, dlax.conj, jlax.conj, (2, 3)),
+        Case(
+            "complex",
+            L.complex_p,
+            lambda x, y: [dlax.complex(x, y)],
+            lambda x, y: [jlax.complex(x, y)],
+            ((2, 3), (2, 3)),
+        ),
     ]
 
 
@@ -530,16 +544,27 @@ CASES: Final[list[Case]] = [
 ]
 
 
+def _normal(rng: np.random.Generator, shape: Shape, dtype: np.dtype[Any]) -> Array:
+    if dtype.kind == "c":
+        return np.asarray(rng.standard_normal(shape) + 1j * rng.standard_normal(shape), dtype)
+    return np.asarray(rng.standard_normal(shape), dtype)
+
+
+def _pair(a: Array, b: Array) -> float:
+    """JAX's pairing of cotangents with tangents: Re(sum(a * b)), no conjugation."""
+    return float(np.real(np.sum(a.astype(np.complex128) * b.astype(np.complex128))))
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_transpose(case: Case) -> None:
     rng = _rng(case.id)
     avals = [ShapedArray(s, case.dtype) for s in case.shapes]
     f_t = linear_transpose_flat(case.fun, avals)
-    v = [np.asarray(rng.standard_normal(s), case.dtype) for s in case.shapes]
+    v = [_normal(rng, s, case.dtype) for s in case.shapes]
     # J v, also for the affine cases (a fixed operand of add, pad's fixed padding value).
     at_zero = [np.asarray(o) for o in case.fun(*(np.zeros_like(x) for x in v))]
     jv = [np.asarray(o) - z for o, z in zip(case.fun(*v), at_zero, strict=True)]
-    u = [np.asarray(rng.standard_normal(o.shape), o.dtype) for o in jv]
+    u = [_normal(rng, o.shape, o.dtype) for o in jv]
     jtu = [_dense(ct) for ct in f_t(*u)]
     tol = case.tol
 
@@ -548,8 +573,8 @@ def test_transpose(case: Case) -> None:
         assert ct.dtype == a.dtype
 
     # <u, J v> == <J^T u, v>
-    lhs = sum(np.vdot(ui.astype(F64), ji.astype(F64)) for ui, ji in zip(u, jv, strict=True))
-    rhs = sum(np.vdot(ci.astype(F64), vi.astype(F64)) for ci, vi in zip(jtu, v, strict=True))
+    lhs = sum(_pair(ui, ji) for ui, ji in zip(u, jv, strict=True))
+    rhs = sum(_pair(ci, vi) for ci, vi in zip(jtu, v, strict=True))
     np.testing.assert_allclose(lhs, rhs, rtol=tol, atol=tol)
 
     # JAX's transpose of the same function.
@@ -606,6 +631,7 @@ LINEAR_PRIMITIVES: Final[tuple[Primitive, ...]] = (
     core_lax.cumsum_p,
     core_lax.rev_p,
     core_lax.dot_general_p,
+    *core_lax.COMPLEX_PARTS,
     jit_p,
 )
 

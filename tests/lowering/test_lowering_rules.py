@@ -52,6 +52,7 @@ FLOATS: Final = (F32, F64)
 SIGNED: Final = (I32, I64, F32, F64)
 NUMBERS: Final = (I32, I64, U8, U32, F32, F64)
 ALL: Final = (BOOL, I32, I64, U8, U32, F32, F64)
+COMPLEX: Final = (np.dtype(np.complex64), np.dtype(np.complex128))
 BITWISE: Final = (BOOL, I32, I64, U8, U32)
 
 # Relative tolerances (also used as absolute ones: inputs are of order 1, and
@@ -99,6 +100,9 @@ def _rand(
         info = np.iinfo(dtype)
         ints = rng.integers(max(int(lo), int(info.min)), min(int(hi), int(info.max)) + 1, shape)
         return np.asarray(ints, dtype)
+    if dtype.kind == "c":  # both parts in [lo, hi]
+        parts = rng.uniform(lo, hi, (2, *shape))
+        return np.asarray(parts[0] + 1j * parts[1], dtype)
     return np.asarray(rng.uniform(lo, hi, shape), dtype)
 
 
@@ -320,6 +324,13 @@ CASES: Final[list[Case]] = [
         for y in (-1, -2, -7)
     ),
     elementwise("neg", operands((3, 4), lo=-50, hi=50), NUMBERS),
+    # Complex numbers' parts (more in tests/api/test_complex.py).
+    elementwise("real", operands((3, 4)), COMPLEX),
+    elementwise("imag", operands((3, 4)), COMPLEX),
+    elementwise("conj", operands((3, 4)), (*COMPLEX, F32)),
+    elementwise("complex", operands((3, 4), (3, 4)), FLOATS),
+    elementwise("abs", operands((3, 4)), COMPLEX, variant="complex", tolerance="approx"),
+    elementwise("mul", operands((3, 4), (3, 4)), COMPLEX, variant="complex", tolerance="approx"),
     elementwise("sign", operands((3, 4), lo=-2, hi=2), NUMBERS),
     # JAX refuses abs of unsigned integers (tests/api/test_small_dtypes.py).
     elementwise("abs", operands((3, 4), lo=-50, hi=50), (I32, I64, F32, F64)),
@@ -597,8 +608,11 @@ def _seed(case_id: str, dtype: DType) -> int:
 def assert_same(got: Array, want: Array, tolerance: str) -> None:
     assert got.dtype == want.dtype, (got.dtype, want.dtype)
     assert got.shape == want.shape, (got.shape, want.shape)
-    if want.dtype.kind == "f":
-        tol = TOLERANCES[tolerance][want.dtype]
+    if want.dtype.kind in "fc":
+        # A complex dtype's tolerance is its parts' (XLA's complex products
+        # and moduli round differently from NumPy's).
+        part = np.dtype(np.float32) if want.dtype == np.complex64 else np.dtype(np.float64)
+        tol = TOLERANCES[tolerance][want.dtype if want.dtype.kind == "f" else part]
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol, equal_nan=True)
     else:
         np.testing.assert_array_equal(got, want)

@@ -219,8 +219,9 @@ _METHODS: Final[dict[str, Callable[..., Any]]] = {
 _PROPERTIES: Final[dict[str, Callable[[Any], Any]]] = {
     "T": lambda self: transpose(self),
     "mT": _matrix_transpose,
-    "real": real,
-    "imag": imag,
+    # Wrapped: a property's docstring would be collected as a doctest of Array.
+    "real": lambda self: real(self),
+    "imag": lambda self: imag(self),
     "at": IndexUpdateHelper,  # x.at[idx].set(y), .add(y), ..., .get()
 }
 

@@ -126,16 +126,20 @@ def log10(x: ArrayLike) -> Array:
 
 
 def isnan(x: ArrayLike) -> Array:
-    """Whether each element is NaN (always False for integers)."""
+    """Whether each element is NaN (always False for integers; either part, for complex)."""
     v = operand(x)
+    if dtypes.is_complex(get_aval(v).dtype):
+        return logical_or(isnan(lax.real(v)), isnan(lax.imag(v)))
     if not dtypes.is_float(get_aval(v).dtype):
         return as_result(lax.full(get_aval(v).shape, False, dtypes.bool_))
     return not_equal(v, v)
 
 
 def isinf(x: ArrayLike) -> Array:
-    """Whether each element is +inf or -inf."""
+    """Whether each element is +inf or -inf (either part, for complex)."""
     v = operand(x)
+    if dtypes.is_complex(get_aval(v).dtype):
+        return logical_or(isinf(lax.real(v)), isinf(lax.imag(v)))
     if not dtypes.is_float(get_aval(v).dtype):
         return as_result(lax.full(get_aval(v).shape, False, dtypes.bool_))
     return equal(abs(v), float("inf"))
@@ -164,6 +168,8 @@ def isfinite(x: ArrayLike) -> Array:
     Array([ True, False, False], dtype=bool)
     """
     v = operand(x)
+    if dtypes.is_complex(get_aval(v).dtype):
+        return logical_and(isfinite(lax.real(v)), isfinite(lax.imag(v)))
     if not dtypes.is_float(get_aval(v).dtype):
         return as_result(lax.full(get_aval(v).shape, True, dtypes.bool_))
     return bind(lax.is_finite_p, v)

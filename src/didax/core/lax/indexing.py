@@ -470,9 +470,9 @@ def _scatter_rule(kinds: str, what: str) -> Any:
     return rule
 
 
-ABSTRACT_EVAL.register(scatter_p, _scatter_rule("biuf", "arrays"))
-ABSTRACT_EVAL.register(scatter_add_p, _scatter_rule("iuf", "numbers"))
-ABSTRACT_EVAL.register(scatter_mul_p, _scatter_rule("iuf", "numbers"))
+ABSTRACT_EVAL.register(scatter_p, _scatter_rule("biufc", "arrays"))
+ABSTRACT_EVAL.register(scatter_add_p, _scatter_rule("iufc", "numbers"))
+ABSTRACT_EVAL.register(scatter_mul_p, _scatter_rule("iufc", "numbers"))
 ABSTRACT_EVAL.register(scatter_min_p, _scatter_rule("biuf", "arrays"))
 ABSTRACT_EVAL.register(scatter_max_p, _scatter_rule("biuf", "arrays"))
 
