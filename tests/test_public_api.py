@@ -29,7 +29,9 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "custom_jvp custom_vjp checkpoint remat checkpoint_policies flops "
         "config enable_x64 disable_jit device_get block_until_ready ShapeDtypeStruct eval_shape "
         # issue 10: didax.nn, didax.scipy
-        "nn scipy"
+        "nn scipy "
+        # issue 14: devices and shardings
+        "devices device_count local_device_count P sharding"
     ),
     "didax.lax": _words(
         # element-wise
@@ -48,7 +50,9 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "GatherDimensionNumbers ScatterDimensionNumbers GatherScatterMode "
         # issue 10: special functions
         "erf erfc erf_inv lgamma digamma polygamma sinh cosh asin acos atan asinh acosh atanh "
-        "atan2 exp2 is_finite nextafter"
+        "atan2 exp2 is_finite nextafter "
+        # issue 14: collectives and sharding constraints
+        "with_sharding_constraint psum pmean pmax all_gather psum_scatter ppermute axis_index"
     ),
     "didax.numpy": _words(
         "array asarray zeros ones zeros_like ones_like full arange linspace eye add "
@@ -106,6 +110,8 @@ PUBLIC: Final[dict[str, list[str]]] = {
     ),
     "didax.extend": _words("Primitive ShapedArray Zero UndefinedPrimal lowering"),
     "didax.custom_derivatives": _words("custom_jvp custom_vjp SymbolicZero"),
+    # issue 14
+    "didax.sharding": _words("Mesh PartitionSpec NamedSharding SingleDeviceSharding"),
     "didax.errors": _words("ConcretizationTypeError UnexpectedTracerError ShapeError DTypeError"),
 }
 
@@ -114,14 +120,8 @@ PENDING: Final[dict[tuple[str, str], int]] = {
     **{
         ("didax", n): 14
         for n in _words(
-            "devices device_count P shard_map pmap sharding distributed process_index "
-            "process_count local_device_count make_array_from_process_local_data"
-        )
-    },
-    **{
-        ("didax.lax", n): 14
-        for n in _words(
-            "with_sharding_constraint psum pmean pmax all_gather psum_scatter ppermute axis_index"
+            "shard_map pmap distributed process_index "
+            "process_count make_array_from_process_local_data"
         )
     },
 }

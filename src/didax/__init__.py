@@ -19,18 +19,21 @@ from didax import nn as nn
 from didax import numpy as numpy
 from didax import random as random
 from didax import scipy as scipy
+from didax import sharding as sharding
 from didax import tree_util as tree_util
 from didax.api import arrays as _arrays
 from didax.api import autodiff as _autodiff
 from didax.api import checkpoint as _checkpoint
 from didax.api import flops as _flops
 from didax.api import jit as _jit
+from didax.api import sharding as _sharding
 from didax.api import transformations as _transformations
 from didax.api.arrays import *  # noqa: F403
 from didax.api.autodiff import *  # noqa: F403
 from didax.api.checkpoint import *  # noqa: F403
 from didax.api.flops import *  # noqa: F403
 from didax.api.jit import *  # noqa: F403
+from didax.api.sharding import *  # noqa: F403
 from didax.api.transformations import *  # noqa: F403
 from didax.core.config import config as config
 from didax.core.config import disable_jit as disable_jit
@@ -48,6 +51,8 @@ __all__ = [
     "custom_derivatives",
     *_checkpoint.__all__,
     *_flops.__all__,
+    *_sharding.__all__,
+    "sharding",
     "config",
     "enable_x64",
     "disable_jit",

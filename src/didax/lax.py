@@ -14,7 +14,9 @@ this module re-exports them.
 """
 
 from didax.api import control_flow as _control_flow
+from didax.api import parallel as _parallel
 from didax.api.control_flow import *  # noqa: F403
+from didax.api.parallel import *  # noqa: F403
 from didax.core.lax import wrappers as _wrappers
 from didax.core.lax.bits import bitcast_convert_type as bitcast_convert_type
 from didax.core.lax.bits import bitwise_and as bitwise_and
@@ -64,6 +66,7 @@ from didax.core.lax.wrappers import *  # noqa: F403
 __all__ = [
     *_wrappers.__all__,
     *_control_flow.__all__,
+    *_parallel.__all__,
     # bits (didax.core.lax.bits)
     "bitwise_and",
     "bitwise_or",

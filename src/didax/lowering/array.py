@@ -38,6 +38,12 @@ class XlaBackend:
     def block_until_ready(self, buffer: xla.Buffer) -> None:
         xla.block_until_ready(buffer)
 
+    def default_device(self) -> xla.Device:
+        return xla.device()
+
+    def shards(self, buffer: xla.Buffer) -> list[tuple[xla.Device, xla.Buffer]]:
+        return xla.shards(buffer)
+
 
 BACKEND: Final = XlaBackend()
 set_backend(BACKEND)

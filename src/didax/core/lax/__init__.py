@@ -16,6 +16,7 @@ from didax.core.lax import typing_rules as _typing_rules  # noqa: F401  (registe
 from didax.core.lax.bits import *  # noqa: F403
 from didax.core.lax.cumulative import *  # noqa: F403
 from didax.core.lax.indexing import *  # noqa: F403
+from didax.core.lax.parallel import *  # noqa: F403
 from didax.core.lax.primitives import *  # noqa: F403
 from didax.core.lax.sorting import *  # noqa: F403
 from didax.core.lax.special import *  # noqa: F403
