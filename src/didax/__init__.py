@@ -26,6 +26,7 @@ from didax.api import autodiff as _autodiff
 from didax.api import checkpoint as _checkpoint
 from didax.api import flops as _flops
 from didax.api import jit as _jit
+from didax.api import shard_map as _shard_map
 from didax.api import sharding as _sharding
 from didax.api import transformations as _transformations
 from didax.api.arrays import *  # noqa: F403
@@ -33,6 +34,7 @@ from didax.api.autodiff import *  # noqa: F403
 from didax.api.checkpoint import *  # noqa: F403
 from didax.api.flops import *  # noqa: F403
 from didax.api.jit import *  # noqa: F403
+from didax.api.shard_map import *  # noqa: F403
 from didax.api.sharding import *  # noqa: F403
 from didax.api.transformations import *  # noqa: F403
 from didax.core.config import config as config
@@ -52,6 +54,7 @@ __all__ = [
     *_checkpoint.__all__,
     *_flops.__all__,
     *_sharding.__all__,
+    *_shard_map.__all__,
     "sharding",
     "config",
     "enable_x64",

@@ -643,6 +643,7 @@ NO_CASE: Final[dict[str, str]] = {
             "ppermute",
             "axis_index",
             "sharding_constraint",
+            "shard_map",
         ],
         "runs only over named axes of several devices (shard_map); this harness runs on "
         "one device. tests/lowering/multidevice_checks.py checks it against JAX on 8 "

@@ -155,7 +155,7 @@ def _sharding_constraint_transpose(ct: Any, x: Any, *, sharding: NamedSharding) 
 
 def _same_dim_batcher(prim: Primitive) -> None:
     def rule(
-        axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any
+        size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
     ) -> tuple[Any, Dim]:
         return prim.bind(*args, **params), dims[0]
 
@@ -168,24 +168,25 @@ for _p in (psum_p, pmax_p, ppermute_p):
 
 @BATCH_RULES.defines(all_gather_p)
 def _all_gather_batch(
-    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any
+    size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
 ) -> tuple[Any, Dim]:
-    x = bdim_at_front(args[0], dims[0], axis_size)
+    # The batch size is positional: ``axis_size`` names the collective's axes' size.
+    x = bdim_at_front(args[0], dims[0], size)
     return all_gather_p.bind(x, **{**params, "axis": params["axis"] + 1}), 0
 
 
 @BATCH_RULES.defines(psum_scatter_p)
 def _psum_scatter_batch(
-    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any
+    size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
 ) -> tuple[Any, Dim]:
-    x = bdim_at_front(args[0], dims[0], axis_size)
+    x = bdim_at_front(args[0], dims[0], size)
     d = params["scatter_dimension"] + 1
     return psum_scatter_p.bind(x, **{**params, "scatter_dimension": d}), 0
 
 
 @BATCH_RULES.defines(axis_index_p)
 def _axis_index_batch(
-    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any
+    size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
 ) -> tuple[Any, Dim]:
     return axis_index_p.bind(**params), None
 

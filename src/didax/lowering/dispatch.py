@@ -42,6 +42,7 @@ from didax.interpreters.evaluation import IMPL_RULES, VALUE_IMPLS, set_device_ex
 from didax.interpreters.jit import jit_p
 from didax.interpreters.parallel import program_meshes
 from didax.interpreters.scan import scan_p
+from didax.interpreters.shard_map import shard_map_p
 from didax.interpreters.while_loop import while_p
 from didax.ir.fingerprint import fingerprint
 from didax.ir.jaxpr import Jaxpr, JaxprEqn, Var
@@ -349,7 +350,7 @@ def _one_equation(prim: Primitive, avals: Sequence[ShapedArray], params: dict[st
     return Jaxpr(ins, (JaxprEqn(prim, ins, params, outs),), outs)
 
 
-for _prim in (cond_p, while_p, scan_p):
+for _prim in (cond_p, while_p, scan_p, shard_map_p):
     IMPL_RULES.register(_prim, functools.partial(apply_primitive, _prim))
     VALUE_IMPLS.add(_prim)
 
