@@ -31,7 +31,7 @@ PUBLIC: Final[dict[str, list[str]]] = {
         # issue 10: didax.nn, didax.scipy
         "nn scipy "
         # issue 14: devices and shardings
-        "devices device_count local_device_count P sharding shard_map"
+        "devices device_count local_device_count P sharding shard_map pmap"
     ),
     "didax.lax": _words(
         # element-wise
@@ -120,7 +120,7 @@ PENDING: Final[dict[tuple[str, str], int]] = {
     **{
         ("didax", n): 14
         for n in _words(
-            "pmap distributed process_index process_count make_array_from_process_local_data"
+            "distributed process_index process_count make_array_from_process_local_data"
         )
     },
 }

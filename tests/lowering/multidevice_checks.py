@@ -462,6 +462,64 @@ def grad_of_collectives_equals_jax() -> None:
     assert abs(fd - float(np.asarray(dx.grad(ours)(x))[3, 1])) < 1e-5
 
 
+def _named_body(lax: Any, np_: Any) -> Any:
+    def g(v: Any) -> Any:
+        return (
+            lax.psum(v, "i"),
+            lax.pmax(v, "i"),
+            lax.pmean(v * v, "i"),
+            lax.all_gather(v, "i"),
+            lax.all_gather(v, "i", axis=0, tiled=True),
+            lax.axis_index("i"),
+            lax.ppermute(v, "i", [(j, (j + 1) % 8) for j in range(8)]),
+            lax.psum_scatter(np_.tile(v, 8), "i", scatter_dimension=0, tiled=True),
+        )
+
+    return g
+
+
+@check
+def vmap_axis_name_and_pmap_equal_jax() -> None:
+    import jax
+
+    import didax as dx
+
+    x = np.arange(24.0).reshape(8, 3) / 7
+    with jax.enable_x64(True):
+        theirs = jax.vmap(_named_body(jax.lax, jax.numpy), axis_name="i")(x)
+        ours_vmap = dx.vmap(_named_body(dx.lax, dx.numpy), axis_name="i")(x)
+        ours_jit = dx.jit(dx.vmap(_named_body(dx.lax, dx.numpy), axis_name="i"))(x)
+        ours_pmap = dx.pmap(_named_body(dx.lax, dx.numpy), axis_name="i")(x)
+        jax_pmap = jax.pmap(_named_body(jax.lax, jax.numpy), axis_name="i")(x)
+        for ours in (ours_vmap, ours_jit, ours_pmap):
+            for o, t in zip(ours, theirs, strict=True):
+                assert o.shape == t.shape, (o.shape, t.shape)
+                _close(o, t, 1e-12)
+        for o, t in zip(ours_pmap, jax_pmap, strict=True):
+            _close(o, t, 1e-12)
+        assert len(ours_pmap[0].addressable_shards) == 8
+
+        def loss(lax: Any) -> Any:
+            return lambda v: lax.psum(v * v, "i").sum() + (v * lax.axis_index("i")).sum()
+
+        _close(
+            dx.grad(lambda x: dx.vmap(loss(dx.lax), axis_name="i")(x).sum())(x),
+            jax.grad(lambda x: jax.vmap(loss(jax.lax), axis_name="i")(x).sum())(x),
+            1e-12,
+        )
+        _close(
+            dx.grad(lambda x: dx.pmap(loss(dx.lax), axis_name="i")(x).sum())(x),
+            jax.grad(lambda x: jax.pmap(loss(jax.lax), axis_name="i")(x).sum())(x),
+            1e-12,
+        )
+        w = np.ones(3)
+        _close(
+            dx.pmap(lambda v, w: v @ w, in_axes=(0, None))(x, w),
+            jax.pmap(lambda v, w: v @ w, in_axes=(0, None))(x, w),
+            1e-12,
+        )
+
+
 def main() -> None:
     names = sys.argv[1:] or list(CHECKS)
     results: dict[str, str | None] = {}

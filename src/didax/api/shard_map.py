@@ -1,4 +1,4 @@
-"""``shard_map`` at the API: JAX's signature over pytrees, specs as pytree prefixes.
+"""``shard_map`` and ``pmap`` at the API: JAX's signatures over pytrees.
 
 Design rules:
 - ``in_specs`` is a ``PartitionSpec`` for every argument or a tuple with
@@ -7,6 +7,12 @@ Design rules:
   into its per-device piece by its spec, and the function is traced once,
   on the pieces, with the mesh's axis names bound for its collectives.
 - Values the function closes over enter the body replicated (``P()``).
+- ``pmap(f, axis_name)`` is ``jit(shard_map(...))`` over a 1-d mesh of the
+  first ``n`` devices (``n`` the mapped size): each device gets one slice of
+  the mapped axis, runs ``f`` on it, and the results are stacked along the
+  mesh. So it is one SPMD program, compiled by XLA, like JAX's; results
+  come back laid out over the devices. The jitted program is kept per
+  mapped size and argument structure.
 - ``check_vma`` is accepted for JAX's signature; didax does not check
   replication: a result declared replicated (an axis its spec does not
   name) is read from the first device along that axis, and gradients
@@ -21,12 +27,14 @@ from typing import Any
 
 from jax import tree_util
 
+from didax.core import lax
 from didax.core.sharding import Mesh, PartitionSpec
 from didax.core.source_info import user_frame_summary
 from didax.core.values import get_aval
 from didax.interpreters.shard_map import REPLICATED, local_aval, shard_map_p, trace_body
+from didax.lowering import xla
 
-__all__ = ["shard_map"]
+__all__ = ["shard_map", "pmap"]
 
 
 def _is_spec(s: Any) -> bool:
@@ -120,3 +128,79 @@ def shard_map(
         return tree_util.tree_unflatten(out_tree[0], outs)
 
     return wrapped
+
+
+def pmap(
+    fun: Callable[..., Any],
+    axis_name: str | None = None,
+    *,
+    in_axes: Any = 0,
+    out_axes: Any = 0,
+) -> Callable[..., Any]:
+    """``fun`` run on each device over the leading axis of its arguments (``jax.pmap``).
+
+    ``in_axes`` is 0 or None for all arguments, or a tuple of them (one per
+    positional argument; None broadcasts it to every device); results are
+    stacked along axis 0 (``out_axes=0``). Collectives in ``fun`` may name
+    ``axis_name``.
+
+    >>> import numpy as np
+    >>> import didax as dx
+    >>> dx.pmap(lambda x: x / dx.lax.psum(x, "d"), axis_name="d")(np.ones(1))
+    Array([1.], dtype=float64)
+    """
+    if out_axes != 0:
+        raise NotImplementedError("pmap supports out_axes=0 only")
+    name = axis_name if axis_name is not None else "_pmap"
+    programs: dict[Any, Any] = {}
+
+    @functools.wraps(fun)
+    def mapped(*args: Any) -> Any:
+        axes = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
+        if len(axes) != len(args) or any(a not in (0, None) for a in axes):
+            raise ValueError(f"pmap in_axes must be 0 or None per argument, got {in_axes!r}")
+        sizes = {
+            get_aval(leaf).shape[0]
+            for arg, ax in zip(args, axes, strict=True)
+            if ax == 0
+            for leaf in tree_util.tree_leaves(arg)
+        }
+        if len(sizes) != 1:
+            raise ValueError(f"pmap needs one mapped size, got {sorted(sizes)}")
+        (n,) = sizes
+        available = xla.devices()
+        if n > len(available):
+            raise ValueError(
+                f"pmap over {n} positions needs {n} devices, but only {len(available)} "
+                "XLA devices are available"
+            )
+        key = (n, tuple(axes), tree_util.tree_structure(args))
+        program = programs.get(key)
+        if program is None:
+            program = _pmap_program(fun, name, n, tuple(axes), available[:n])
+            programs[key] = program
+        return program(*args)
+
+    return mapped
+
+
+def _pmap_program(
+    fun: Callable[..., Any], name: str, n: int, axes: tuple[Any, ...], devices: list[Any]
+) -> Any:
+    import numpy as np
+
+    from didax.api.jit import jit
+
+    mesh = Mesh(np.array(devices, dtype=object), (name,))
+    mapped = PartitionSpec(name)
+
+    def per_device(*pieces: Any) -> Any:
+        inner = [
+            tree_util.tree_map(lambda leaf: lax.squeeze(leaf, (0,)), p) if ax == 0 else p
+            for p, ax in zip(pieces, axes, strict=True)
+        ]
+        out = fun(*inner)
+        return tree_util.tree_map(lambda leaf: lax.expand_dims(leaf, (0,)), out)
+
+    in_specs = tuple(mapped if ax == 0 else REPLICATED for ax in axes)
+    return jit(shard_map(per_device, mesh=mesh, in_specs=in_specs, out_specs=mapped))

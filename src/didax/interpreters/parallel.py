@@ -30,6 +30,9 @@ import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
+import numpy as np
+
+from didax.core import lax
 from didax.core.abstract import ShapedArray
 from didax.core.lax.parallel import (
     COLLECTIVE_PRIMITIVES,
@@ -43,7 +46,8 @@ from didax.core.lax.parallel import (
 )
 from didax.core.primitive import Primitive
 from didax.core.sharding import Mesh, NamedSharding, PartitionSpec
-from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
+from didax.core.values import get_aval
+from didax.interpreters.batching import BATCH_RULES, NAMED_BATCH_RULES, Dim, bdim_at_front
 from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.flops import FLOPS_RULES, ZERO, Cost, Operand
 from didax.interpreters.jvp import JVP_RULES, Zero, instantiate_zeros
@@ -250,3 +254,100 @@ def program_meshes(jaxpr: Jaxpr) -> tuple[Mesh, ...]:
         found = tuple(dict.fromkeys(_meshes(jaxpr)))
         _MESHES[jaxpr] = found
     return found
+
+
+# --- named-axis batching: vmap(f, axis_name=...) ---------------------------------------
+
+
+def _at_front(x: Any, d: Dim, size: int) -> Any:
+    return bdim_at_front(x, d, size)
+
+
+def _only_this_axis(prim: Primitive, axes: tuple[str, ...], name: str) -> None:
+    if axes != (name,):
+        raise NotImplementedError(
+            f"{prim.name} over axes {axes} mixing vmap's axis {name!r} with others"
+        )
+
+
+def _named_reduction(prim: Primitive, reduce: Any) -> None:
+    def rule(
+        size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+    ) -> tuple[Any, Dim]:
+        axes: tuple[str, ...] = params["axes"]
+        (x,), (d,) = args, dims
+        if d is None and prim is psum_p:
+            out = lax.mul(x, lax.full_like(x, size))
+        elif d is None:
+            out = x
+        else:
+            out = reduce(x, (d,))
+        rest = tuple(a for a in axes if a != name)
+        if rest:
+            out = prim.bind(out, axes=rest, axis_size=params["axis_size"] // size)
+        return out, None
+
+    NAMED_BATCH_RULES.register(prim, rule)
+
+
+_named_reduction(psum_p, lax.reduce_sum)
+_named_reduction(pmax_p, lax.reduce_max)
+
+
+@NAMED_BATCH_RULES.defines(all_gather_p)
+def _all_gather_named(
+    size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+) -> tuple[Any, Dim]:
+    _only_this_axis(all_gather_p, params["axes"], name)
+    x = _at_front(args[0], dims[0], size)  # (size, *member)
+    axis: int = params["axis"]
+    member = get_aval(x).shape[1:]
+    perm = [*range(1, axis + 1), 0, *range(axis + 1, len(member) + 1)]
+    stacked = lax.transpose(x, perm)  # size inserted at axis
+    if not params["tiled"]:
+        return stacked, None
+    shape = (*member[:axis], size * member[axis], *member[axis + 1 :])
+    return lax.reshape(stacked, shape), None
+
+
+@NAMED_BATCH_RULES.defines(psum_scatter_p)
+def _psum_scatter_named(
+    size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+) -> tuple[Any, Dim]:
+    _only_this_axis(psum_scatter_p, params["axes"], name)
+    d: int = params["scatter_dimension"]
+    x, xd = args[0], dims[0]
+    total = lax.mul(x, lax.full_like(x, size)) if xd is None else lax.reduce_sum(x, (xd,))
+    if not params["tiled"]:
+        return total, d
+    member = get_aval(total).shape
+    split = (*member[:d], size, member[d] // size, *member[d + 1 :])
+    return lax.reshape(total, split), d
+
+
+@NAMED_BATCH_RULES.defines(ppermute_p)
+def _ppermute_named(
+    size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+) -> tuple[Any, Dim]:
+    _only_this_axis(ppermute_p, params["axes"], name)
+    x = _at_front(args[0], dims[0], size)
+    source = {dst: src for src, dst in params["perm"]}
+    shape = get_aval(x).shape
+    rows = []
+    for j in range(size):
+        if j in source:
+            s = source[j]
+            start, limit = [0] * len(shape), list(shape)
+            start[0], limit[0] = s, s + 1
+            rows.append(lax.slice(x, start, limit))
+        else:
+            rows.append(lax.full((1, *shape[1:]), 0, get_aval(x).dtype))
+    return lax.concatenate(rows, 0), 0
+
+
+@NAMED_BATCH_RULES.defines(axis_index_p)
+def _axis_index_named(
+    size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+) -> tuple[Any, Dim]:
+    _only_this_axis(axis_index_p, params["axes"], name)
+    return lax.iota(np.dtype(np.int32), size), 0
