@@ -31,7 +31,8 @@ PUBLIC: Final[dict[str, list[str]]] = {
         # issue 10: didax.nn, didax.scipy
         "nn scipy "
         # issue 14: devices and shardings
-        "devices device_count local_device_count P sharding shard_map pmap"
+        "devices device_count local_device_count P sharding shard_map pmap distributed "
+        "process_index process_count make_array_from_process_local_data"
     ),
     "didax.lax": _words(
         # element-wise
@@ -111,19 +112,15 @@ PUBLIC: Final[dict[str, list[str]]] = {
     "didax.extend": _words("Primitive ShapedArray Zero UndefinedPrimal lowering"),
     "didax.custom_derivatives": _words("custom_jvp custom_vjp SymbolicZero"),
     # issue 14
+    "didax.distributed": _words(
+        "initialize shutdown process_index process_count make_array_from_process_local_data"
+    ),
     "didax.sharding": _words("Mesh PartitionSpec NamedSharding SingleDeviceSharding"),
     "didax.errors": _words("ConcretizationTypeError UnexpectedTracerError ShapeError DTypeError"),
 }
 
 # (module, name) -> the issue that delivers it.
-PENDING: Final[dict[tuple[str, str], int]] = {
-    **{
-        ("didax", n): 14
-        for n in _words(
-            "distributed process_index process_count make_array_from_process_local_data"
-        )
-    },
-}
+PENDING: Final[dict[tuple[str, str], int]] = {}
 
 # The Array attributes and methods API.md names ("Values and dtypes", "didax.numpy");
 # those of arrays and tracers alike, then those of Arrays only.

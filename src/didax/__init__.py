@@ -12,6 +12,7 @@ implement its names.
 """
 
 from didax import custom_derivatives as custom_derivatives
+from didax import distributed as distributed
 from didax import errors as errors
 from didax import extend as extend
 from didax import lax as lax
@@ -32,6 +33,11 @@ from didax.api import transformations as _transformations
 from didax.api.arrays import *  # noqa: F403
 from didax.api.autodiff import *  # noqa: F403
 from didax.api.checkpoint import *  # noqa: F403
+from didax.api.distributed import (
+    make_array_from_process_local_data as make_array_from_process_local_data,
+)
+from didax.api.distributed import process_count as process_count
+from didax.api.distributed import process_index as process_index
 from didax.api.flops import *  # noqa: F403
 from didax.api.jit import *  # noqa: F403
 from didax.api.shard_map import *  # noqa: F403
@@ -55,6 +61,10 @@ __all__ = [
     *_flops.__all__,
     *_sharding.__all__,
     *_shard_map.__all__,
+    "distributed",
+    "process_index",
+    "process_count",
+    "make_array_from_process_local_data",
     "sharding",
     "config",
     "enable_x64",

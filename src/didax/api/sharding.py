@@ -21,6 +21,9 @@ from didax.lowering import xla
 
 __all__ = ["devices", "device_count", "local_device_count", "P"]
 
+# process_index, process_count and make_array_from_process_local_data are
+# didax.distributed's (api.distributed), re-exported at the top level.
+
 P = PartitionSpec
 
 
@@ -46,4 +49,4 @@ def device_count() -> int:
 
 def local_device_count() -> int:
     """How many devices this process drives (all of them, in one process)."""
-    return len(xla.devices())
+    return len(xla.local_devices())

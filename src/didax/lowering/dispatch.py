@@ -364,7 +364,12 @@ for _prim in (cond_p, while_p, scan_p, shard_map_p):
     IMPL_RULES.register(_prim, functools.partial(apply_primitive, _prim))
     VALUE_IMPLS.add(_prim)
 
-# Data that lives only on an accelerator is computed on there, one compiled
-# primitive at a time, rather than copied back for NumPy (see core.array).
-if not BACKEND.host_is_device:
-    set_device_executor(apply_primitive)
+
+def _on_start(platform: str) -> None:
+    # Data that lives only on an accelerator is computed on there, one compiled
+    # primitive at a time, rather than copied back for NumPy (see core.array).
+    if platform != "cpu":
+        set_device_executor(apply_primitive)
+
+
+xla.on_backend_start(_on_start)

@@ -105,12 +105,53 @@ def put(x: Any, sharding: NamedSharding) -> xla.Buffer:
     return _put_host(host, sharding)
 
 
+@functools.lru_cache(maxsize=256)
+def addressable(mesh: Mesh) -> tuple[xla.Device, ...]:
+    """The mesh's devices this process drives (all of them, in one process), in mesh order."""
+    local = set(xla.local_devices())
+    return tuple(d for d in mesh.device_list if d in local)
+
+
 def _put_host(host: np.ndarray[Any, Any], sharding: NamedSharding) -> xla.Buffer:
     indices = sharding.devices_indices_map(host.shape)
     # jaxlib takes the pieces in the order of the sharding's device assignment.
-    devices = list(sharding.mesh.device_list)
+    devices = addressable(sharding.mesh)
     pieces = [host[indices[d]] for d in devices]
-    return xla.to_devices(pieces, devices, host.shape, jax_sharding(sharding))  # type: ignore[arg-type]
+    return xla.to_devices(pieces, devices, host.shape, jax_sharding(sharding))
+
+
+def from_process_local(
+    sharding: NamedSharding, local: np.ndarray[Any, Any], global_shape: tuple[int, ...] | None
+) -> Array:
+    """The global Array whose pieces on this process's devices come from ``local``.
+
+    ``local`` is this process's contiguous block of the whole (JAX's
+    ``make_array_from_process_local_data``); by default each dimension the
+    spec splits is ``local``'s times the number of blocks the processes hold
+    along it.
+    """
+    mesh = sharding.mesh
+    mine = addressable(mesh)
+    if global_shape is None:
+        # On a trial shape of one element per tile, count the tiles this
+        # process holds along each dimension: the whole has tiles/held blocks.
+        tiles = sharding.tiling(local.ndim).tile_dims
+        trial = sharding.devices_indices_map(tiles)
+        held = [len({trial[dev][d].start or 0 for dev in mine}) for d in range(local.ndim)]
+        global_shape = tuple(n * k // h for n, k, h in zip(local.shape, tiles, held, strict=True))
+    indices = sharding.devices_indices_map(global_shape)
+    origin = [min((indices[dev][d].start or 0) for dev in mine) for d in range(len(global_shape))]
+    pieces = []
+    for dev in mine:
+        index = indices[dev]
+        local_index = tuple(
+            slice((s.start or 0) - o, (s.stop if s.stop is not None else n) - o)
+            for s, o, n in zip(index, origin, global_shape, strict=True)
+        )
+        pieces.append(local[local_index])
+    buffer = xla.to_devices(pieces, mine, global_shape, jax_sharding(sharding))
+    aval = get_aval(local).update(shape=global_shape)
+    return Array.from_sharded(buffer, aval, sharding)
 
 
 def device_put_sharded(x: Any, sharding: Sharding) -> Array:

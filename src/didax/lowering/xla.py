@@ -94,11 +94,70 @@ def ir_context() -> ir.Context:
     return make_ir_context()
 
 
+# Called with the platform's name when the backend starts (on first use, not
+# at import: several processes must call ``distributed_initialize`` first).
+_ON_START: Final[list[Callable[[str], None]]] = []
+
+
+def on_backend_start(hook: Callable[[str], None]) -> None:
+    """Runs ``hook(platform)`` when the backend starts (now, if it has)."""
+    _ON_START.append(hook)
+    if backend_started():
+        hook(_backend().platform)
+
+
+def backend_started() -> bool:
+    return _backend.cache_info().currsize > 0
+
+
 @functools.cache
 def _backend() -> _jaxlib.Client:
     # jax annotates it with an alias mypy cannot resolve; the stub says what it is.
     backend: _jaxlib.Client = jax_backend.get_backend()
+    for hook in _ON_START:
+        hook(backend.platform)
     return backend
+
+
+def distributed_initialize(
+    coordinator_address: str,
+    num_processes: int,
+    process_id: int,
+    cpu_collectives: str | None,
+    local_device_ids: Sequence[int] | None = None,
+) -> None:
+    """Joins this process to a multi-process run (jaxlib's coordination service).
+
+    Must come before the backend starts; ``cpu_collectives`` ("gloo", "mpi")
+    is the CPU client's cross-process collectives, as JAX's
+    ``jax_cpu_collectives_implementation``.
+    """
+    if backend_started():
+        raise RuntimeError("distributed.initialize must be called before anything runs on a device")
+    if cpu_collectives is not None:
+        update: Any = jax.config.update  # untyped in jax
+        update("jax_cpu_collectives_implementation", cpu_collectives)
+    jax.distributed.initialize(
+        coordinator_address, num_processes, process_id, local_device_ids=local_device_ids
+    )
+
+
+def distributed_shutdown() -> None:
+    jax.distributed.shutdown()  # type: ignore[no-untyped-call]
+
+
+def process_index() -> int:
+    index: int = _backend().process_index()
+    return index
+
+
+def process_count() -> int:
+    return int(jax.process_count())
+
+
+def local_devices() -> list[_jaxlib.Device]:
+    """The devices this process drives."""
+    return list(_backend().local_devices())
 
 
 @functools.cache
