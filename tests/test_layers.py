@@ -40,7 +40,7 @@ XLA_MODULES: Final = ("jaxlib", "jax._src", "jax.extend", "jax.lib", "jax.interp
 
 # Public facade *packages* (``didax.scipy``, holding ``didax.scipy.special``, as
 # JAX's ``jax.scipy``): re-exports like the facade modules, not layers.
-FACADE_PACKAGES: Final = frozenset({"scipy"})
+FACADE_PACKAGES: Final = frozenset({"scipy", "experimental"})
 
 
 def lint_imports(project: Path) -> subprocess.CompletedProcess[str]:

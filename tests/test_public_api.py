@@ -112,6 +112,7 @@ PUBLIC: Final[dict[str, list[str]]] = {
     "didax.extend": _words("Primitive ShapedArray Zero UndefinedPrimal lowering"),
     "didax.custom_derivatives": _words("custom_jvp custom_vjp SymbolicZero"),
     # issue 14
+    "didax.experimental.shard_map": ["shard_map"],
     "didax.distributed": _words(
         "initialize shutdown process_index process_count make_array_from_process_local_data"
     ),

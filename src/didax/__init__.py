@@ -14,6 +14,7 @@ implement its names.
 from didax import custom_derivatives as custom_derivatives
 from didax import distributed as distributed
 from didax import errors as errors
+from didax import experimental as experimental
 from didax import extend as extend
 from didax import lax as lax
 from didax import nn as nn
@@ -70,6 +71,7 @@ __all__ = [
     "enable_x64",
     "disable_jit",
     "errors",
+    "experimental",
     "extend",
     "lax",
     "nn",

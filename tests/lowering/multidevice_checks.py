@@ -520,6 +520,52 @@ def vmap_axis_name_and_pmap_equal_jax() -> None:
         )
 
 
+@check
+def shard_map_bad_inputs_name_the_user_line() -> None:
+    import didax as dx
+    from didax.sharding import PartitionSpec as P
+
+    mesh1, mesh2, _, _ = _meshes()
+    here = __file__
+
+    def raises(fn: Callable[[], Any], kind: type[BaseException], *words: str) -> None:
+        try:
+            fn()
+        except kind as e:
+            text = str(e) + "".join(getattr(e, "__notes__", []))
+            for w in (*words, here):
+                assert w in text, (w, text)
+        else:
+            raise AssertionError(f"expected {kind.__name__}")
+
+    raises(
+        lambda: dx.shard_map(lambda v: v, mesh=mesh1, in_specs=P("i"), out_specs=P("i"))(
+            np.ones(6)
+        ),
+        ValueError,
+        "shard_map",
+        "not a multiple of 8",
+    )
+    raises(
+        lambda: dx.shard_map(lambda v: v.sum(), mesh=mesh1, in_specs=P("i"), out_specs=P("i"))(
+            np.ones(8)
+        ),
+        ValueError,
+        "out_specs",
+        "rank 0",
+    )
+    raises(
+        lambda: dx.jit(
+            dx.shard_map(
+                lambda v: dx.lax.psum(v, "z"), mesh=mesh2, in_specs=P("x"), out_specs=P("x")
+            )
+        )(np.ones(8)),
+        NameError,
+        "unbound axis name",
+        "'z'",
+    )
+
+
 def main() -> None:
     names = sys.argv[1:] or list(CHECKS)
     results: dict[str, str | None] = {}

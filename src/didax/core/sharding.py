@@ -163,7 +163,7 @@ class Tiling:
 
 
 @final
-@attrs.frozen
+@attrs.frozen(cache_hash=True)  # a jit key on the hit path: hashed once, not per call
 class NamedSharding:
     """An array laid out over ``mesh`` as ``spec`` says (``jax.sharding.NamedSharding``).
 
