@@ -305,7 +305,11 @@ def shard_map_collectives_equal_jax() -> None:
         P("x"),
     )
     ours = dx.shard_map(
-        _collectives_body(dx.lax), mesh=mesh2, in_specs=P("x", "y"), out_specs=out_specs
+        _collectives_body(dx.lax),
+        mesh=mesh2,
+        in_specs=P("x", "y"),
+        out_specs=out_specs,
+        check_vma=False,
     )
     theirs = jax.shard_map(
         _collectives_body(jax.lax),
@@ -351,7 +355,9 @@ def shard_map_1d_vmap_and_jvp_equal_jax() -> None:
         return f
 
     specs = (P(), P())
-    ours = dx.shard_map(body(dx.lax, dx.numpy), mesh=mesh1, in_specs=P("i"), out_specs=specs)
+    ours = dx.shard_map(
+        body(dx.lax, dx.numpy), mesh=mesh1, in_specs=P("i"), out_specs=specs, check_vma=False
+    )
     with jax.enable_x64(True):
         jf = jax.shard_map(
             body(jax.lax, jax.numpy),
@@ -564,6 +570,46 @@ def shard_map_bad_inputs_name_the_user_line() -> None:
         "unbound axis name",
         "'z'",
     )
+
+
+@check
+def check_vma_refuses_what_jax_refuses() -> None:
+    import jax
+
+    import didax as dx
+    from didax.sharding import PartitionSpec as P
+
+    _, mesh2, _, jmesh2 = _meshes()
+    a = np.arange(32, dtype=np.float32).reshape(8, 4)
+    cases = [
+        # (body over a lax module, out_specs, whether JAX's check_vma accepts it)
+        (lambda lax: lambda v: v * 2, P(), False),
+        (lambda lax: lambda v: lax.psum(v, ("x", "y")), P(), True),
+        (lambda lax: lambda v: lax.psum(v, "x"), P(None, "y"), True),
+        (lambda lax: lambda v: lax.psum(v, "x"), P(), False),
+        (lambda lax: lambda v: lax.pmax(v, ("x", "y")) + 1.0, P(), True),
+        (lambda lax: lambda v: lax.all_gather(v, "y", axis=1, tiled=True), P("x"), False),
+        (lambda lax: lambda v: lax.axis_index("x") + v.sum() * 0, P(), False),
+    ]
+    for make, spec, accepted in cases:
+        ours_ok = jax_ok = True
+        message = ""
+        try:
+            dx.shard_map(make(dx.lax), mesh=mesh2, in_specs=P("x", "y"), out_specs=spec)(a)
+        except ValueError as e:
+            message = str(e)
+            ours_ok = False
+        assert ours_ok or "varies" in message, message
+        try:
+            jax.shard_map(
+                make(jax.lax),
+                mesh=jmesh2,
+                in_specs=_jax_specs(P("x", "y")),
+                out_specs=_jax_specs(spec),
+            )(a)
+        except Exception:
+            jax_ok = False
+        assert ours_ok == jax_ok == accepted, (spec, ours_ok, jax_ok, accepted)
 
 
 def main() -> None:

@@ -13,10 +13,11 @@ Design rules:
   mesh. So it is one SPMD program, compiled by XLA, like JAX's; results
   come back laid out over the devices. The jitted program is kept per
   mapped size and argument structure.
-- ``check_vma`` is accepted for JAX's signature; didax does not check
-  replication: a result declared replicated (an axis its spec does not
-  name) is read from the first device along that axis, and gradients
-  follow JAX's rules without checking (see ``interpreters.shard_map``).
+- ``check_vma`` (on by default, as JAX's) refuses a result declared
+  replicated over an axis it varies over (``replication_error``); off, such
+  a result is read from the first device along the axis. Gradients follow
+  JAX's rules without replication types (see ``interpreters.shard_map``),
+  which agree with JAX's wherever the check passes.
 """
 
 from __future__ import annotations
@@ -31,7 +32,13 @@ from didax.core import lax
 from didax.core.sharding import Mesh, PartitionSpec
 from didax.core.source_info import user_frame_summary
 from didax.core.values import get_aval
-from didax.interpreters.shard_map import REPLICATED, local_aval, shard_map_p, trace_body
+from didax.interpreters.shard_map import (
+    REPLICATED,
+    local_aval,
+    replication_error,
+    shard_map_p,
+    trace_body,
+)
 from didax.lowering import xla
 
 __all__ = ["shard_map", "pmap"]
@@ -117,6 +124,11 @@ def shard_map(
                     f"{where}: out_specs entry {s} is too long for result leaf {i} of "
                     f"rank {a.ndim} (a rank-0 result takes P())"
                 )
+        if check_vma:
+            all_in_specs = (REPLICATED,) * len(consts) + tuple(specs)
+            error = replication_error(body, mesh, all_in_specs, o_specs)
+            if error is not None:
+                raise ValueError(f"{where}: {error}")
         outs = shard_map_p.bind(
             *consts,
             *leaves,

@@ -20,6 +20,14 @@ Design rules:
   their size, and a cotangent of an operand replicated over axes is summed
   over them (``psum``). With ``psum`` transposing to ``psum`` this is the
   exact adjoint: ``grad`` of a data-parallel step equals the single-device one.
+- Replication checking (``check_vma``, on by default as in JAX): every
+  value of the body *varies* over a set of mesh axes, those of its
+  operands' in_specs, less those a ``psum``/``pmean``/``pmax`` reduced
+  over, plus those ``axis_index`` names (``all_gather``, ``psum_scatter``
+  and ``ppermute`` results vary as their operands do, as in JAX's typing).
+  A result whose out_spec leaves out an axis it varies over would be read
+  from one device only: ``replication_error`` says so, and ``shard_map``
+  raises it at trace time.
 - Partial evaluation splits the body: the known part runs as its own
   shard_map, and its per-device residuals leave it stacked along a new
   leading dimension split over every mesh axis, which the unknown part
@@ -35,7 +43,7 @@ from typing import Any, Final
 from didax.core import lax
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
-from didax.core.lax.parallel import axis_frame, psum_p
+from didax.core.lax.parallel import axis_frame, axis_index_p, pmax_p, psum_p
 from didax.core.primitive import Primitive
 from didax.core.sharding import Mesh, PartitionSpec
 from didax.core.trace import set_current_trace
@@ -58,7 +66,7 @@ from didax.interpreters.transpose import (
     backward_pass,
     is_undefined,
 )
-from didax.ir.jaxpr import Jaxpr, JaxprEqn
+from didax.ir.jaxpr import Jaxpr, JaxprEqn, Literal, Var
 from didax.ir.passes import DCE_RULES, dce_jaxpr
 
 __all__ = [
@@ -68,6 +76,7 @@ __all__ = [
     "global_aval",
     "unmentioned_axes",
     "trace_body",
+    "replication_error",
 ]
 
 shard_map_p: Final = Primitive("shard_map", multiple_results=True)
@@ -158,6 +167,50 @@ def trace_body(
     with axis_frame(mesh.shape):
         closed = trace_to_jaxpr(fun, local_avals, name)
     return close_over_nothing(closed)
+
+
+# --- replication checking -----------------------------------------------------------------
+
+
+def _varying(jaxpr: Jaxpr, ins: Sequence[frozenset[str]]) -> list[frozenset[str]]:
+    """The mesh axes each output of ``jaxpr`` may vary over, given its inputs'."""
+    env: dict[Var, frozenset[str]] = dict(zip(jaxpr.in_binders, ins, strict=True))
+
+    def read(x: Any) -> frozenset[str]:
+        return frozenset() if isinstance(x, Literal) else env[x]
+
+    for eqn in jaxpr.eqns:
+        operands = frozenset().union(*(read(x) for x in eqn.inputs))
+        if eqn.primitive in (psum_p, pmax_p):
+            out = operands - set(eqn.params["axes"])
+        elif eqn.primitive is axis_index_p:
+            out = frozenset(eqn.params["axes"])
+        else:
+            # Other primitives (higher-order ones included, conservatively):
+            # a result varies over whatever any operand varies over.
+            out = operands
+        for v in eqn.out_binders:
+            env[v] = out
+    return [read(x) for x in jaxpr.outs]
+
+
+def replication_error(
+    jaxpr: Jaxpr,
+    mesh: Mesh,
+    in_specs: Sequence[PartitionSpec],
+    out_specs: Sequence[PartitionSpec],
+) -> str | None:
+    """Why a result declared replicated over an axis may vary along it (None if none may)."""
+    ins = [frozenset(s.used_axes()) for s in in_specs]
+    for i, (varies, spec) in enumerate(zip(_varying(jaxpr, ins), out_specs, strict=True)):
+        bad = sorted(varies & set(unmentioned_axes(mesh, spec)))
+        if bad:
+            return (
+                f"out_specs[{i}] is {spec}, which says the result is replicated over mesh "
+                f"axes {bad}, but it varies over them: reduce it over them (lax.psum, "
+                "pmean) or name them in out_specs (check_vma=False skips this check)"
+            )
+    return None
 
 
 # --- jvp ------------------------------------------------------------------------------
