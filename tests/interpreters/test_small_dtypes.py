@@ -647,7 +647,7 @@ NO_CASE: Final[dict[str, str]] = {
         ],
         "runs only over named axes of several devices (shard_map); this harness runs on "
         "one device. tests/lowering/multidevice_checks.py checks it against JAX on 8 "
-        "devices in float32/float64 (16-bit floats there: not yet)",
+        "devices (collectives in float16 and bfloat16 too)",
     ),
 }
 

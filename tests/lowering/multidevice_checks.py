@@ -612,6 +612,46 @@ def check_vma_refuses_what_jax_refuses() -> None:
         assert ours_ok == jax_ok == accepted, (spec, ours_ok, jax_ok, accepted)
 
 
+@check
+def collectives_in_16_bit_floats_equal_jax() -> None:
+    import jax
+    import ml_dtypes
+
+    import didax as dx
+    from didax.sharding import PartitionSpec as P
+
+    mesh1, _, jmesh1, _ = _meshes()
+
+    def body(lax: Any) -> Any:
+        def f(v: Any) -> Any:
+            return (
+                lax.psum(v, "i"),
+                lax.pmax(v, "i"),
+                lax.all_gather(v, "i", tiled=True),
+                lax.ppermute(v, "i", [(j, (j + 3) % 8) for j in range(8)]),
+                lax.psum_scatter(v, "i", tiled=True),
+            )
+
+        return f
+
+    specs = (P(), P(), P(), P("i"), P("i"))
+    for dtype in (np.float16, ml_dtypes.bfloat16):
+        a = (np.arange(64) / 8).astype(dtype)
+        ours = dx.shard_map(
+            body(dx.lax), mesh=mesh1, in_specs=P("i"), out_specs=specs, check_vma=False
+        )(a)
+        theirs = jax.shard_map(
+            body(jax.lax),
+            mesh=jmesh1,
+            in_specs=_jax_specs(P("i")),
+            out_specs=_jax_specs(specs),
+            check_vma=False,
+        )(a)
+        for o, t in zip(ours, theirs, strict=True):
+            assert o.dtype == t.dtype, (o.dtype, t.dtype)
+            _close(np.asarray(o, np.float32), np.asarray(t, np.float32), 1e-2)
+
+
 def main() -> None:
     names = sys.argv[1:] or list(CHECKS)
     results: dict[str, str | None] = {}

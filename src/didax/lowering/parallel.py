@@ -234,6 +234,10 @@ def sharding_custom_call(x: IrValue, aval: ShapedArray, text: str, target: str =
 def _sharding_constraint_lowering(
     ctx: LoweringRuleContext, x: IrValue, *, sharding: NamedSharding
 ) -> list[IrValue]:
+    if ctx.module_context.manual_mesh is not None:
+        raise NotImplementedError(
+            "with_sharding_constraint inside a shard_map body (its values are per-device pieces)"
+        )
     aval = ctx.avals_out[0]
     return [sharding_custom_call(x, aval, hlo_sharding_text(sharding, aval.ndim))]
 
