@@ -70,6 +70,8 @@ def workloads(rows: int, cols: int, shape: tuple[int, ...], names: tuple[str, ..
 
 
 def main() -> None:
+    # --rounds N: fewer alternating rounds (the tests run it with 1, to check it works).
+    rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 30
     assert dx.device_count() == 8, "XLA_FLAGS must be set before the backend starts"
     print(f"{'workload':44s} {'didax':>10s} {'jax':>10s} {'ratio':>6s}")
     for shape, names in (((8,), ("i",)), ((4, 2), ("x", "y"))):
@@ -78,7 +80,7 @@ def main() -> None:
             ("cache-hit dispatch 8x8 @ 8x8", 8, 8),
         ):
             ours, theirs = workloads(rows, cols, shape, names)
-            t_d, t_j = median_seconds(ours, theirs)
+            t_d, t_j = median_seconds(ours, theirs, rounds)
             name = f"{label}, mesh {'x'.join(map(str, shape))}"
             print(f"{name:44s} {t_d * 1e6:8.1f}us {t_j * 1e6:8.1f}us {t_d / t_j:6.2f}")
     sys.stdout.flush()

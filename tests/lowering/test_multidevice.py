@@ -50,3 +50,22 @@ def test_multidevice(results: dict[str, str | None], name: str) -> None:
     assert name in results
     failure = results[name]
     assert failure is None, failure
+
+
+def test_sharded_benchmark_script_runs() -> None:
+    """``bench/sharded_matmul.py`` checks its results against NumPy, then prints its table."""
+    env = dict(os.environ)
+    env.pop("XLA_FLAGS", None)  # the script sets its own
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH", "")]))
+    script = HERE.parent.parent / "bench" / "sharded_matmul.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--rounds", "1"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    rows = [ln for ln in done.stdout.splitlines() if "mesh" in ln]
+    assert len(rows) == 4, done.stdout
+    assert all(float(r.split()[-1]) > 0 for r in rows)
