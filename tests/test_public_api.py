@@ -39,7 +39,10 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "custom_jvp custom_vjp checkpoint remat checkpoint_policies flops "
         "config enable_x64 disable_jit device_get block_until_ready ShapeDtypeStruct eval_shape "
         # issue 10: didax.nn, didax.scipy
-        "nn scipy"
+        "nn scipy "
+        # issue 14: devices and shardings
+        "devices device_count local_device_count P sharding shard_map pmap distributed "
+        "process_index process_count make_array_from_process_local_data"
     ),
     "didax.lax": _words(
         # element-wise
@@ -61,6 +64,8 @@ PUBLIC: Final[dict[str, list[str]]] = {
         # issue 10: special functions
         "erf erfc erf_inv lgamma digamma polygamma sinh cosh asin acos atan asinh acosh atanh "
         "atan2 exp2 is_finite nextafter "
+        # issue 14: collectives and sharding constraints
+        "with_sharding_constraint psum pmean pmax all_gather psum_scatter ppermute axis_index "
         # issue 11: linear algebra
         "linalg"
     ),
@@ -133,25 +138,17 @@ PUBLIC: Final[dict[str, list[str]]] = {
     ),
     "didax.extend": _words("Primitive ShapedArray Zero UndefinedPrimal lowering"),
     "didax.custom_derivatives": _words("custom_jvp custom_vjp SymbolicZero"),
+    # issue 14
+    "didax.experimental.shard_map": ["shard_map"],
+    "didax.distributed": _words(
+        "initialize shutdown process_index process_count make_array_from_process_local_data"
+    ),
+    "didax.sharding": _words("Mesh PartitionSpec NamedSharding SingleDeviceSharding"),
     "didax.errors": _words("ConcretizationTypeError UnexpectedTracerError ShapeError DTypeError"),
 }
 
 # (module, name) -> the issue that delivers it.
-PENDING: Final[dict[tuple[str, str], int]] = {
-    **{
-        ("didax", n): 14
-        for n in _words(
-            "devices device_count P shard_map pmap sharding distributed process_index "
-            "process_count local_device_count make_array_from_process_local_data"
-        )
-    },
-    **{
-        ("didax.lax", n): 14
-        for n in _words(
-            "with_sharding_constraint psum pmean pmax all_gather psum_scatter ppermute axis_index"
-        )
-    },
-}
+PENDING: Final[dict[tuple[str, str], int]] = {}
 
 # The Array attributes and methods API.md names ("Values and dtypes", "didax.numpy");
 # those of arrays and tracers alike, then those of Arrays only.

@@ -12,25 +12,37 @@ implement its names.
 """
 
 from didax import custom_derivatives as custom_derivatives
+from didax import distributed as distributed
 from didax import errors as errors
+from didax import experimental as experimental
 from didax import extend as extend
 from didax import lax as lax
 from didax import nn as nn
 from didax import numpy as numpy
 from didax import random as random
 from didax import scipy as scipy
+from didax import sharding as sharding
 from didax import tree_util as tree_util
 from didax.api import arrays as _arrays
 from didax.api import autodiff as _autodiff
 from didax.api import checkpoint as _checkpoint
 from didax.api import flops as _flops
 from didax.api import jit as _jit
+from didax.api import shard_map as _shard_map
+from didax.api import sharding as _sharding
 from didax.api import transformations as _transformations
 from didax.api.arrays import *  # noqa: F403
 from didax.api.autodiff import *  # noqa: F403
 from didax.api.checkpoint import *  # noqa: F403
+from didax.api.distributed import (
+    make_array_from_process_local_data as make_array_from_process_local_data,
+)
+from didax.api.distributed import process_count as process_count
+from didax.api.distributed import process_index as process_index
 from didax.api.flops import *  # noqa: F403
 from didax.api.jit import *  # noqa: F403
+from didax.api.shard_map import *  # noqa: F403
+from didax.api.sharding import *  # noqa: F403
 from didax.api.transformations import *  # noqa: F403
 from didax.core.config import config as config
 from didax.core.config import disable_jit as disable_jit
@@ -48,10 +60,18 @@ __all__ = [
     "custom_derivatives",
     *_checkpoint.__all__,
     *_flops.__all__,
+    *_sharding.__all__,
+    *_shard_map.__all__,
+    "distributed",
+    "process_index",
+    "process_count",
+    "make_array_from_process_local_data",
+    "sharding",
     "config",
     "enable_x64",
     "disable_jit",
     "errors",
+    "experimental",
     "extend",
     "lax",
     "nn",

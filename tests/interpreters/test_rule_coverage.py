@@ -269,6 +269,28 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "argmin",
         )
     },
+    # issue 14: collectives
+    **{
+        (name, table): (
+            "a first-order primitive (the collectives, sharding_constraint): partial "
+            "evaluation stages it whole when its operand is unknown, and DCE drops it whole "
+            "when its result is unused; neither can do better"
+        )
+        for name in (
+            [
+                "psum",
+                "pmax",
+                "all_gather",
+                "psum_scatter",
+                "ppermute",
+                "axis_index",
+                "sharding_constraint",
+            ]
+        )
+        for table in ("partial_eval", "dce")
+    },
+    ("pmax", "transpose"): "not linear (and not differentiable, as JAX's: its jvp raises)",
+    ("axis_index", "transpose"): "it has no operands, so nothing to transpose",
 }
 
 

@@ -653,6 +653,21 @@ NO_CASE: Final[dict[str, str]] = {
         "made only inside the linear jaxpr that grad transposes, never by user code: "
         "the grad of the custom_vjp_call case exercises it"
     ),
+    **dict.fromkeys(
+        [
+            "psum",
+            "pmax",
+            "all_gather",
+            "psum_scatter",
+            "ppermute",
+            "axis_index",
+            "sharding_constraint",
+            "shard_map",
+        ],
+        "runs only over named axes of several devices (shard_map); this harness runs on "
+        "one device. tests/lowering/multidevice_checks.py checks it against JAX on 8 "
+        "devices (collectives in float16 and bfloat16 too)",
+    ),
 }
 
 # (case id, dtype name, check) -> why didax cannot match JAX there. A check

@@ -20,9 +20,11 @@ from jax import tree_util
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array
+from didax.core.sharding import NamedSharding, SingleDeviceSharding
 from didax.core.values import get_aval
 from didax.interpreters.staging import trace_to_jaxpr
 from didax.lowering.array import on_device
+from didax.lowering.sharding import device_put_sharded
 
 __all__ = [
     "Array",
@@ -38,14 +40,21 @@ def device_put(x: Any, device: Any = None) -> Any:
     """``x`` (a pytree of array-likes) as Arrays on the device (``jax.device_put``).
 
     NumPy data is copied; an Array already on the device is returned as it
-    is; a Python scalar gives a weakly typed Array. ``device`` is accepted
-    for JAX's signature: didax computes on one device.
+    is; a Python scalar gives a weakly typed Array. ``device`` may be a
+    sharding (``NamedSharding`` lays each array out over its mesh, one
+    piece per device) or a device.
 
     >>> import didax as dx
     >>> dx.device_put({"w": np.ones(2), "b": 0.5})
     {'b': Array(0.5, dtype=float64, weak_type=True), 'w': Array([1., 1.], dtype=float64)}
     """
-    return tree_util.tree_map(on_device, x)
+    if device is None:
+        return tree_util.tree_map(on_device, x)
+    if isinstance(device, (NamedSharding, SingleDeviceSharding)):
+        sharding: NamedSharding | SingleDeviceSharding = device
+    else:
+        sharding = SingleDeviceSharding(device)
+    return tree_util.tree_map(lambda leaf: device_put_sharded(leaf, sharding), x)
 
 
 def device_get(x: Any) -> Any:

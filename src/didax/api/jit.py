@@ -13,6 +13,12 @@ Design rules:
   as the ``jit`` primitive, whose rules transform its jaxpr.
 - Compiled executables live in the process-wide compile cache, keyed by
   fingerprint, so a re-created ``jit(f)`` compiles nothing new.
+- Arrays laid out over several devices key the cache by (aval, sharding)
+  (``Array.jit_key``), others by their aval alone: the hit path reads one
+  slot per Array either way. A signature with a sharded argument, or a jit
+  given ``in_shardings``/``out_shardings``, compiles one SPMD program for
+  the mesh (``SpmdLayout``); unspecified inputs are replicated over it and
+  XLA chooses unspecified results' layouts.
 """
 
 from __future__ import annotations
@@ -34,17 +40,25 @@ from didax.core.abstract import ShapedArray
 from didax.core.array import Array
 from didax.core.cache import CacheInfo, LRUCache
 from didax.core.config import disable_jit, dispatch_mode, flag
+from didax.core.sharding import NamedSharding, SingleDeviceSharding
 from didax.core.source_info import user_frame_summary
 from didax.core.trace import current_trace
 from didax.core.values import ValueKind, get_aval, kind_or_none, value_kind
 from didax.interpreters.evaluation import EVAL_TRACE, check_nans
 from didax.interpreters.jaxpr_transforms import close_over_nothing
 from didax.interpreters.jit import jit_p
+from didax.interpreters.parallel import program_meshes
 from didax.interpreters.staging import trace_to_jaxpr
 from didax.ir.jaxpr import Jaxpr
 from didax.lowering import dispatch
-from didax.lowering.dispatch import Compiled, compile_cache_info, compile_jaxpr, to_buffer
+from didax.lowering.dispatch import (
+    AnyCompiled,
+    compile_cache_info,
+    compile_jaxpr,
+    spmd_annotations,
+)
 from didax.lowering.mlir import lower_to_text
+from didax.lowering.sharding import SpmdLayout, mesh_of, replicated
 from didax.lowering.xla import lowered_cost_analysis
 
 __all__ = [
@@ -79,7 +93,7 @@ class _Entry:
         self.out_tree = out_tree
         # A function returning one array: the hit path skips unflattening.
         self.single_output = tree_util.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1
-        self.compiled: Compiled | None = None
+        self.compiled: AnyCompiled | None = None
         self.const_buffers: tuple[Any, ...] = ()
         self.donated: frozenset[int] = frozenset()  # positions of donated leaves
 
@@ -93,8 +107,8 @@ def _leaf_signature(x: Any) -> Hashable:
     """
     kind = value_kind(x)
     if kind is ValueKind.ARRAY:
-        aval: ShapedArray = x.aval
-        return aval
+        key: Hashable = x.jit_key
+        return key
     t = type(x)
     if kind is ValueKind.SCALAR or (kind is ValueKind.HOST and t is not np.ndarray):
         # A Python scalar's type says its (weak) type; a NumPy scalar's its
@@ -124,7 +138,7 @@ def _positional_signature(args: tuple[Any, ...]) -> tuple[Hashable, ...] | None:
     signature: list[Hashable] = []
     for x in args:
         if type(x) is Array:
-            signature.append(x.aval)
+            signature.append(x.jit_key)
         elif type(x) is np.ndarray:
             signature.append(_ndarray_aval(x, flag("jax_enable_x64")))
         elif kind_or_none(x) in _ARRAY_KINDS:
@@ -205,6 +219,8 @@ class _Options:
     static_names: frozenset[str]
     donated: frozenset[int]
     donated_names: frozenset[str]
+    in_shardings: Any = None
+    out_shardings: Any = None
     cache: LRUCache[_Entry] = attrs.field(factory=lambda: LRUCache(maxsize=TRACE_CACHE_SIZE))
 
 
@@ -214,6 +230,8 @@ def _check_options(
     static_argnames: str | Sequence[str],
     donate_argnums: int | Sequence[int],
     donate_argnames: str | Sequence[str],
+    in_shardings: Any = None,
+    out_shardings: Any = None,
 ) -> _Options:
     nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
@@ -235,7 +253,7 @@ def _check_options(
     donated, donated_names = _donated_args(
         positional, donate_argnums, donate_argnames, static_nums, static_names
     )
-    return _Options(static_nums, static_names, donated, donated_names)
+    return _Options(static_nums, static_names, donated, donated_names, in_shardings, out_shardings)
 
 
 # The options and trace caches of every jitted function, held weakly by the
@@ -250,7 +268,8 @@ _SHARED_LOCK: Final = threading.Lock()
 def _options_for(fun: Callable[..., Any], *options: Any) -> _Options:
     """``fun``'s checked options and trace cache, shared among its jits with equal options."""
     try:
-        key = tuple(o if isinstance(o, (int, str)) else tuple(o) for o in options)
+        key = tuple(_hashable(o) for o in options)
+        hash(key)
         per_fun = _SHARED.get(fun)
     except TypeError:  # an unhashable option, or a function that is not weakly referable
         return _check_options(fun, *options)
@@ -264,6 +283,36 @@ def _options_for(fun: Callable[..., Any], *options: Any) -> _Options:
             return _SHARED.setdefault(fun, {}).setdefault(key, checked)
     except TypeError:
         return checked
+
+
+def _hashable(option: Any) -> Hashable:
+    if isinstance(option, (list, tuple)):
+        return tuple(_hashable(o) for o in option)
+    if isinstance(option, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in option.items()))
+    key: Hashable = option
+    return key
+
+
+def _is_sharding_leaf(s: Any) -> bool:
+    return s is None or isinstance(s, (NamedSharding, SingleDeviceSharding))
+
+
+def _per_leaf(shardings: Any, tree: Any) -> list[Any]:
+    """A sharding (or None) per leaf of ``tree``, from a pytree prefix of it (or one for all)."""
+    n = tree.num_leaves
+    if _is_sharding_leaf(shardings):
+        return [shardings] * n
+    positions = tree_util.tree_unflatten(tree, range(n))
+    out: list[Any] = [None] * n
+    prefix = tuple(shardings) if isinstance(shardings, list) else shardings
+
+    def assign(s: Any, sub: Any) -> None:
+        for i in tree_util.tree_leaves(sub):
+            out[i] = s
+
+    tree_util.tree_map(assign, prefix, positions, is_leaf=_is_sharding_leaf)
+    return out
 
 
 def clear_caches() -> None:
@@ -301,6 +350,8 @@ class Jitted:
         static_argnames: str | Sequence[str] = (),
         donate_argnums: int | Sequence[int] = (),
         donate_argnames: str | Sequence[str] = (),
+        in_shardings: Any = None,
+        out_shardings: Any = None,
     ) -> None:
         if not callable(fun):
             raise TypeError(f"Expected a callable value, got {fun!r}")
@@ -308,8 +359,16 @@ class Jitted:
         self._fun = fun
         self._name = getattr(fun, "__name__", "fun")
         options = _options_for(
-            fun, static_argnums, static_argnames, donate_argnums, donate_argnames
+            fun,
+            static_argnums,
+            static_argnames,
+            donate_argnums,
+            donate_argnames,
+            in_shardings,
+            out_shardings,
         )
+        self._in_shardings = options.in_shardings
+        self._out_shardings = options.out_shardings
         self._static_nums = options.static_nums
         self._static_names = options.static_names
         self._donated = options.donated
@@ -332,7 +391,7 @@ class Jitted:
             signature: list[Hashable] = [mode]
             for x in args:
                 if type(x) is Array:
-                    signature.append(x._aval)
+                    signature.append(x._key)
                 elif type(x) is np.ndarray:
                     signature.append(_ndarray_aval(x, mode))
                 else:
@@ -432,12 +491,51 @@ class Jitted:
     ) -> _Entry:
         entry = self._trace(leaves, in_tree, rebuild)
         entry.donated = donated
-        # The program's parameters are the constants, then the leaves.
-        params = frozenset(len(entry.consts) + i for i in donated)
-        entry.compiled = compile_jaxpr(entry.jaxpr, self._name, params)
+        layout = self._layout(entry, leaves, in_tree)
+        if layout is None:
+            # The program's parameters are the constants, then the leaves.
+            params = frozenset(len(entry.consts) + i for i in donated)
+            entry.compiled = compile_jaxpr(entry.jaxpr, self._name, params)
+        else:
+            entry.compiled = compile_jaxpr(entry.jaxpr, self._name, layout=layout)
         # Constants go to the device once, not at every call.
-        entry.const_buffers = tuple(map(to_buffer, entry.consts))
+        entry.const_buffers = entry.compiled.place_consts(entry.consts)
         return entry
+
+    def _layout(self, entry: _Entry, leaves: Sequence[Any], in_tree: Any) -> SpmdLayout | None:
+        """The SPMD layout of this signature's program, or None for one device.
+
+        Asked shardings first (``in_shardings``, ``out_shardings``), then
+        the arguments' own; the rest are replicated (inputs) or XLA's
+        choice (results).
+        """
+        # in_shardings name the positional arguments: kwargs' leaves get none.
+        asked_in = self._in_shardings
+        if not _is_sharding_leaf(asked_in):
+            asked_in = (tuple(asked_in), None)
+        asked = _per_leaf(asked_in, in_tree)
+        ins = [
+            a if a is not None else (x.committed_sharding if type(x) is Array else None)
+            for a, x in zip(asked, leaves, strict=True)
+        ]
+        outs = _per_leaf(self._out_shardings, entry.out_tree)
+        mesh = mesh_of([*ins, *outs, *program_meshes(entry.jaxpr)])
+        if mesh is None:
+            return None
+        rep = replicated(mesh)
+        in_layout = (rep,) * len(entry.consts) + tuple(
+            s if isinstance(s, NamedSharding) else rep for s in ins
+        )
+        out_layout = tuple(s if isinstance(s, NamedSharding) else None for s in outs)
+        where = f"jit({self._name}) at {user_frame_summary()}"
+        for s, a in zip(in_layout, entry.jaxpr.in_avals, strict=True):
+            s.check_rank(a.ndim, f"an argument of {where}")
+            s.shard_shape(a.shape)
+        for o, a in zip(out_layout, entry.jaxpr.out_avals, strict=True):
+            if o is not None:
+                o.check_rank(a.ndim, f"a result of {where}")
+                o.shard_shape(a.shape)
+        return SpmdLayout(mesh, in_layout, out_layout)
 
     def _split(
         self, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -489,7 +587,7 @@ class Jitted:
         dyn, _, rebuild = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten(dyn)
         entry = self._trace(leaves, in_tree, rebuild)
-        return Lowered(entry, self._name)
+        return Lowered(entry, self._name, self._layout(entry, leaves, in_tree))
 
     # --- the trace cache -------------------------------------------------------
 
@@ -508,16 +606,20 @@ class Jitted:
 class Lowered:
     """A jitted function lowered for one signature."""
 
-    def __init__(self, entry: _Entry, name: str) -> None:
+    def __init__(self, entry: _Entry, name: str, layout: SpmdLayout | None = None) -> None:
         self._entry = entry
         self._name = name
+        self._layout = layout
 
     def as_text(self) -> str:
-        """The StableHLO module, as text."""
-        return lower_to_text(self._entry.jaxpr, self._name)
+        """The StableHLO module, as text (annotated with ``mhlo.sharding`` over a mesh)."""
+        jaxpr = self._entry.jaxpr
+        spmd = None if self._layout is None else spmd_annotations(jaxpr, self._layout)
+        return lower_to_text(jaxpr, self._name, spmd)
 
     def compile(self) -> CompiledFunction:
-        return CompiledFunction(self._entry, compile_jaxpr(self._entry.jaxpr, self._name))
+        compiled = compile_jaxpr(self._entry.jaxpr, self._name, layout=self._layout)
+        return CompiledFunction(self._entry, compiled)
 
     def cost_analysis(self) -> dict[str, float]:
         """XLA's cost analysis of the program as lowered, before XLA optimizes it.
@@ -534,7 +636,7 @@ class Lowered:
 class CompiledFunction:
     """A compiled executable for one signature; call it with arguments of that signature."""
 
-    def __init__(self, entry: _Entry, compiled: Compiled) -> None:
+    def __init__(self, entry: _Entry, compiled: AnyCompiled) -> None:
         self._entry = entry
         self._compiled = compiled
 
@@ -555,6 +657,10 @@ class CompiledFunction:
 
     def as_text(self) -> str:
         return self._compiled.text
+
+    def as_hlo_text(self) -> str:
+        """The HLO XLA compiled: for a sharded program, one device's partitioned program."""
+        return self._compiled.optimized_hlo()
 
     def cost_analysis(self) -> dict[str, float]:
         """XLA's cost analysis of the compiled program, as JAX's ``Compiled.cost_analysis()``.
@@ -579,6 +685,8 @@ def jit(
     static_argnames: str | Sequence[str] = (),
     donate_argnums: int | Sequence[int] = (),
     donate_argnames: str | Sequence[str] = (),
+    in_shardings: Any = None,
+    out_shardings: Any = None,
 ) -> Jitted: ...
 
 
@@ -590,6 +698,8 @@ def jit(
     static_argnames: str | Sequence[str] = (),
     donate_argnums: int | Sequence[int] = (),
     donate_argnames: str | Sequence[str] = (),
+    in_shardings: Any = None,
+    out_shardings: Any = None,
 ) -> Callable[[Callable[..., Any]], Jitted]: ...
 
 
@@ -600,6 +710,8 @@ def jit(
     static_argnames: str | Sequence[str] = (),
     donate_argnums: int | Sequence[int] = (),
     donate_argnames: str | Sequence[str] = (),
+    in_shardings: Any = None,
+    out_shardings: Any = None,
 ) -> Jitted | Callable[[Callable[..., Any]], Jitted]:
     """Compiles ``fun`` with XLA; usable as ``jit(f)``, ``@jit`` or ``@jit(static_argnums=...)``.
 
@@ -611,8 +723,20 @@ def jit(
     ``donate_argnums``/``donate_argnames`` donate those arguments' buffers
     to XLA, as JAX's: XLA may reuse them for results, and a donated Array is
     deleted by the call (using it again raises).
+
+    ``in_shardings``/``out_shardings`` (a sharding for all, or one per
+    positional argument / result, as pytree prefixes) compile one SPMD
+    program over their mesh, as do arguments already laid out over one
+    (``device_put(x, NamedSharding(...))``): XLA partitions it.
     """
-    options = (static_argnums, static_argnames, donate_argnums, donate_argnames)
+    options = (
+        static_argnums,
+        static_argnames,
+        donate_argnums,
+        donate_argnames,
+        in_shardings,
+        out_shardings,
+    )
     if fun is None:
         return lambda f: Jitted(f, *options)
     return Jitted(fun, *options)

@@ -22,6 +22,7 @@ from didax.api.located import locate_errors
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.dtypes import DType
+from didax.core.lax.parallel import axis_frame
 from didax.core.source_info import user_frame_summary
 from didax.core.values import get_aval, is_python_scalar, to_array
 from didax.interpreters.batching import move_axis, vmap_flat
@@ -184,6 +185,7 @@ def vmap(
     in_axes: Any = 0,
     out_axes: Any = 0,
     axis_size: int | None = None,
+    axis_name: str | None = None,
 ) -> Callable[..., Any]:
     """Vectorising map: ``fun`` on slices along ``in_axes``, results stacked at ``out_axes``.
 
@@ -191,6 +193,12 @@ def vmap(
     >>> import numpy as np
     >>> dx.vmap(lambda x: x * 2.0)(np.arange(3.0))
     Array([0., 2., 4.], dtype=float64)
+
+    With ``axis_name``, collectives in ``fun`` may name the mapped axis, as
+    JAX's: ``lax.psum(x, name)`` sums across the batch.
+
+    >>> dx.vmap(lambda x: x / dx.lax.psum(x, "i"), axis_name="i")(np.arange(4.0))
+    Array([0.        , 0.16666667, 0.33333333, 0.5       ], dtype=float64)
     """
 
     @functools.wraps(fun)
@@ -222,7 +230,11 @@ def vmap(
             raise ValueError(f"vmap got inconsistent sizes for the mapped axes: {sorted(sizes)}")
         (size,) = sizes
         flat = _FlatFun(fun, in_tree)
-        pairs = vmap_flat(flat, size, leaves, dims)
+        if axis_name is None:
+            pairs = vmap_flat(flat, size, leaves, dims)
+        else:
+            with axis_frame({axis_name: size}):
+                pairs = vmap_flat(flat, size, leaves, dims, axis_name)
         assert flat.out_tree is not None
         out_leaves_tree = tree_util.tree_unflatten(flat.out_tree, [0] * len(pairs))
         _check_axis_spec(out_axes, "out_axes", 0)

@@ -20,6 +20,12 @@ Design rules:
 - Nobody writes into an Array's host data: ``__array__`` hands out
   read-only views, item assignment is a ``TypeError`` pointing to ``.at``,
   and an Array is unhashable (it defines ``==`` element-wise), as JAX's.
+- An Array laid out over several devices (``device_put(x, NamedSharding)``,
+  a sharded program's result) holds one buffer object with a piece per
+  device (jaxlib's); its sharding lives in ``_key`` beside its aval, which
+  is what keys a jitted call on it. An Array on the default device stores
+  no sharding: its ``_key`` is its aval, so the single-device hit path reads
+  one slot, as before sharding existed.
 - NumPy's operators and array methods are installed by ``didax.numpy``
   (they are NumPy semantics, which belong to that layer), as on tracers.
 """
@@ -32,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, final
 import numpy as np
 
 from didax.core.abstract import ShapedArray
+from didax.core.sharding import Index, Sharding, SingleDeviceSharding
 
 HostArray = np.ndarray[Any, Any]
 
@@ -49,6 +56,12 @@ class DeviceBackend(Protocol):
 
     def block_until_ready(self, buffer: Any) -> None: ...
 
+    def default_device(self) -> Any: ...
+
+    def shards(self, buffer: Any) -> list[tuple[Any, Any]]:
+        """A multi-device buffer's pieces: (device, single-device buffer) each."""
+        ...
+
 
 class _NoBackend:
     host_is_device = True
@@ -63,6 +76,12 @@ class _NoBackend:
         raise self._missing()
 
     def block_until_ready(self, buffer: Any) -> None:
+        raise self._missing()
+
+    def default_device(self) -> Any:
+        raise self._missing()
+
+    def shards(self, buffer: Any) -> list[tuple[Any, Any]]:
         raise self._missing()
 
 
@@ -99,7 +118,7 @@ class Array:
     '1.00'
     """
 
-    __slots__ = ("__weakref__", "_aval", "_buffer", "_host")
+    __slots__ = ("__weakref__", "_aval", "_buffer", "_host", "_key")
     # NumPy defers its binary operators to ours (``np_array + array`` is an
     # Array), as for JAX's Arrays.
     __array_priority__ = 100
@@ -107,6 +126,9 @@ class Array:
     _aval: ShapedArray
     _host: HostArray | None
     _buffer: Any
+    # What keys a jitted call on this Array: its aval on the default device,
+    # (aval, sharding) otherwise.
+    _key: ShapedArray | tuple[ShapedArray, Sharding]
 
     def __init__(self) -> None:
         raise TypeError("Arrays are made by didax: use didax.numpy.asarray or didax.device_put")
@@ -118,6 +140,7 @@ class Array:
         out._aval = aval
         out._host = host
         out._buffer = None
+        out._key = aval
         return out
 
     @staticmethod
@@ -127,6 +150,17 @@ class Array:
         out._aval = aval
         out._host = None
         out._buffer = buffer
+        out._key = aval
+        return out
+
+    @staticmethod
+    def from_sharded(buffer: Any, aval: ShapedArray, sharding: Sharding) -> Array:
+        """An Array over a buffer laid out as ``sharding`` says (one piece per device)."""
+        out = object.__new__(Array)
+        out._aval = aval
+        out._host = None
+        out._buffer = buffer
+        out._key = (aval, sharding)
         return out
 
     # --- the two sides ------------------------------------------------------
@@ -174,6 +208,40 @@ class Array:
     def is_on_device(self) -> bool:
         """Whether the data has been transferred to (or computed on) the device."""
         return self._buffer is not None and self._buffer is not _DELETED
+
+    # --- layout over devices ------------------------------------------------
+    @property
+    def jit_key(self) -> ShapedArray | tuple[ShapedArray, Sharding]:
+        """What a jitted call keys on for this Array: its aval, and its sharding if not default."""
+        return self._key
+
+    @property
+    def committed_sharding(self) -> Sharding | None:
+        """The sharding, or None for the default device (the common case, stored as nothing)."""
+        key = self._key
+        return None if key is self._aval else key[1]  # type: ignore[index]
+
+    @property
+    def sharding(self) -> Sharding:
+        """How the data is laid out over devices (``jax.Array.sharding``)."""
+        committed = self.committed_sharding
+        if committed is None:
+            return SingleDeviceSharding(_backend.default_device())
+        return committed
+
+    @property
+    def addressable_shards(self) -> list[Shard]:
+        """Each device's piece: its device, its index into the whole, and its data."""
+        committed = self.committed_sharding
+        if committed is None:
+            return [Shard(_backend.default_device(), tuple(slice(None) for _ in self.shape), self)]
+        indices = committed.devices_indices_map(self.shape)
+        out = []
+        for device, buffer in _backend.shards(self.buffer):
+            index = indices[device]
+            aval = self._aval.update(shape=tuple(buffer.shape))
+            out.append(Shard(device, index, Array.from_buffer(buffer, aval)))
+        return out
 
     # --- attributes ---------------------------------------------------------
     @property
@@ -356,6 +424,21 @@ class Array:
         def clip(self, min: Any = None, max: Any = None) -> Any: ...  # noqa: A002
         def round(self, decimals: int = 0) -> Any: ...
         def conj(self) -> Any: ...
+
+
+@final
+class Shard:
+    """One device's piece of an Array (``jax.Shard``): ``device``, ``index``, ``data``."""
+
+    __slots__ = ("data", "device", "index")
+
+    def __init__(self, device: Any, index: Index, data: Array) -> None:
+        self.device = device
+        self.index = index
+        self.data = data
+
+    def __repr__(self) -> str:
+        return f"Shard(device={self.device!r}, index={self.index}, data={self.data!r})"
 
 
 def _rebuild(host: HostArray, weak_type: bool) -> Array:

@@ -61,6 +61,14 @@ class Option:
     affects_tracing: bool = False
 
 
+def _as_collectives(name: str, value: object) -> object:
+    if value in (None, "", "none"):
+        return None
+    if value not in ("gloo", "mpi"):
+        raise ValueError(f"{name} must be 'gloo', 'mpi' or None, got {value!r}")
+    return value
+
+
 OPTIONS: Final[dict[str, Option]] = {
     o.name: o
     for o in (
@@ -85,6 +93,14 @@ OPTIONS: Final[dict[str, Option]] = {
             "JAX_DEBUG_NANS",
             _as_bool,
             "raise FloatingPointError at the first primitive that produces a NaN",
+        ),
+        Option(
+            "jax_cpu_collectives_implementation",
+            None,
+            "JAX_CPU_COLLECTIVES_IMPLEMENTATION",
+            _as_collectives,
+            "the CPU client's collectives across processes ('gloo' or 'mpi'), "
+            "read by distributed.initialize",
         ),
         Option(
             "jax_compilation_cache_dir",

@@ -51,6 +51,31 @@ class BatchRule(Protocol):
 BATCH_RULES: Final[RuleTable[BatchRule]] = RuleTable("batching (vmap)")
 
 
+class NamedBatchRule(Protocol):
+    """``(axis_size, axis_name, values, dims, **params) -> (result, result_dim)``.
+
+    A collective over the named axis of ``vmap(f, axis_name=...)``: the
+    positions along that axis are the batch, so the collective becomes an
+    operation across the batch dimension (``psum`` a sum over it). Values
+    may be unbatched (dim ``None``): they are equal at every position.
+    """
+
+    def __call__(
+        self,
+        axis_size: int,
+        axis_name: str,
+        args: Sequence[Any],
+        dims: Sequence[Dim],
+        /,
+        **params: Any,
+    ) -> tuple[Any, Dim]: ...
+
+
+NAMED_BATCH_RULES: Final[RuleTable[NamedBatchRule]] = RuleTable(
+    "named-axis batching (vmap with axis_name)"
+)
+
+
 class BatchTracer(Tracer):
     __slots__ = ("batch_dim", "val")
 
@@ -72,9 +97,11 @@ class BatchTracer(Tracer):
 class BatchTrace(Trace):
     name = "vmap"
 
-    def __init__(self, parent: Trace, axis_size: int) -> None:
+    def __init__(self, parent: Trace, axis_size: int, axis_name: str | None = None) -> None:
         super().__init__(parent)
         self.axis_size = axis_size
+        # Collectives naming it act across this trace's batch (NAMED_BATCH_RULES).
+        self.axis_name = axis_name
 
     def lift(self, x: Any) -> tuple[Any, Dim]:
         if isinstance(x, BatchTracer) and x._trace is self:
@@ -88,6 +115,12 @@ class BatchTrace(Trace):
         vals, dims = zip(*(self.lift(x) for x in args), strict=True) if args else ((), ())
         parent = self.parent
         assert parent is not None
+        if self.axis_name is not None and self.axis_name in params.get("axes", ()):
+            with set_current_trace(parent):
+                out, out_dim = NAMED_BATCH_RULES[prim](
+                    self.axis_size, self.axis_name, vals, dims, **params
+                )
+            return self.box(out, out_dim)
         if all(d is None for d in dims):
             with set_current_trace(parent):
                 return prim.bind(*vals, **params)
@@ -116,13 +149,16 @@ def vmap_flat(
     axis_size: int,
     args: Sequence[Any],
     in_dims: Sequence[Dim],
+    axis_name: str | None = None,
 ) -> list[tuple[Any, Dim]]:
     """Maps ``fun`` over axis ``in_dims[i]`` of each argument.
 
     Returns each result with its batch axis (None where it is unbatched);
-    the caller moves axes where it wants them, under the outer trace.
+    the caller moves axes where it wants them, under the outer trace. With
+    ``axis_name``, collectives inside ``fun`` may name the batch axis (the
+    caller binds the name, ``core.lax.parallel.axis_frame``).
     """
-    with new_trace(BatchTrace(current_trace(), axis_size)) as trace:
+    with new_trace(BatchTrace(current_trace(), axis_size, axis_name)) as trace:
         assert isinstance(trace, BatchTrace)
         ins = [trace.box(x, d) for x, d in zip(args, in_dims, strict=True)]
         outs = fun(*ins)

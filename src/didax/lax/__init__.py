@@ -16,7 +16,9 @@ this module re-exports them. ``didax.lax.linalg`` is a submodule, as
 """
 
 from didax.api import control_flow as _control_flow
+from didax.api import parallel as _parallel
 from didax.api.control_flow import *  # noqa: F403
+from didax.api.parallel import *  # noqa: F403
 from didax.core.lax import wrappers as _wrappers
 from didax.core.lax.bits import bitcast_convert_type as bitcast_convert_type
 from didax.core.lax.bits import bitwise_and as bitwise_and
@@ -71,6 +73,7 @@ __all__ = [
     *_control_flow.__all__,
     # the decompositions (didax.lax.linalg)
     "linalg",
+    *_parallel.__all__,
     # bits (didax.core.lax.bits)
     "bitwise_and",
     "bitwise_or",

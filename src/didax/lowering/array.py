@@ -27,7 +27,13 @@ class XlaBackend:
     """Transfers between NumPy arrays and XLA buffers on ``xla.device()``."""
 
     def __init__(self) -> None:
-        self.host_is_device: bool = xla.platform() == "cpu"
+        # Known when the backend starts (first use); until then no data is on
+        # a device, so eager primitives run on the host either way.
+        self.host_is_device: bool = True
+        xla.on_backend_start(self._started)
+
+    def _started(self, platform: str) -> None:
+        self.host_is_device = platform == "cpu"
 
     def to_device(self, host: np.ndarray[Any, Any]) -> xla.Buffer:
         return xla.to_device(host)
@@ -37,6 +43,12 @@ class XlaBackend:
 
     def block_until_ready(self, buffer: xla.Buffer) -> None:
         xla.block_until_ready(buffer)
+
+    def default_device(self) -> xla.Device:
+        return xla.device()
+
+    def shards(self, buffer: xla.Buffer) -> list[tuple[xla.Device, xla.Buffer]]:
+        return xla.shards(buffer)
 
 
 BACKEND: Final = XlaBackend()

@@ -8,6 +8,19 @@ Design rules:
 - A key is compiled once even when many threads ask for it at once.
 - Arguments that are Arrays pass their buffers as they are; anything else
   is copied to the device. Results come back as Arrays.
+- A program over several devices (sharded arguments, or shardings asked
+  of jit) is a ``ShardedCompiled``: the same interface, compiled once for
+  its ``SpmdLayout`` by XLA's SPMD partitioner; it lays each argument out
+  as the program expects (an Array already laid out so passes its buffer).
+  Single-device programs never see a sharded Array (its jit key differs),
+  so ``Compiled``'s path has no sharding check.
+- On the CPU host platform a sharded program is waited for before the call
+  returns: its "devices" are threads of one process, and with programs
+  with collectives still in flight on some of them, XLA's in-process
+  rendezvous can deadlock (seen here with 8 host devices on 2 cores: a
+  loop of 300 asynchronous data-parallel steps hangs after 50 to 100, in
+  JAX 0.10.2 as in didax). The CPU does the work either way, so waiting
+  costs little; accelerators keep asynchronous dispatch.
 - One dispatch path: ``Compiled.run`` executes every program, whether the
   api's jit cache-hit path, a nested eager jit call (the jit primitive's
   impl) or a control-flow primitive applied eagerly (``apply_primitive``).
@@ -29,17 +42,29 @@ from didax.core.array import Array
 from didax.core.cache import CacheInfo, LRUCache
 from didax.core.config import x64_enabled
 from didax.core.primitive import Primitive
+from didax.core.sharding import Mesh, NamedSharding
 from didax.core.values import as_array, get_aval
 from didax.interpreters.cond import cond_p
 from didax.interpreters.evaluation import IMPL_RULES, VALUE_IMPLS, set_device_executor
 from didax.interpreters.jit import jit_p
+from didax.interpreters.parallel import program_meshes
 from didax.interpreters.scan import scan_p
+from didax.interpreters.shard_map import shard_map_p
 from didax.interpreters.while_loop import while_p
 from didax.ir.fingerprint import fingerprint
 from didax.ir.jaxpr import Jaxpr, JaxprEqn, Var
 from didax.lowering import persistent_cache, xla
 from didax.lowering.array import BACKEND
-from didax.lowering.mlir import lower_to_module
+from didax.lowering.mlir import SpmdAnnotations, lower_to_module
+from didax.lowering.sharding import (
+    SpmdLayout,
+    device_order,
+    mesh_of,
+    named_from_hlo,
+    put,
+    replicated,
+    sharded_result_handlers,
+)
 
 
 @final
@@ -110,8 +135,88 @@ class Compiled:
         wrap = Array.from_buffer
         return [wrap(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
 
+    def place_consts(self, consts: Sequence[Any]) -> tuple[xla.Buffer, ...]:
+        """The constants' device buffers, made once per traced program."""
+        return tuple(map(to_buffer, consts))
 
-COMPILE_CACHE: Final[LRUCache[Compiled]] = LRUCache(maxsize=1024)
+    def optimized_hlo(self) -> str:
+        return xla.optimized_hlo(self.executable)
+
+
+@final
+@attrs.frozen(eq=False)
+class ShardedCompiled:
+    """An SPMD executable over a mesh: ``Compiled``'s interface; arguments laid out by ``layout``.
+
+    Results whose layout was not asked for take XLA's choice, read back
+    from the executable as ``NamedSharding``s on the program's mesh.
+    """
+
+    executable: xla.Executable
+    out_avals: tuple[ShapedArray, ...]
+    module: ir.Module
+    layout: SpmdLayout
+    out_shardings: tuple[NamedSharding, ...] = attrs.field(init=False)
+    handlers: list[xla.ResultHandler] = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        chosen = xla.output_shardings(self.executable)
+        mesh = self.layout.mesh
+        if len(chosen) != len(self.out_avals):
+            # A one-device program reports no shardings: everything is whole.
+            chosen = [None] * len(self.out_avals)
+        outs = tuple(
+            asked if asked is not None else named_from_hlo(mesh, a.ndim, c)
+            for asked, a, c in zip(self.layout.out_shardings, self.out_avals, chosen, strict=True)
+        )
+        object.__setattr__(self, "out_shardings", outs)
+        object.__setattr__(self, "handlers", sharded_result_handlers(self.out_avals, outs))
+
+    @property
+    def text(self) -> str:
+        with self.module.context:
+            return str(self.module)
+
+    def cost_analysis(self) -> dict[str, float]:
+        return xla.cost_analysis(self.executable)
+
+    def optimized_hlo(self) -> str:
+        """The HLO XLA partitioned for one device (collectives included)."""
+        return xla.optimized_hlo(self.executable)
+
+    def place_consts(self, consts: Sequence[Any]) -> tuple[xla.Buffer, ...]:
+        return tuple(put(c, s) for c, s in zip(consts, self.layout.in_shardings, strict=False))
+
+    def run(
+        self,
+        const_buffers: Sequence[xla.Buffer],
+        args: Sequence[Any],
+        donated: frozenset[int] = frozenset(),
+    ) -> list[Array]:
+        """Executes on constants already placed, then ``args`` (laid out as the program expects).
+
+        Donation is a hint XLA may take; a sharded program does not take it.
+        """
+        buffers = list(const_buffers)
+        shardings = self.layout.in_shardings[len(buffers) :]
+        for x, s in zip(args, shardings, strict=True):
+            buffers.append(put(x, s))
+        outs = xla.execute(self.executable, buffers, self.handlers)
+        if BACKEND.host_is_device:
+            for b in outs:
+                b.block_until_ready()
+        wrap = Array.from_sharded
+        return [
+            wrap(b, a, s) for b, a, s in zip(outs, self.out_avals, self.out_shardings, strict=True)
+        ]
+
+    def run_single(self, const_buffers: Sequence[xla.Buffer], args: Sequence[Any]) -> Array:
+        return self.run(const_buffers, args)[0]
+
+
+AnyCompiled = Compiled | ShardedCompiled
+
+COMPILE_CACHE: Final[LRUCache[AnyCompiled]] = LRUCache(maxsize=1024)
 
 
 def compile_cache_info() -> CacheInfo:
@@ -125,22 +230,70 @@ def clear_caches() -> None:
         cache.clear()
 
 
+def spmd_annotations(jaxpr: Jaxpr, layout: SpmdLayout) -> SpmdAnnotations:
+    return SpmdAnnotations(
+        layout.num_partitions,
+        tuple(layout.in_texts(jaxpr.in_avals)),
+        tuple(layout.out_texts(jaxpr.out_avals)),
+    )
+
+
 def compile_jaxpr(
-    jaxpr: Jaxpr, name: str = "main", donated: frozenset[int] = frozenset()
-) -> Compiled:
+    jaxpr: Jaxpr,
+    name: str = "main",
+    donated: frozenset[int] = frozenset(),
+    layout: SpmdLayout | None = None,
+) -> AnyCompiled:
     """The executable for ``jaxpr`` (constant-free), compiled at most once per program.
 
     Keyed by the fingerprint, which is computed once per jaxpr object: a
     nested eager jit call finds its executable with two dict lookups. The
-    inputs at the positions in ``donated`` are donated to XLA.
+    inputs at the positions in ``donated`` are donated to XLA. With a
+    ``layout``, one SPMD program for its mesh (not kept on disk).
     """
+    if layout is not None:
 
-    def build() -> Compiled:
+        def build_spmd() -> AnyCompiled:
+            module = lower_to_module(jaxpr, name, spmd=spmd_annotations(jaxpr, layout))
+            choose = [s is None for s in layout.out_shardings]
+            executable = xla.compile_spmd(module, device_order(layout.mesh), choose)
+            return ShardedCompiled(executable, jaxpr.out_avals, module, layout)
+
+        return COMPILE_CACHE.get_or_create((fingerprint(jaxpr), layout), build_spmd)
+
+    def build() -> AnyCompiled:
         module = lower_to_module(jaxpr, name, donated)
         return Compiled(persistent_cache.compile_module(module), jaxpr.out_avals, module)
 
     key: Hashable = (fingerprint(jaxpr), donated) if donated else fingerprint(jaxpr)
     return COMPILE_CACHE.get_or_create(key, build)
+
+
+def layout_for_args(
+    args: Sequence[Any], n_outs: int, meshes: Sequence[Mesh] = ()
+) -> SpmdLayout | None:
+    """The layout a program takes from its arguments' shardings and the meshes it names.
+
+    None when everything is on one device. Arguments laid out over a mesh
+    keep their layout; the others are replicated over it; XLA chooses the
+    results' layouts.
+    """
+    shardings = [x.committed_sharding if type(x) is Array else None for x in args]
+    mesh = mesh_of([*shardings, *meshes])
+    if mesh is None:
+        return None
+    ins = tuple(s if isinstance(s, NamedSharding) else replicated(mesh) for s in shardings)
+    return SpmdLayout(mesh, ins, (None,) * n_outs)
+
+
+def _compiled_for(jaxpr: Jaxpr, name: str, args: Sequence[Any]) -> AnyCompiled:
+    """The program for ``jaxpr`` on these arguments: over a mesh if they or it name one."""
+    meshes = program_meshes(jaxpr)
+    if meshes or any(type(x) is Array and x.committed_sharding is not None for x in args):
+        layout = layout_for_args(args, len(jaxpr.outs), meshes)
+        if layout is not None:
+            return compile_jaxpr(jaxpr, name, layout=layout)
+    return compile_jaxpr(jaxpr, name)
 
 
 def to_buffer(x: Any) -> xla.Buffer:
@@ -183,7 +336,7 @@ def _numpy_scalar_buffer(x: np.generic) -> xla.Buffer:
 @IMPL_RULES.defines(jit_p)
 def _jit_impl(*args: Any, jaxpr: Jaxpr, name: str) -> list[Array]:
     # The one dispatch path: the api's cache-hit path runs ``Compiled.run`` too.
-    return compile_jaxpr(jaxpr, name).run((), args)
+    return _compiled_for(jaxpr, name, args).run((), args)
 
 
 VALUE_IMPLS.add(jit_p)
@@ -201,7 +354,7 @@ def apply_primitive(prim: Primitive, *args: Any, **params: Any) -> list[Array]:
     avals = tuple(get_aval(x) for x in args)
     key = (prim, avals, tuple(sorted(params.items())))
     jaxpr = _ONE_EQUATION.get_or_create(key, lambda: _one_equation(prim, avals, params))
-    return compile_jaxpr(jaxpr, prim.name).run((), args)
+    return _compiled_for(jaxpr, prim.name, args).run((), args)
 
 
 def _one_equation(prim: Primitive, avals: Sequence[ShapedArray], params: dict[str, Any]) -> Jaxpr:
@@ -210,11 +363,16 @@ def _one_equation(prim: Primitive, avals: Sequence[ShapedArray], params: dict[st
     return Jaxpr(ins, (JaxprEqn(prim, ins, params, outs),), outs)
 
 
-for _prim in (cond_p, while_p, scan_p):
+for _prim in (cond_p, while_p, scan_p, shard_map_p):
     IMPL_RULES.register(_prim, functools.partial(apply_primitive, _prim))
     VALUE_IMPLS.add(_prim)
 
-# Data that lives only on an accelerator is computed on there, one compiled
-# primitive at a time, rather than copied back for NumPy (see core.array).
-if not BACKEND.host_is_device:
-    set_device_executor(apply_primitive)
+
+def _on_start(platform: str) -> None:
+    # Data that lives only on an accelerator is computed on there, one compiled
+    # primitive at a time, rather than copied back for NumPy (see core.array).
+    if platform != "cpu":
+        set_device_executor(apply_primitive)
+
+
+xla.on_backend_start(_on_start)

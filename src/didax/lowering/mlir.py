@@ -123,6 +123,15 @@ class ModuleContext:
         self.module = module
         self.functions: dict[Fingerprint, func.FuncOp] = {}
         self._count = 0
+        # The mesh of the enclosing shard_map body being lowered (its
+        # collectives' replica groups are in that mesh's device ids), if any.
+        self.manual_mesh: Any = None
+        self._channels = 0
+
+    def next_channel(self) -> int:
+        """A fresh channel id for a collective of this module."""
+        self._channels += 1
+        return self._channels
 
     def function_for(self, jaxpr: Jaxpr, name: str) -> func.FuncOp:
         """The private function computing ``jaxpr``, emitted once per equal jaxpr."""
@@ -156,20 +165,29 @@ def _lower_function(
     name: str,
     public: bool,
     donated: frozenset[int] = frozenset(),
+    spmd: SpmdAnnotations | None = None,
 ) -> func.FuncOp:
     in_types = [aval_to_ir_type(v.aval) for v in jaxpr.in_binders]
     out_types = [aval_to_ir_type(x.aval) for x in jaxpr.outs]
     with ir.InsertionPoint(mctx.module.body):
         fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
     fn.attributes["sym_visibility"] = ir.StringAttr.get("public" if public else "private")
-    if donated:
-        # As JAX marks donated arguments: XLA may reuse their buffers for
-        # results of the same type, and PJRT deletes them after the call.
-        donor = ir.DictAttr.get({"jax.buffer_donor": ir.BoolAttr.get(True)})
-        no_attrs = ir.DictAttr.get({})
-        fn.arg_attrs = ir.ArrayAttr.get(
-            [donor if i in donated else no_attrs for i in range(len(in_types))]
-        )
+    if donated or spmd is not None:
+        arg_attrs: list[dict[str, ir.Attribute]] = [{} for _ in in_types]
+        for i in donated:
+            # As JAX marks donated arguments: XLA may reuse their buffers for
+            # results of the same type, and PJRT deletes them after the call.
+            arg_attrs[i]["jax.buffer_donor"] = ir.BoolAttr.get(True)
+        if spmd is not None:
+            for attrs_i, text in zip(arg_attrs, spmd.arguments, strict=True):
+                attrs_i["mhlo.sharding"] = ir.StringAttr.get(text)
+            fn.res_attrs = ir.ArrayAttr.get(
+                [
+                    ir.DictAttr.get({} if t is None else {"mhlo.sharding": ir.StringAttr.get(t)})
+                    for t in spmd.results
+                ]
+            )
+        fn.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in arg_attrs])
     entry = fn.regions[0].blocks.append(*in_types)
     with ir.InsertionPoint(entry):
         outs = lower_jaxpr_body(mctx, jaxpr, list(entry.arguments))
@@ -203,24 +221,48 @@ def lower_jaxpr_body(mctx: ModuleContext, jaxpr: Jaxpr, args: Sequence[IrValue])
     return [read(x) for x in jaxpr.outs]
 
 
+@final
+@attrs.frozen
+class SpmdAnnotations:
+    """The ``mhlo.sharding`` texts of a program's arguments and results (None: XLA chooses)."""
+
+    num_partitions: int
+    arguments: tuple[str, ...]
+    results: tuple[str | None, ...]
+
+
 def lower_to_module(
-    jaxpr: Jaxpr, name: str = "main", donated: frozenset[int] = frozenset()
+    jaxpr: Jaxpr,
+    name: str = "main",
+    donated: frozenset[int] = frozenset(),
+    spmd: SpmdAnnotations | None = None,
 ) -> ir.Module:
     """A StableHLO module whose public ``main`` computes ``jaxpr`` (constant-free).
 
     The inputs at the positions in ``donated`` are marked as buffer donors.
+    With ``spmd``, the module is one program for ``num_partitions`` devices:
+    its arguments and results carry ``mhlo.sharding`` attributes, which
+    XLA's SPMD partitioner reads.
     """
     with xla.ir_context(), ir.Location.unknown():
         module = ir.Module.create()
         module.operation.attributes["sym_name"] = ir.StringAttr.get(_sanitize(name))
-        _lower_function(ModuleContext(module), jaxpr, "main", public=True, donated=donated)
+        if spmd is not None:
+            i32 = ir.IntegerType.get_signless(32)
+            module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(
+                i32, spmd.num_partitions
+            )
+            module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
+        _lower_function(
+            ModuleContext(module), jaxpr, "main", public=True, donated=donated, spmd=spmd
+        )
         if not module.operation.verify():
             raise RuntimeError(f"didax produced an invalid StableHLO module:\n{module}")
     return module
 
 
-def lower_to_text(jaxpr: Jaxpr, name: str = "main") -> str:
+def lower_to_text(jaxpr: Jaxpr, name: str = "main", spmd: SpmdAnnotations | None = None) -> str:
     """The StableHLO text of ``lower_to_module``."""
-    module = lower_to_module(jaxpr, name)
+    module = lower_to_module(jaxpr, name, spmd=spmd)
     with module.context:
         return str(module)

@@ -10,6 +10,11 @@ Design rules:
   (``TESTED_JAX_RANGE``); ``check_version`` says clearly when the installed
   version is outside it. ``tests/lowering/test_xla_adapter.py`` is the smoke
   test.
+- Programs over several devices are compiled for XLA's SPMD partitioner
+  (``compile_spmd``): one program, ``num_partitions`` = the number of
+  devices, the device assignment in the mesh's order, shardings read from
+  the module's ``mhlo.sharding`` attributes (GSPMD's form; see
+  ``USE_SHARDY``).
 - float64 and int64 round-trip exactly without touching the user's global
   JAX configuration: transfers run inside ``jax.enable_x64(True)``, which is
   scoped to the call (and to the thread).
@@ -43,6 +48,7 @@ TESTED_JAX_RANGE: Final = ((0, 10, 2), (0, 11, 0))  # [low, high)
 # jaxlib's own types, declared for mypy in typings/jaxlib/_jax.pyi.
 Buffer: TypeAlias = _jaxlib.ArrayImpl  # a single-device jax Array
 Executable: TypeAlias = _jaxlib.LoadedExecutable
+Device: TypeAlias = _jaxlib.Device
 ResultHandler: TypeAlias = Callable[[Sequence[Buffer]], Any]  # makes an output buffer an Array
 
 
@@ -88,17 +94,81 @@ def ir_context() -> ir.Context:
     return make_ir_context()
 
 
+# Called with the platform's name when the backend starts (on first use, not
+# at import: several processes must call ``distributed_initialize`` first).
+_ON_START: Final[list[Callable[[str], None]]] = []
+
+
+def on_backend_start(hook: Callable[[str], None]) -> None:
+    """Runs ``hook(platform)`` when the backend starts (now, if it has)."""
+    _ON_START.append(hook)
+    if backend_started():
+        hook(_backend().platform)
+
+
+def backend_started() -> bool:
+    return _backend.cache_info().currsize > 0
+
+
 @functools.cache
 def _backend() -> _jaxlib.Client:
     # jax annotates it with an alias mypy cannot resolve; the stub says what it is.
     backend: _jaxlib.Client = jax_backend.get_backend()
+    for hook in _ON_START:
+        hook(backend.platform)
     return backend
+
+
+def distributed_initialize(
+    coordinator_address: str,
+    num_processes: int,
+    process_id: int,
+    cpu_collectives: str | None,
+    local_device_ids: Sequence[int] | None = None,
+) -> None:
+    """Joins this process to a multi-process run (jaxlib's coordination service).
+
+    Must come before the backend starts; ``cpu_collectives`` ("gloo", "mpi")
+    is the CPU client's cross-process collectives, as JAX's
+    ``jax_cpu_collectives_implementation``.
+    """
+    if backend_started():
+        raise RuntimeError("distributed.initialize must be called before anything runs on a device")
+    if cpu_collectives is not None:
+        update: Any = jax.config.update  # untyped in jax
+        update("jax_cpu_collectives_implementation", cpu_collectives)
+    jax.distributed.initialize(
+        coordinator_address, num_processes, process_id, local_device_ids=local_device_ids
+    )
+
+
+def distributed_shutdown() -> None:
+    jax.distributed.shutdown()  # type: ignore[no-untyped-call]
+
+
+def process_index() -> int:
+    index: int = _backend().process_index()
+    return index
+
+
+def process_count() -> int:
+    return int(jax.process_count())
+
+
+def local_devices() -> list[_jaxlib.Device]:
+    """The devices this process drives."""
+    return list(_backend().local_devices())
 
 
 @functools.cache
 def device() -> _jaxlib.Device:
     """The device didax computes on: the default backend's first device."""
     return _backend().devices()[0]
+
+
+def devices() -> list[_jaxlib.Device]:
+    """Every device of the default backend, in id order."""
+    return list(_backend().devices())
 
 
 def platform() -> str:
@@ -149,6 +219,60 @@ def compile(module: ir.Module | str | bytes) -> Executable:  # noqa: A001 - the 
     """
     program = module_bytecode(module) if isinstance(module, ir.Module) else module
     return _backend().compile_and_load(program, [device()], xla_client.CompileOptions())
+
+
+# XLA reads the mhlo.sharding attributes either way; with Shardy off it runs
+# GSPMD, the partitioner those attributes (and JAX's custom calls for manual
+# sharding) were designed for.
+USE_SHARDY: Final = False
+
+
+def spmd_compile_options(device_ids: Sequence[int], choose_outputs: Sequence[bool]) -> Any:
+    """Options for one SPMD program over these devices (by id), as JAX's ``get_compile_options``.
+
+    ``choose_outputs[i]`` lets XLA choose result ``i``'s layout (one not asked for).
+    """
+    options: Any = xla_client.CompileOptions()  # its setters are not in jaxlib's stubs
+    options.num_replicas = 1
+    options.num_partitions = len(device_ids)
+    build = options.executable_build_options
+    build.use_spmd_partitioning = True
+    build.use_shardy_partitioner = USE_SHARDY
+    # Results without a requested sharding take the one XLA's propagation
+    # gives them (read back with ``output_shardings``); the others keep theirs.
+    build.allow_spmd_sharding_propagation_to_output = list(choose_outputs)
+    options.device_assignment = xla_client.DeviceAssignment.create(
+        np.asarray(device_ids, dtype=np.int64).reshape(1, len(device_ids))
+    )
+    return options
+
+
+def compile_spmd(
+    module: ir.Module | str | bytes,
+    program_devices: Sequence[_jaxlib.Device],
+    choose_outputs: Sequence[bool],
+) -> Executable:
+    """Compiles a module annotated with shardings for all of ``program_devices`` (in order)."""
+    program = module_bytecode(module) if isinstance(module, ir.Module) else module
+    options = spmd_compile_options([d.id for d in program_devices], choose_outputs)
+    return _backend().compile_and_load(program, list(program_devices), options)
+
+
+def output_shardings(executable: Executable) -> list[Any]:
+    """The shardings XLA chose for a program's results (``HloSharding`` each)."""
+    protos = executable.get_output_shardings() or []
+    return [xla_client.HloSharding.from_proto(p) for p in protos]
+
+
+def hlo_sharding(text: str) -> Any:
+    """XLA's ``HloSharding`` parsed from its text (what ``mhlo.sharding`` holds)."""
+    return xla_client.HloSharding.from_string(text)
+
+
+def optimized_hlo(executable: Executable) -> str:
+    """The HLO XLA compiled (after its passes: for an SPMD program, the partitioned one)."""
+    text: str = executable.hlo_modules()[0].to_string()
+    return text
 
 
 def serialize(executable: Executable) -> bytes:
@@ -233,17 +357,70 @@ def _module_text(module: ir.Module) -> str:
         return str(module)
 
 
-def result_handlers(outs: Sequence[tuple[tuple[int, ...], np.dtype[Any]]]) -> list[ResultHandler]:
+def result_handlers(
+    outs: Sequence[tuple[tuple[int, ...], np.dtype[Any]]], shardings: Sequence[Any] | None = None
+) -> list[ResultHandler]:
     """Handlers for outputs of these shapes and dtypes, made once per executable.
 
     They wrap XLA's output buffers in C++, as JAX's own dispatch does; the
     alternatives (``execute``, or ``disassemble_into_single_device_arrays``)
-    cost about twice as much per call.
+    cost about twice as much per call. ``shardings`` (jax shardings, from
+    ``jax_sharding``) lay results over several devices; by default each is
+    on ``device()``.
     """
+    if shardings is None:
+        shardings = [_sharding()] * len(outs)
     return [
-        _pxla.global_aval_to_result_handler(_jax_aval(shape, dtype), _sharding(), True)
-        for shape, dtype in outs
+        _pxla.global_aval_to_result_handler(_jax_aval(shape, dtype), s, True)
+        for (shape, dtype), s in zip(outs, shardings, strict=True)
     ]
+
+
+def jax_named_sharding(
+    devices_flat: tuple[_jaxlib.Device, ...],
+    axis_sizes: tuple[int, ...],
+    axis_names: tuple[str, ...],
+    parts: tuple[Any, ...],
+) -> Any:
+    """jax's ``NamedSharding`` for a layout didax describes (for transfers and result handlers)."""
+    return _jax_named_sharding(devices_flat, axis_sizes, axis_names, parts)
+
+
+@functools.lru_cache(maxsize=1024)
+def _jax_named_sharding(
+    devices_flat: tuple[_jaxlib.Device, ...],
+    axis_sizes: tuple[int, ...],
+    axis_names: tuple[str, ...],
+    parts: tuple[Any, ...],
+) -> Any:
+    grid = np.empty(len(devices_flat), dtype=object)
+    grid[:] = devices_flat
+    mesh = jax.sharding.Mesh(grid.reshape(axis_sizes), axis_names)
+    spec: Any = jax.sharding.PartitionSpec(*parts)  # type: ignore[no-untyped-call]
+    return jax.sharding.NamedSharding(mesh, spec)
+
+
+def to_devices(
+    pieces: Sequence[np.ndarray[Any, Any]],
+    piece_devices: Sequence[_jaxlib.Device],
+    shape: tuple[int, ...],
+    sharding: Any,
+) -> Buffer:
+    """One array laid out as the jax ``sharding`` says, from each device's piece (in order)."""
+    dtype = pieces[0].dtype
+    return _jaxlib.batched_device_put(
+        _jax_aval(shape, dtype),
+        sharding,
+        list(pieces),
+        list(piece_devices),
+        True,
+        enable_x64=True,
+    )
+
+
+def shards(buffer: Buffer) -> list[tuple[_jaxlib.Device, Buffer]]:
+    """A multi-device buffer's pieces, (device, single-device buffer) each."""
+    return [(s.device, s.data) for s in buffer.addressable_shards]
 
 
 def execute(

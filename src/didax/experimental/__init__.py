@@ -1,0 +1,9 @@
+"""didax.experimental: JAX's ``jax.experimental`` names that didax has.
+
+``didax.experimental.shard_map.shard_map`` is ``didax.shard_map`` (where
+JAX 0.4 kept it); this package only re-exports.
+"""
+
+from didax.experimental import shard_map as shard_map
+
+__all__ = ["shard_map"]

@@ -1,0 +1,353 @@
+"""The interpreters' rules for collectives and sharding constraints (``core.lax.parallel``).
+
+Design rules:
+- Collectives have no eager impl of their own: they run only inside a
+  program over a mesh (``shard_map``), through their lowering. Applied
+  outside one, their axis is unbound, which the wrappers report at trace
+  time; the impl rule says the same if reached by another way.
+- Linear collectives transpose as JAX's do without replication checking:
+  ``psum`` to ``psum``, ``all_gather`` to ``psum_scatter`` and back,
+  ``ppermute`` to the inverse permutation. ``shard_map``'s transpose rule
+  (``interpreters.shard_map``) divides cotangents of results replicated
+  over an axis by its size and sums those of inputs replicated over it,
+  which makes ``psum``'s self-transpose exact.
+- ``pmax`` is not differentiable (as API.md says of JAX's): its jvp raises.
+- Under an ordinary vmap (a batch axis that is not the collective's), a
+  collective acts on each batch element alike: the batch axis stays, moved
+  to the front where the collective's own axis numbering needs it.
+- ``sharding_constraint`` is the identity on values (eagerly: there is no
+  program to lay out); it is linear, and its jvp and transpose constrain
+  the tangent and cotangent alike; vmap inserts an unsplit entry at the
+  batch axis.
+- Flops: ``psum``/``pmax`` count one combination per element per extra
+  position (``(n - 1) * size``, what a reduction of ``n`` copies costs);
+  data movement (gathers, permutes) and constraints cost nothing.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator, Sequence
+from typing import Any, Final
+
+import numpy as np
+
+from didax.core import lax
+from didax.core.abstract import ShapedArray
+from didax.core.lax.parallel import (
+    COLLECTIVE_PRIMITIVES,
+    all_gather_p,
+    axis_index_p,
+    pmax_p,
+    ppermute_p,
+    psum_p,
+    psum_scatter_p,
+    sharding_constraint_p,
+)
+from didax.core.primitive import Primitive
+from didax.core.sharding import Mesh, NamedSharding, PartitionSpec
+from didax.core.values import get_aval
+from didax.interpreters.batching import BATCH_RULES, NAMED_BATCH_RULES, Dim, bdim_at_front
+from didax.interpreters.evaluation import IMPL_RULES
+from didax.interpreters.flops import FLOPS_RULES, ZERO, Cost, Operand
+from didax.interpreters.jvp import JVP_RULES, Zero, instantiate_zeros
+from didax.interpreters.transpose import TRANSPOSE_RULES
+from didax.ir.jaxpr import ClosedJaxpr, Jaxpr
+
+# --- impl ---------------------------------------------------------------------------
+
+
+def _no_eager_impl(prim: Primitive) -> None:
+    def impl(*args: Any, axes: tuple[str, ...], **params: Any) -> Any:
+        raise NameError(
+            f"{prim.name} over axes {axes} runs only inside shard_map, pmap or "
+            "vmap with those axis names"
+        )
+
+    IMPL_RULES.register(prim, impl)
+
+
+for _p in COLLECTIVE_PRIMITIVES:
+    _no_eager_impl(_p)
+
+
+@IMPL_RULES.defines(sharding_constraint_p)
+def _sharding_constraint_impl(x: Any, *, sharding: NamedSharding) -> Any:
+    return x
+
+
+# --- jvp --------------------------------------------------------------------------------
+
+
+def _linear_jvp(prim: Primitive) -> None:
+    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
+        (x,), (t,) = primals, tangents
+        out = prim.bind(x, **params)
+        if isinstance(t, Zero):
+            return out, Zero(ShapedArray(out.aval.shape, t.aval.dtype, t.aval.weak_type))
+        return out, prim.bind(instantiate_zeros(t), **params)
+
+    JVP_RULES.register(prim, rule)
+
+
+for _p in (psum_p, all_gather_p, psum_scatter_p, ppermute_p, sharding_constraint_p):
+    _linear_jvp(_p)
+
+
+@JVP_RULES.defines(pmax_p)
+def _pmax_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> Any:
+    raise TypeError("pmax is not differentiable (as JAX's): use psum-based reductions in a grad")
+
+
+@JVP_RULES.defines(axis_index_p)
+def _axis_index_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> Any:
+    out = axis_index_p.bind(**params)
+    return out, Zero.like(out.aval)
+
+
+# --- transpose ----------------------------------------------------------------------------
+
+
+@TRANSPOSE_RULES.defines(psum_p)
+def _psum_transpose(ct: Any, x: Any, *, axes: tuple[str, ...], axis_size: int) -> list[Any]:
+    if isinstance(ct, Zero):
+        return [ct]
+    return [psum_p.bind(ct, axes=axes, axis_size=axis_size)]
+
+
+@TRANSPOSE_RULES.defines(all_gather_p)
+def _all_gather_transpose(
+    ct: Any, x: Any, *, axes: tuple[str, ...], axis_size: int, axis: int, tiled: bool
+) -> list[Any]:
+    if isinstance(ct, Zero):
+        return [Zero(x.aval)]
+    return [
+        psum_scatter_p.bind(ct, axes=axes, axis_size=axis_size, scatter_dimension=axis, tiled=tiled)
+    ]
+
+
+@TRANSPOSE_RULES.defines(psum_scatter_p)
+def _psum_scatter_transpose(
+    ct: Any, x: Any, *, axes: tuple[str, ...], axis_size: int, scatter_dimension: int, tiled: bool
+) -> list[Any]:
+    if isinstance(ct, Zero):
+        return [Zero(x.aval)]
+    return [
+        all_gather_p.bind(ct, axes=axes, axis_size=axis_size, axis=scatter_dimension, tiled=tiled)
+    ]
+
+
+@TRANSPOSE_RULES.defines(ppermute_p)
+def _ppermute_transpose(
+    ct: Any, x: Any, *, axes: tuple[str, ...], perm: tuple[tuple[int, int], ...]
+) -> list[Any]:
+    if isinstance(ct, Zero):
+        return [ct]
+    inverse = tuple((d, s) for s, d in perm)
+    return [ppermute_p.bind(ct, axes=axes, perm=inverse)]
+
+
+@TRANSPOSE_RULES.defines(sharding_constraint_p)
+def _sharding_constraint_transpose(ct: Any, x: Any, *, sharding: NamedSharding) -> list[Any]:
+    if isinstance(ct, Zero):
+        return [ct]
+    return [sharding_constraint_p.bind(ct, sharding=sharding)]
+
+
+# --- batching (an ordinary batch axis, not the collective's) ----------------------------------
+
+
+def _same_dim_batcher(prim: Primitive) -> None:
+    def rule(
+        size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+    ) -> tuple[Any, Dim]:
+        return prim.bind(*args, **params), dims[0]
+
+    BATCH_RULES.register(prim, rule)
+
+
+for _p in (psum_p, pmax_p, ppermute_p):
+    _same_dim_batcher(_p)
+
+
+@BATCH_RULES.defines(all_gather_p)
+def _all_gather_batch(
+    size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+) -> tuple[Any, Dim]:
+    # The batch size is positional: ``axis_size`` names the collective's axes' size.
+    x = bdim_at_front(args[0], dims[0], size)
+    return all_gather_p.bind(x, **{**params, "axis": params["axis"] + 1}), 0
+
+
+@BATCH_RULES.defines(psum_scatter_p)
+def _psum_scatter_batch(
+    size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+) -> tuple[Any, Dim]:
+    x = bdim_at_front(args[0], dims[0], size)
+    d = params["scatter_dimension"] + 1
+    return psum_scatter_p.bind(x, **{**params, "scatter_dimension": d}), 0
+
+
+@BATCH_RULES.defines(axis_index_p)
+def _axis_index_batch(
+    size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+) -> tuple[Any, Dim]:
+    return axis_index_p.bind(**params), None
+
+
+@BATCH_RULES.defines(sharding_constraint_p)
+def _sharding_constraint_batch(
+    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], *, sharding: NamedSharding
+) -> tuple[Any, Dim]:
+    x = bdim_at_front(args[0], dims[0], axis_size)
+    spec = PartitionSpec(None, *sharding.spec.parts)
+    return sharding_constraint_p.bind(x, sharding=NamedSharding(sharding.mesh, spec)), 0
+
+
+# --- flops ---------------------------------------------------------------------------------
+
+
+def _reduction_flops(
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], **params: Any
+) -> Cost:
+    return Cost((params["axis_size"] - 1) * operands[0].aval.size)
+
+
+def _free(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], **params: Any) -> Cost:
+    return ZERO
+
+
+FLOPS_RULES.register(psum_p, _reduction_flops)
+FLOPS_RULES.register(pmax_p, _reduction_flops)
+FLOPS_RULES.register(psum_scatter_p, _reduction_flops)
+for _p in (all_gather_p, ppermute_p, axis_index_p, sharding_constraint_p):
+    FLOPS_RULES.register(_p, _free)
+
+
+# --- the mesh a program runs on ----------------------------------------------------------------
+
+_MESHES: Final[weakref.WeakKeyDictionary[Jaxpr, tuple[Mesh, ...]]] = weakref.WeakKeyDictionary()
+
+
+def _meshes(jaxpr: Jaxpr) -> Iterator[Mesh]:
+    for eqn in jaxpr.eqns:
+        for value in eqn.params.values():
+            for v in value if isinstance(value, tuple) else (value,):
+                if isinstance(v, Mesh):
+                    yield v
+                elif isinstance(v, NamedSharding):
+                    yield v.mesh
+                elif isinstance(v, Jaxpr):
+                    yield from program_meshes(v)
+                elif isinstance(v, ClosedJaxpr):
+                    yield from program_meshes(v.jaxpr)
+
+
+def program_meshes(jaxpr: Jaxpr) -> tuple[Mesh, ...]:
+    """The meshes ``jaxpr``'s equations name (sharding constraints, shard_map), nested included.
+
+    A program naming one must be compiled for that mesh's devices. Found
+    once per jaxpr object.
+    """
+    found = _MESHES.get(jaxpr)
+    if found is None:
+        found = tuple(dict.fromkeys(_meshes(jaxpr)))
+        _MESHES[jaxpr] = found
+    return found
+
+
+# --- named-axis batching: vmap(f, axis_name=...) ---------------------------------------
+
+
+def _at_front(x: Any, d: Dim, size: int) -> Any:
+    return bdim_at_front(x, d, size)
+
+
+def _only_this_axis(prim: Primitive, axes: tuple[str, ...], name: str) -> None:
+    if axes != (name,):
+        raise NotImplementedError(
+            f"{prim.name} over axes {axes} mixing vmap's axis {name!r} with others"
+        )
+
+
+def _named_reduction(prim: Primitive, reduce: Any) -> None:
+    def rule(
+        size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+    ) -> tuple[Any, Dim]:
+        axes: tuple[str, ...] = params["axes"]
+        (x,), (d,) = args, dims
+        if d is None and prim is psum_p:
+            out = lax.mul(x, lax.full_like(x, size))
+        elif d is None:
+            out = x
+        else:
+            out = reduce(x, (d,))
+        rest = tuple(a for a in axes if a != name)
+        if rest:
+            out = prim.bind(out, axes=rest, axis_size=params["axis_size"] // size)
+        return out, None
+
+    NAMED_BATCH_RULES.register(prim, rule)
+
+
+_named_reduction(psum_p, lax.reduce_sum)
+_named_reduction(pmax_p, lax.reduce_max)
+
+
+@NAMED_BATCH_RULES.defines(all_gather_p)
+def _all_gather_named(
+    size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+) -> tuple[Any, Dim]:
+    _only_this_axis(all_gather_p, params["axes"], name)
+    x = _at_front(args[0], dims[0], size)  # (size, *member)
+    axis: int = params["axis"]
+    member = get_aval(x).shape[1:]
+    perm = [*range(1, axis + 1), 0, *range(axis + 1, len(member) + 1)]
+    stacked = lax.transpose(x, perm)  # size inserted at axis
+    if not params["tiled"]:
+        return stacked, None
+    shape = (*member[:axis], size * member[axis], *member[axis + 1 :])
+    return lax.reshape(stacked, shape), None
+
+
+@NAMED_BATCH_RULES.defines(psum_scatter_p)
+def _psum_scatter_named(
+    size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+) -> tuple[Any, Dim]:
+    _only_this_axis(psum_scatter_p, params["axes"], name)
+    d: int = params["scatter_dimension"]
+    x, xd = args[0], dims[0]
+    total = lax.mul(x, lax.full_like(x, size)) if xd is None else lax.reduce_sum(x, (xd,))
+    if not params["tiled"]:
+        return total, d
+    member = get_aval(total).shape
+    split = (*member[:d], size, member[d] // size, *member[d + 1 :])
+    return lax.reshape(total, split), d
+
+
+@NAMED_BATCH_RULES.defines(ppermute_p)
+def _ppermute_named(
+    size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+) -> tuple[Any, Dim]:
+    _only_this_axis(ppermute_p, params["axes"], name)
+    x = _at_front(args[0], dims[0], size)
+    source = {dst: src for src, dst in params["perm"]}
+    shape = get_aval(x).shape
+    rows = []
+    for j in range(size):
+        if j in source:
+            s = source[j]
+            start, limit = [0] * len(shape), list(shape)
+            start[0], limit[0] = s, s + 1
+            rows.append(lax.slice(x, start, limit))
+        else:
+            rows.append(lax.full((1, *shape[1:]), 0, get_aval(x).dtype))
+    return lax.concatenate(rows, 0), 0
+
+
+@NAMED_BATCH_RULES.defines(axis_index_p)
+def _axis_index_named(
+    size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+) -> tuple[Any, Dim]:
+    _only_this_axis(axis_index_p, params["axes"], name)
+    return lax.iota(np.dtype(np.int32), size), 0

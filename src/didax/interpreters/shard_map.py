@@ -1,0 +1,438 @@
+"""``shard_map``: a function run once per device of a mesh, on its pieces, with collectives.
+
+Design rules:
+- ``shard_map_p`` carries the body (a constant-free ``Jaxpr`` over each
+  device's *local* pieces), the ``mesh``, and a ``PartitionSpec`` per
+  operand (``in_specs``) and per result (``out_specs``): operand ``i``'s
+  global type divided by ``in_specs[i]`` is the body's input type, and a
+  result's global type is the body's output type multiplied back by its
+  spec. Operands the body closed over are replicated (``P()``).
+- Lowering (``lowering.parallel``) puts the body in XLA's manual mode:
+  ``@SPMDFullToShardShape`` in, ``@SPMDShardToFullShape`` out, so XLA's
+  SPMD partitioner runs it as written on every device, collectives and all.
+  Eagerly it runs as a one-equation program over the mesh (``lowering.dispatch``).
+- Transformations transform the body and bind ``shard_map_p`` again
+  (initial style), as for the jit call: jvp pairs each tangent with its
+  primal's spec; vmap adds an unsplit leading dimension to batched
+  operands' and all results' specs.
+- Transposition follows JAX without replication checking: a cotangent of
+  a result replicated over mesh axes its spec does not name is divided by
+  their size, and a cotangent of an operand replicated over axes is summed
+  over them (``psum``). With ``psum`` transposing to ``psum`` this is the
+  exact adjoint: ``grad`` of a data-parallel step equals the single-device one.
+- Replication checking (``check_vma``, on by default as in JAX): every
+  value of the body *varies* over a set of mesh axes, those of its
+  operands' in_specs, less those a ``psum``/``pmean``/``pmax`` reduced
+  over, plus those ``axis_index`` names (``all_gather``, ``psum_scatter``
+  and ``ppermute`` results vary as their operands do, as in JAX's typing).
+  A result whose out_spec leaves out an axis it varies over would be read
+  from one device only: ``replication_error`` says so, and ``shard_map``
+  raises it at trace time.
+- Partial evaluation splits the body: the known part runs as its own
+  shard_map, and its per-device residuals leave it stacked along a new
+  leading dimension split over every mesh axis, which the unknown part
+  takes apart again.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Final
+
+from didax.core import lax
+from didax.core.abstract import ShapedArray
+from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
+from didax.core.lax.parallel import axis_frame, axis_index_p, pmax_p, psum_p
+from didax.core.primitive import Primitive
+from didax.core.sharding import Mesh, PartitionSpec
+from didax.core.trace import set_current_trace
+from didax.core.values import get_aval
+from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
+from didax.interpreters.evaluation import eval_jaxpr
+from didax.interpreters.flops import FLOPS_RULES, Cost, Operand, count_jaxpr
+from didax.interpreters.jaxpr_transforms import (
+    close_over_nothing,
+    jvp_jaxpr,
+    partial_eval_jaxpr,
+    vmap_jaxpr,
+)
+from didax.interpreters.jvp import JVP_RULES, Zero, instantiate_zeros
+from didax.interpreters.partial_eval import PE_RULES, PartialEvalTrace
+from didax.interpreters.staging import trace_to_jaxpr
+from didax.interpreters.transpose import (
+    TRANSPOSE_RULES,
+    UndefinedPrimal,
+    backward_pass,
+    is_undefined,
+)
+from didax.ir.jaxpr import Jaxpr, JaxprEqn, Literal, Var
+from didax.ir.passes import DCE_RULES, dce_jaxpr
+
+__all__ = [
+    "shard_map_p",
+    "REPLICATED",
+    "local_aval",
+    "global_aval",
+    "unmentioned_axes",
+    "trace_body",
+    "replication_error",
+]
+
+shard_map_p: Final = Primitive("shard_map", multiple_results=True)
+
+REPLICATED: Final = PartitionSpec()
+
+
+def _splits(mesh: Mesh, spec: PartitionSpec, dim: int) -> int:
+    return math.prod(mesh.axis_size(a) for a in spec.axes_of(dim))
+
+
+def local_aval(aval: ShapedArray, mesh: Mesh, spec: PartitionSpec, what: str) -> ShapedArray:
+    """One device's piece of a value of type ``aval`` laid out as ``spec`` says."""
+    if len(spec) > aval.ndim:
+        raise ValueError(f"shard_map: {what} has rank {aval.ndim}, too low for {spec}")
+    shape = []
+    for d, n in enumerate(aval.shape):
+        k = _splits(mesh, spec, d)
+        if n % k:
+            raise ValueError(
+                f"shard_map: {what} of shape {aval.shape} cannot be split by {spec}: "
+                f"dimension {d} ({n}) is not a multiple of {k}"
+            )
+        shape.append(n // k)
+    return aval.update(shape=tuple(shape))
+
+
+def global_aval(aval: ShapedArray, mesh: Mesh, spec: PartitionSpec) -> ShapedArray:
+    """The whole of values whose pieces have type ``aval``, laid out as ``spec`` says."""
+    shape = tuple(n * _splits(mesh, spec, d) for d, n in enumerate(aval.shape))
+    return aval.update(shape=shape)
+
+
+def unmentioned_axes(mesh: Mesh, spec: PartitionSpec) -> tuple[str, ...]:
+    """The mesh axes ``spec`` does not split over: the value is replicated along them."""
+    used = set(spec.used_axes())
+    return tuple(a for a in mesh.axis_names if a not in used)
+
+
+# --- typing ---------------------------------------------------------------------------
+
+
+@ABSTRACT_EVAL.defines(shard_map_p)
+def _shard_map_abstract_eval(
+    *avals: ShapedArray,
+    jaxpr: Jaxpr,
+    mesh: Mesh,
+    in_specs: tuple[PartitionSpec, ...],
+    out_specs: tuple[PartitionSpec, ...],
+) -> list[ShapedArray]:
+    if len(avals) != len(in_specs) or len(avals) != len(jaxpr.in_binders):
+        raise shape_failure(
+            f"{len(avals)} operands for {len(in_specs)} in_specs and a body of "
+            f"{len(jaxpr.in_binders)} inputs"
+        )
+    for i, (a, s, b) in enumerate(zip(avals, in_specs, jaxpr.in_avals, strict=True)):
+        try:
+            piece = local_aval(a, mesh, s, f"operand {i}")
+        except ValueError as e:
+            raise shape_failure(str(e)) from None
+        if piece.strip_weak() != b.strip_weak():
+            raise shape_failure(
+                f"operand {i} of type {a.str_short()} split by {s} is {piece.str_short()}, "
+                f"but the body takes {b.str_short()}"
+            )
+    if len(out_specs) != len(jaxpr.outs):
+        raise shape_failure(f"{len(out_specs)} out_specs for {len(jaxpr.outs)} results")
+    return [global_aval(a, mesh, s) for a, s in zip(jaxpr.out_avals, out_specs, strict=True)]
+
+
+def _bind(
+    args: Sequence[Any],
+    jaxpr: Jaxpr,
+    mesh: Mesh,
+    in_specs: Sequence[PartitionSpec],
+    out_specs: Sequence[PartitionSpec],
+) -> list[Any]:
+    outs: list[Any] = shard_map_p.bind(
+        *args, jaxpr=jaxpr, mesh=mesh, in_specs=tuple(in_specs), out_specs=tuple(out_specs)
+    )
+    return outs
+
+
+def trace_body(
+    fun: Any, local_avals: Sequence[ShapedArray], mesh: Mesh, name: str
+) -> tuple[Jaxpr, tuple[Any, ...]]:
+    """``fun`` staged over per-device values, with the mesh's axis names bound."""
+    with axis_frame(mesh.shape):
+        closed = trace_to_jaxpr(fun, local_avals, name)
+    return close_over_nothing(closed)
+
+
+# --- replication checking -----------------------------------------------------------------
+
+
+def _varying(jaxpr: Jaxpr, ins: Sequence[frozenset[str]]) -> list[frozenset[str]]:
+    """The mesh axes each output of ``jaxpr`` may vary over, given its inputs'."""
+    env: dict[Var, frozenset[str]] = dict(zip(jaxpr.in_binders, ins, strict=True))
+
+    def read(x: Any) -> frozenset[str]:
+        return frozenset() if isinstance(x, Literal) else env[x]
+
+    for eqn in jaxpr.eqns:
+        operands = frozenset().union(*(read(x) for x in eqn.inputs))
+        if eqn.primitive in (psum_p, pmax_p):
+            out = operands - set(eqn.params["axes"])
+        elif eqn.primitive is axis_index_p:
+            out = frozenset(eqn.params["axes"])
+        else:
+            # Other primitives (higher-order ones included, conservatively):
+            # a result varies over whatever any operand varies over.
+            out = operands
+        for v in eqn.out_binders:
+            env[v] = out
+    return [read(x) for x in jaxpr.outs]
+
+
+def replication_error(
+    jaxpr: Jaxpr,
+    mesh: Mesh,
+    in_specs: Sequence[PartitionSpec],
+    out_specs: Sequence[PartitionSpec],
+) -> str | None:
+    """Why a result declared replicated over an axis may vary along it (None if none may)."""
+    ins = [frozenset(s.used_axes()) for s in in_specs]
+    for i, (varies, spec) in enumerate(zip(_varying(jaxpr, ins), out_specs, strict=True)):
+        bad = sorted(varies & set(unmentioned_axes(mesh, spec)))
+        if bad:
+            return (
+                f"out_specs[{i}] is {spec}, which says the result is replicated over mesh "
+                f"axes {bad}, but it varies over them: reduce it over them (lax.psum, "
+                "pmean) or name them in out_specs (check_vma=False skips this check)"
+            )
+    return None
+
+
+# --- jvp ------------------------------------------------------------------------------
+
+
+@JVP_RULES.defines(shard_map_p)
+def _shard_map_jvp(
+    primals: Sequence[Any],
+    tangents: Sequence[Any],
+    *,
+    jaxpr: Jaxpr,
+    mesh: Mesh,
+    in_specs: tuple[PartitionSpec, ...],
+    out_specs: tuple[PartitionSpec, ...],
+) -> tuple[list[Any], list[Any]]:
+    nonzeros = [not isinstance(t, Zero) for t in tangents]
+    closed, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
+    body, consts = close_over_nothing(closed)
+    nz_tangents = [t for t in tangents if not isinstance(t, Zero)]
+    specs_in = (
+        (REPLICATED,) * len(consts)
+        + in_specs
+        + tuple(s for s, nz in zip(in_specs, nonzeros, strict=True) if nz)
+    )
+    specs_out = out_specs + tuple(s for s, nz in zip(out_specs, out_nonzeros, strict=True) if nz)
+    outs = _bind([*consts, *primals, *nz_tangents], body, mesh, specs_in, specs_out)
+    n = len(jaxpr.outs)
+    nz_out = iter(outs[n:])
+    tangents_out = [
+        next(nz_out) if nz else Zero.like(global_aval(a, mesh, s))
+        for a, s, nz in zip(jaxpr.out_avals, out_specs, out_nonzeros, strict=True)
+    ]
+    return outs[:n], tangents_out
+
+
+# --- transpose ------------------------------------------------------------------------
+
+
+@TRANSPOSE_RULES.defines(shard_map_p)
+def _shard_map_transpose(
+    cts: Sequence[Any],
+    *args: Any,
+    jaxpr: Jaxpr,
+    mesh: Mesh,
+    in_specs: tuple[PartitionSpec, ...],
+    out_specs: tuple[PartitionSpec, ...],
+) -> list[Any]:
+    linear = [is_undefined(a) for a in args]
+    nz = [not isinstance(c, Zero) for c in cts]
+    defined = [a for a in args if not is_undefined(a)]
+    defined_specs = [s for s, lin in zip(in_specs, linear, strict=True) if not lin]
+    nz_cts = [c for c in cts if not isinstance(c, Zero)]
+    nz_ct_specs = [s for s, n in zip(out_specs, nz, strict=True) if n]
+    linear_specs = [s for s, lin in zip(in_specs, linear, strict=True) if lin]
+
+    def body(*xs: Any) -> list[Any]:
+        it_def, it_ct = iter(xs[: len(defined)]), iter(xs[len(defined) :])
+        bp_args = [
+            UndefinedPrimal(b.aval) if lin else next(it_def)
+            for b, lin in zip(jaxpr.in_binders, linear, strict=True)
+        ]
+        bp_cts: list[Any] = []
+        for a, s, n in zip(jaxpr.out_avals, out_specs, nz, strict=True):
+            if not n:
+                bp_cts.append(Zero(a))
+                continue
+            ct = next(it_ct)
+            k = math.prod(mesh.axis_size(x) for x in unmentioned_axes(mesh, s))
+            bp_cts.append(lax.div(ct, float(k)) if k > 1 else ct)
+        outs = []
+        for ct, s in zip(backward_pass(jaxpr, bp_args, bp_cts), linear_specs, strict=True):
+            ct = instantiate_zeros(ct) if isinstance(ct, Zero) else ct
+            axes = unmentioned_axes(mesh, s)
+            if axes:
+                size = math.prod(mesh.axis_size(x) for x in axes)
+                ct = psum_p.bind(ct, axes=axes, axis_size=size)
+            outs.append(ct)
+        return outs
+
+    local = [
+        local_aval(get_aval(x), mesh, s, "an operand of the transpose")
+        for x, s in zip([*defined, *nz_cts], [*defined_specs, *nz_ct_specs], strict=True)
+    ]
+    t_body, consts = trace_body(body, local, mesh, "shard_map_transpose")
+    specs_in = (REPLICATED,) * len(consts) + tuple(defined_specs) + tuple(nz_ct_specs)
+    outs = iter(_bind([*consts, *defined, *nz_cts], t_body, mesh, specs_in, linear_specs))
+    return [next(outs) if lin else None for lin in linear]
+
+
+# --- batching -------------------------------------------------------------------------
+
+
+@BATCH_RULES.defines(shard_map_p)
+def _shard_map_batch(
+    axis_size: int,
+    args: Sequence[Any],
+    dims: Sequence[Dim],
+    *,
+    jaxpr: Jaxpr,
+    mesh: Mesh,
+    in_specs: tuple[PartitionSpec, ...],
+    out_specs: tuple[PartitionSpec, ...],
+) -> tuple[list[Any], list[Dim]]:
+    batched = [d is not None for d in dims]
+    moved = [
+        x if d is None else bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)
+    ]
+    body, consts = close_over_nothing(vmap_jaxpr(jaxpr, axis_size, batched)[0])
+    specs_in = (REPLICATED,) * len(consts) + tuple(
+        PartitionSpec(None, *s.parts) if b else s for s, b in zip(in_specs, batched, strict=True)
+    )
+    specs_out = tuple(PartitionSpec(None, *s.parts) for s in out_specs)
+    outs = _bind([*consts, *moved], body, mesh, specs_in, specs_out)
+    return outs, [0] * len(outs)
+
+
+# --- partial evaluation ---------------------------------------------------------------
+
+
+def _stacked_residual_spec(mesh: Mesh) -> PartitionSpec:
+    return PartitionSpec(tuple(mesh.axis_names))
+
+
+def _shard_map_partial_eval(
+    trace: PartialEvalTrace, args: Sequence[Any], params: dict[str, Any]
+) -> Any:
+    """Known part now (its residuals stacked over the mesh), unknown part staged."""
+    jaxpr: Jaxpr = params["jaxpr"]
+    mesh: Mesh = params["mesh"]
+    in_specs: tuple[PartitionSpec, ...] = params["in_specs"]
+    out_specs: tuple[PartitionSpec, ...] = params["out_specs"]
+    in_unknowns = [trace.is_unknown(x) for x in args]
+    known, unknown, out_unknowns, num_res = partial_eval_jaxpr(jaxpr, in_unknowns)
+    num_known_outs = len(known.jaxpr.outs) - num_res
+    res_avals = known.out_avals[num_known_outs:]
+
+    def known_fun(*xs: Any) -> list[Any]:
+        outs = eval_jaxpr(known.jaxpr, [*known.consts, *xs])
+        res = [lax.expand_dims(r, (0,)) for r in outs[num_known_outs:]]
+        return [*outs[:num_known_outs], *res]
+
+    def unknown_fun(*xs: Any) -> list[Any]:
+        res = [lax.squeeze(r, (0,)) for r in xs[:num_res]]
+        return eval_jaxpr(unknown, [*res, *xs[num_res:]])
+
+    stacked = _stacked_residual_spec(mesh)
+    known_in_specs = [s for s, u in zip(in_specs, in_unknowns, strict=True) if not u]
+    known_out_specs = [s for s, u in zip(out_specs, out_unknowns, strict=True) if not u]
+    known_body, known_consts = trace_body(known_fun, known.in_avals, mesh, "shard_map_known")
+    known_args = [x for x, u in zip(args, in_unknowns, strict=True) if not u]
+    parent = trace.parent
+    assert parent is not None
+    with set_current_trace(parent):
+        known_results = _bind(
+            [*known_consts, *known_args],
+            known_body,
+            mesh,
+            (REPLICATED,) * len(known_consts) + tuple(known_in_specs),
+            (*known_out_specs, *([stacked] * num_res)),
+        )
+    known_outs, residuals = known_results[:num_known_outs], known_results[num_known_outs:]
+    unknown_args = [x for x, u in zip(args, in_unknowns, strict=True) if u]
+    unknown_in_specs = [s for s, u in zip(in_specs, in_unknowns, strict=True) if u]
+    unknown_out_specs = [s for s, u in zip(out_specs, out_unknowns, strict=True) if u]
+    unknown_avals = [ShapedArray((1, *a.shape), a.dtype, a.weak_type) for a in res_avals] + list(
+        unknown.in_avals[num_res:]
+    )
+    unknown_body, unknown_consts = trace_body(unknown_fun, unknown_avals, mesh, "shard_map_unknown")
+    unknown_outs = trace.stage(
+        shard_map_p,
+        [*unknown_consts, *residuals, *unknown_args],
+        {
+            "jaxpr": unknown_body,
+            "mesh": mesh,
+            "in_specs": (REPLICATED,) * len(unknown_consts)
+            + (stacked,) * num_res
+            + tuple(unknown_in_specs),
+            "out_specs": tuple(unknown_out_specs),
+        },
+    )
+    known_it, unknown_it = iter(known_outs), iter(unknown_outs)
+    return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
+
+
+PE_RULES.register(shard_map_p, _shard_map_partial_eval)
+
+
+# --- dead code ------------------------------------------------------------------------
+
+
+def _shard_map_dce(used_outputs: Sequence[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn]:
+    body, used_inputs = dce_jaxpr(eqn.params["jaxpr"], used_outputs, prune_inputs=True)
+    params = {
+        **eqn.params,
+        "jaxpr": body,
+        "in_specs": tuple(s for s, u in zip(eqn.params["in_specs"], used_inputs, strict=True) if u),
+        "out_specs": tuple(
+            s for s, u in zip(eqn.params["out_specs"], used_outputs, strict=True) if u
+        ),
+    }
+    new_eqn = JaxprEqn(
+        shard_map_p,
+        tuple(x for x, u in zip(eqn.inputs, used_inputs, strict=True) if u),
+        params,
+        tuple(v for v, u in zip(eqn.out_binders, used_outputs, strict=True) if u),
+    )
+    return used_inputs, new_eqn
+
+
+DCE_RULES.register(shard_map_p, _shard_map_dce)
+
+
+# --- flops ----------------------------------------------------------------------------
+
+
+@FLOPS_RULES.defines(shard_map_p)
+def _shard_map_flops(
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **params: Any
+) -> Cost:
+    """The body's count on each device, times the devices (all of the mesh's work)."""
+    jaxpr: Jaxpr = params["jaxpr"]
+    local = [Operand(a, None, False) for a in jaxpr.in_avals]
+    counted = count_jaxpr(jaxpr, local)
+    cost: Cost = counted.cost * params["mesh"].size
+    return cost

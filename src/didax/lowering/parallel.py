@@ -1,0 +1,276 @@
+"""Lowering collectives and sharding constraints to XLA's SPMD forms.
+
+Design rules:
+- A collective lowers inside a ``shard_map`` body, which XLA partitions
+  manually: ``stablehlo.all_reduce``, ``all_gather``, ``reduce_scatter``
+  and ``collective_permute`` with explicit replica groups in the logical
+  device ids of the program's mesh (``use_global_device_ids``), each with
+  its own channel, as JAX lowers them. The group of a device is the
+  devices that differ from it only along the collective's axes, ordered
+  row-major over those axes (the order ``axis_index`` counts in).
+- ``axis_index`` is computed from ``stablehlo.partition_id``: the mesh
+  coordinates of the logical id, combined over the named axes.
+- ``sharding_constraint`` is ``stablehlo.custom_call @Sharding`` carrying
+  the ``mhlo.sharding`` text, which XLA's partitioner honours.
+- A ``shard_map`` body is lowered inline in XLA's manual mode, as JAX
+  lowers it for GSPMD: each operand is pinned to its layout (``@Sharding``)
+  and cut to its local piece (``@SPMDFullToShardShape``, sharding
+  ``{manual}``); each result is marked ``{manual}`` and put back together
+  (``@SPMDShardToFullShape``, its layout). Inside, collectives find the
+  mesh on the module context.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from didax.core.abstract import ShapedArray
+from didax.core.lax.parallel import (
+    all_gather_p,
+    axis_index_p,
+    pmax_p,
+    ppermute_p,
+    psum_p,
+    psum_scatter_p,
+    sharding_constraint_p,
+)
+from didax.core.sharding import Mesh, NamedSharding, PartitionSpec
+from didax.interpreters.shard_map import shard_map_p
+from didax.ir.jaxpr import Jaxpr
+from didax.lowering.mlir import (
+    LOWERING_RULES,
+    IrValue,
+    LoweringRuleContext,
+    ModuleContext,
+    aval_to_ir_type,
+    constant,
+    dtype_to_ir_type,
+    lower_jaxpr_body,
+)
+from didax.lowering.sharding import hlo_sharding_text
+
+
+def _mesh(ctx: LoweringRuleContext, name: str) -> Mesh:
+    mesh = ctx.module_context.manual_mesh
+    if mesh is None:
+        raise NameError(f"{name} lowers only inside a shard_map body (its axes are unbound here)")
+    assert isinstance(mesh, Mesh)
+    return mesh
+
+
+def replica_groups(mesh: Mesh, axes: tuple[str, ...]) -> np.ndarray[Any, Any]:
+    """The logical device ids of each group along ``axes`` (one row per group).
+
+    >>> m = Mesh(np.arange(8).reshape(4, 2), ("x", "y"))
+    >>> replica_groups(m, ("x",)).tolist()
+    [[0, 2, 4, 6], [1, 3, 5, 7]]
+    """
+    ids = np.arange(mesh.size).reshape(mesh.axis_sizes)
+    named = [mesh.axis_names.index(a) for a in axes]
+    rest = [i for i in range(len(mesh.axis_names)) if i not in named]
+    size = math.prod(mesh.axis_sizes[i] for i in named)
+    return np.transpose(ids, rest + named).reshape(-1, size)
+
+
+def _groups_attr(groups: np.ndarray[Any, Any]) -> Any:
+    data: Any = np.ascontiguousarray(groups, dtype=np.int64)  # a buffer, as MLIR takes it
+    return ir.DenseIntElementsAttr.get(data)
+
+
+def _channel(mctx: ModuleContext) -> Any:
+    return hlo.ChannelHandle.get(mctx.next_channel(), 1)  # 1: device to device
+
+
+def _reducer(op: Any, region: Any, dtype: Any) -> None:
+    scalar = ir.RankedTensorType.get((), dtype_to_ir_type(dtype))
+    block = region.blocks.append(scalar, scalar)
+    with ir.InsertionPoint(block):
+        hlo.ReturnOp([op(*block.arguments)])
+
+
+def _all_reduce(combine: Callable[..., Any]) -> Any:
+    def rule(
+        ctx: LoweringRuleContext, x: IrValue, *, axes: tuple[str, ...], axis_size: int
+    ) -> list[IrValue]:
+        mesh = _mesh(ctx, "a collective")
+        aval = ctx.avals_out[0]
+        op = hlo.AllReduceOp(
+            [aval_to_ir_type(aval)],
+            [x],
+            _groups_attr(replica_groups(mesh, axes)),
+            channel_handle=_channel(ctx.module_context),
+            use_global_device_ids=True,
+        )
+        _reducer(combine, op.regions[0], aval.dtype)
+        return [op.results[0]]
+
+    return rule
+
+
+LOWERING_RULES.register(psum_p, _all_reduce(hlo.add))
+LOWERING_RULES.register(pmax_p, _all_reduce(hlo.maximum))
+
+
+def _reshape(x: IrValue, aval: ShapedArray) -> IrValue:
+    return hlo.reshape(aval_to_ir_type(aval), x)
+
+
+@LOWERING_RULES.defines(all_gather_p)
+def _all_gather_lowering(
+    ctx: LoweringRuleContext,
+    x: IrValue,
+    *,
+    axes: tuple[str, ...],
+    axis_size: int,
+    axis: int,
+    tiled: bool,
+) -> list[IrValue]:
+    mesh = _mesh(ctx, "all_gather")
+    aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
+    if not tiled:
+        # Gather a new unit axis, tiled: that stacks the pieces.
+        unit = aval_in.update(shape=(*aval_in.shape[:axis], 1, *aval_in.shape[axis:]))
+        x = _reshape(x, unit)
+    op = hlo.AllGatherOp(
+        [aval_to_ir_type(aval_out)],
+        [x],
+        axis,
+        _groups_attr(replica_groups(mesh, axes)),
+        channel_handle=_channel(ctx.module_context),
+        use_global_device_ids=True,
+    )
+    return [op.results[0]]
+
+
+@LOWERING_RULES.defines(psum_scatter_p)
+def _psum_scatter_lowering(
+    ctx: LoweringRuleContext,
+    x: IrValue,
+    *,
+    axes: tuple[str, ...],
+    axis_size: int,
+    scatter_dimension: int,
+    tiled: bool,
+) -> list[IrValue]:
+    mesh = _mesh(ctx, "psum_scatter")
+    aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
+    d = scatter_dimension
+    piece = aval_out
+    if not tiled:
+        piece = aval_in.update(shape=(*aval_in.shape[:d], 1, *aval_in.shape[d + 1 :]))
+    op = hlo.ReduceScatterOp(
+        aval_to_ir_type(piece),
+        x,
+        d,
+        _groups_attr(replica_groups(mesh, axes)),
+        channel_handle=_channel(ctx.module_context),
+        use_global_device_ids=True,
+    )
+    _reducer(hlo.add, op.regions[0], aval_in.dtype)
+    out = op.results[0]
+    return [out if tiled else _reshape(out, aval_out)]
+
+
+@LOWERING_RULES.defines(ppermute_p)
+def _ppermute_lowering(
+    ctx: LoweringRuleContext,
+    x: IrValue,
+    *,
+    axes: tuple[str, ...],
+    perm: tuple[tuple[int, int], ...],
+) -> list[IrValue]:
+    mesh = _mesh(ctx, "ppermute")
+    groups = replica_groups(mesh, axes)
+    pairs = [(int(g[s]), int(g[d])) for g in groups for s, d in perm]
+    attr = _groups_attr(np.asarray(pairs, dtype=np.int64).reshape(-1, 2))
+    op = hlo.CollectivePermuteOp(
+        x,
+        attr,
+        channel_handle=_channel(ctx.module_context),
+        results=[aval_to_ir_type(ctx.avals_out[0])],
+    )
+    return [op.result]
+
+
+@LOWERING_RULES.defines(axis_index_p)
+def _axis_index_lowering(
+    ctx: LoweringRuleContext, *, axes: tuple[str, ...], axis_size: int
+) -> list[IrValue]:
+    mesh = _mesh(ctx, "axis_index")
+    pid = hlo.partition_id()
+    u32 = np.dtype(np.uint32)
+    index: IrValue | None = None
+    for a in axes:
+        i = mesh.axis_names.index(a)
+        stride = math.prod(mesh.axis_sizes[i + 1 :])
+        size = mesh.axis_sizes[i]
+        coord = hlo.remainder(
+            hlo.divide(pid, constant(np.asarray(stride, u32))), constant(np.asarray(size, u32))
+        )
+        if index is None:
+            index = coord
+        else:
+            index = hlo.add(hlo.multiply(index, constant(np.asarray(size, u32))), coord)
+    assert index is not None
+    return [hlo.convert(ir.RankedTensorType.get((), ir.IntegerType.get_signless(32)), index)]
+
+
+def sharding_custom_call(x: IrValue, aval: ShapedArray, text: str, target: str = "Sharding") -> Any:
+    """``stablehlo.custom_call @target(x)`` with ``mhlo.sharding = text`` (result of ``aval``)."""
+    op = hlo.CustomCallOp(
+        [aval_to_ir_type(aval)], [x], target, backend_config=ir.StringAttr.get("")
+    )
+    op.attributes["mhlo.sharding"] = ir.StringAttr.get(text)
+    return op.results[0]
+
+
+@LOWERING_RULES.defines(sharding_constraint_p)
+def _sharding_constraint_lowering(
+    ctx: LoweringRuleContext, x: IrValue, *, sharding: NamedSharding
+) -> list[IrValue]:
+    if ctx.module_context.manual_mesh is not None:
+        raise NotImplementedError(
+            "with_sharding_constraint inside a shard_map body (its values are per-device pieces)"
+        )
+    aval = ctx.avals_out[0]
+    return [sharding_custom_call(x, aval, hlo_sharding_text(sharding, aval.ndim))]
+
+
+MANUAL = "{manual}"
+
+
+@LOWERING_RULES.defines(shard_map_p)
+def _shard_map_lowering(
+    ctx: LoweringRuleContext,
+    *args: IrValue,
+    jaxpr: Jaxpr,
+    mesh: Mesh,
+    in_specs: tuple[PartitionSpec, ...],
+    out_specs: tuple[PartitionSpec, ...],
+) -> list[IrValue]:
+    mctx = ctx.module_context
+    if mctx.manual_mesh is not None:
+        raise NotImplementedError("shard_map inside a shard_map body")
+    pieces = []
+    for x, whole, spec, local in zip(args, ctx.avals_in, in_specs, jaxpr.in_avals, strict=True):
+        pinned = sharding_custom_call(
+            x, whole, hlo_sharding_text(NamedSharding(mesh, spec), whole.ndim)
+        )
+        pieces.append(sharding_custom_call(pinned, local, MANUAL, "SPMDFullToShardShape"))
+    mctx.manual_mesh = mesh
+    try:
+        outs = lower_jaxpr_body(mctx, jaxpr, pieces)
+    finally:
+        mctx.manual_mesh = None
+    results = []
+    for y, local, spec, whole in zip(outs, jaxpr.out_avals, out_specs, ctx.avals_out, strict=True):
+        marked = sharding_custom_call(y, local, MANUAL)
+        text = hlo_sharding_text(NamedSharding(mesh, spec), whole.ndim)
+        results.append(sharding_custom_call(marked, whole, text, "SPMDShardToFullShape"))
+    return results
