@@ -528,8 +528,19 @@ NUMPY_CALLS.update(
     }
 )
 
+# A mesh of this process's devices (issue 14).
+_MESH = dx.sharding.Mesh(np.array(dx.devices()), ("i",))
+_P = dx.sharding.PartitionSpec
+
 DIDAX_CALLS: dict[str, Callable[[], Any]] = {
     "device_put": lambda: dx.device_put({"a": np.ones(2), "b": 2.0}),
+    "shard_map": lambda: dx.shard_map(
+        lambda x: lax.psum(x, "i"), mesh=_MESH, in_specs=_P("i"), out_specs=_P()
+    )(V),
+    "pmap": lambda: dx.pmap(lambda x: lax.psum(x, "i"), axis_name="i")(V[None]),
+    "make_array_from_process_local_data": lambda: dx.make_array_from_process_local_data(
+        dx.sharding.NamedSharding(_MESH, _P("i")), np.ones(3)
+    ),
     "block_until_ready": lambda: dx.block_until_ready([V, dnp.sin(V)]),
     "jit": lambda: dx.jit(_f)(V),
     "jvp": lambda: dx.jvp(_f, (V,), (V,)),
@@ -555,6 +566,11 @@ EXEMPT: dict[str, str] = {
     "flops": "returns a count",
     "enable_x64": "a context manager",
     "disable_jit": "a context manager",
+    "devices": "returns Device objects, as jax.devices",
+    "device_count": "returns an int",
+    "local_device_count": "returns an int",
+    "process_index": "returns an int",
+    "process_count": "returns an int",
 }
 
 
@@ -600,6 +616,31 @@ LAX_CALLS.update(
     }
 )
 
+
+# Past one device (issue 14), on this process's devices; the collectives under
+# a named vmap, which binds their axis.
+_ONES = dnp.ones((2, 4))
+
+
+def _named(f: Callable[[Any], Any]) -> Callable[[], Any]:
+    return lambda: dx.vmap(f, axis_name="i")(_ONES)
+
+
+def _collective(name: str) -> Callable[[Any], Any]:
+    return lambda x: getattr(lax, name)(x, "i")
+
+
+LAX_CALLS.update(
+    {
+        **{name: _named(_collective(name)) for name in ("psum", "pmean", "pmax", "all_gather")},
+        "psum_scatter": _named(lambda x: lax.psum_scatter(x, "i", tiled=True)),
+        "axis_index": _named(lambda x: x + lax.axis_index("i")),
+        "ppermute": _named(lambda x: lax.ppermute(x, "i", [(0, 1), (1, 0)])),
+        "with_sharding_constraint": lambda: lax.with_sharding_constraint(
+            V, dx.sharding.NamedSharding(_MESH, _P())
+        ),
+    }
+)
 
 ALL_CALLS = [
     (f"{prefix}.{name}", call)
