@@ -357,6 +357,12 @@ def _sign(x: Array) -> Array:
     return np.sign(x) if x.dtype.kind != "u" else (x > 0).astype(x.dtype)
 
 
+def _complex_pick(x: Array, y: Array, cmp: Any) -> Array:
+    # JAX's lexicographic order of complex numbers: real parts, then imaginary.
+    pick = np.where(x.real == y.real, cmp(x.imag, y.imag), cmp(x.real, y.real))
+    return np.where(pick, x, y)
+
+
 def _logical(bool_fn: Any, int_fn: Any) -> ImplRule:
     def impl(*args: Array, **_: Any) -> Array:
         fn = bool_fn if args[0].dtype.kind == "b" else int_fn
@@ -372,8 +378,12 @@ _NUMPY_ELEMENTWISE: Final = {
     lax.div_p: _int_div,
     lax.rem_p: _rem,
     lax.pow_p: np.power,
-    lax.max_p: np.maximum,
-    lax.min_p: np.minimum,
+    lax.max_p: lambda x, y: (
+        _complex_pick(x, y, np.greater) if x.dtype.kind == "c" else np.maximum(x, y)
+    ),
+    lax.min_p: lambda x, y: (
+        _complex_pick(x, y, np.less) if x.dtype.kind == "c" else np.minimum(x, y)
+    ),
     lax.neg_p: np.negative,
     lax.sign_p: _sign,
     lax.abs_p: np.abs,
@@ -552,8 +562,28 @@ IMPL_RULES.register(
     lax.reduce_prod_p,
     in_float32(_reduction(lambda x, axis: np.prod(x, axis=axis, dtype=x.dtype))),
 )
-IMPL_RULES.register(lax.reduce_max_p, _reduction(np.max))
-IMPL_RULES.register(lax.reduce_min_p, _reduction(np.min))
+
+
+def _complex_extremum(x: Array, axes: tuple[int, ...], largest: bool) -> Array:
+    """The lexicographic (real part, then imaginary) extremum over ``axes``, as XLA's."""
+    kept = [i for i in range(x.ndim) if i not in axes]
+    moved = np.transpose(x, (*kept, *axes)).reshape(*(x.shape[i] for i in kept), -1)
+    order = np.lexsort((moved.imag, moved.real), axis=-1)
+    pick = order[..., -1:] if largest else order[..., :1]
+    return np.take_along_axis(moved, pick, -1)[..., 0]
+
+
+def _chooser_reduction(fn: Any, largest: bool) -> ImplRule:
+    def impl(x: Array, *, axes: tuple[int, ...]) -> Array:
+        if x.dtype.kind == "c":
+            return _complex_extremum(x, axes, largest)
+        return np.asarray(fn(x, axis=axes))
+
+    return impl
+
+
+IMPL_RULES.register(lax.reduce_max_p, _chooser_reduction(np.max, True))
+IMPL_RULES.register(lax.reduce_min_p, _chooser_reduction(np.min, False))
 
 
 @IMPL_RULES.defines(lax.argmax_p)

@@ -90,12 +90,26 @@ def min_identity(dtype: DType) -> bool | int | float:
     return np.inf
 
 
+def _complex_pick(x: Value, y: Value, direction: str, dtype: DType) -> Value:
+    # XLA has no order on complex numbers: JAX's lexicographic one (real parts,
+    # then imaginary), as JAX lowers max and min of complex operands.
+    part = dtypes.real_dtype(dtype)
+    rx, ry = hlo.real(x), hlo.real(y)
+    by_imag = compare(hlo.imag(x), hlo.imag(y), direction, part)
+    pick_x = hlo.select(compare(rx, ry, "EQ", part), by_imag, compare(rx, ry, direction, part))
+    return hlo.select(pick_x, x, y)
+
+
 def _max(x: Value, y: Value, dtype: DType) -> Value:
     # On booleans max is "or"; said directly rather than trusting XLA's i1 maximum.
+    if dtypes.is_complex(dtype):
+        return _complex_pick(x, y, "GT", dtype)
     return hlo.or_(x, y) if dtype == dtypes.bool_ else hlo.maximum(x, y)
 
 
 def _min(x: Value, y: Value, dtype: DType) -> Value:
+    if dtypes.is_complex(dtype):
+        return _complex_pick(x, y, "LT", dtype)
     return hlo.and_(x, y) if dtype == dtypes.bool_ else hlo.minimum(x, y)
 
 

@@ -108,9 +108,9 @@ for _p in (add_p, sub_p, mul_p, div_p):
     ABSTRACT_EVAL.register(_p, _elementwise_rule("iufc", "numbers"))
 ABSTRACT_EVAL.register(rem_p, _elementwise_rule("iuf", "real numbers"))
 ABSTRACT_EVAL.register(pow_p, _elementwise_rule("fc", "floating-point or complex"))
-# As JAX's, max and min of complex numbers are refused here (they are not ordered).
+# As JAX's, max and min of complex numbers order them lexicographically.
 for _p in (max_p, min_p):
-    ABSTRACT_EVAL.register(_p, _elementwise_rule("biuf", "real arrays"))
+    ABSTRACT_EVAL.register(_p, _elementwise_rule("biufc", "arrays"))
 for _p in NUMERIC_UNARY:
     if _p is not abs_p:
         ABSTRACT_EVAL.register(_p, _elementwise_rule("iufc", "numbers"))
@@ -378,8 +378,8 @@ def _reduction_rule(kinds: str, what: str) -> AbstractEvalRule:
 
 ABSTRACT_EVAL.register(reduce_sum_p, _reduction_rule("iufc", "numbers"))
 ABSTRACT_EVAL.register(reduce_prod_p, _reduction_rule("iufc", "numbers"))
-ABSTRACT_EVAL.register(reduce_max_p, _reduction_rule("biuf", "arrays"))
-ABSTRACT_EVAL.register(reduce_min_p, _reduction_rule("biuf", "arrays"))
+ABSTRACT_EVAL.register(reduce_max_p, _reduction_rule("biufc", "arrays"))
+ABSTRACT_EVAL.register(reduce_min_p, _reduction_rule("biufc", "arrays"))
 
 
 @ABSTRACT_EVAL.defines(argmax_p, argmin_p)
