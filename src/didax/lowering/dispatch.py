@@ -67,9 +67,29 @@ from didax.lowering.sharding import (
 )
 
 
+class _Inspectable:
+    """What both kinds of compiled program show: the module's text, XLA's costs and HLO."""
+
+    executable: xla.Executable
+    module: ir.Module
+
+    @property
+    def text(self) -> str:
+        with self.module.context:
+            return str(self.module)
+
+    def cost_analysis(self) -> dict[str, float]:
+        """XLA's cost estimates for this executable (``flops``, ``transcendentals``, bytes)."""
+        return xla.cost_analysis(self.executable)
+
+    def optimized_hlo(self) -> str:
+        """The HLO XLA compiled (for one device of an SPMD program, collectives included)."""
+        return xla.optimized_hlo(self.executable)
+
+
 @final
 @attrs.frozen(eq=False)
-class Compiled:
+class Compiled(_Inspectable):
     """An executable with the types of its results, and the module it came from."""
 
     executable: xla.Executable
@@ -80,15 +100,6 @@ class Compiled:
     def __attrs_post_init__(self) -> None:
         handlers = xla.result_handlers([(a.shape, a.dtype) for a in self.out_avals])
         object.__setattr__(self, "handlers", handlers)
-
-    @property
-    def text(self) -> str:
-        with self.module.context:
-            return str(self.module)
-
-    def cost_analysis(self) -> dict[str, float]:
-        """XLA's cost estimates for this executable (``flops``, ``transcendentals``, bytes)."""
-        return xla.cost_analysis(self.executable)
 
     def run(
         self,
@@ -139,13 +150,10 @@ class Compiled:
         """The constants' device buffers, made once per traced program."""
         return tuple(map(to_buffer, consts))
 
-    def optimized_hlo(self) -> str:
-        return xla.optimized_hlo(self.executable)
-
 
 @final
 @attrs.frozen(eq=False)
-class ShardedCompiled:
+class ShardedCompiled(_Inspectable):
     """An SPMD executable over a mesh: ``Compiled``'s interface; arguments laid out by ``layout``.
 
     Results whose layout was not asked for take XLA's choice, read back
@@ -171,18 +179,6 @@ class ShardedCompiled:
         )
         object.__setattr__(self, "out_shardings", outs)
         object.__setattr__(self, "handlers", sharded_result_handlers(self.out_avals, outs))
-
-    @property
-    def text(self) -> str:
-        with self.module.context:
-            return str(self.module)
-
-    def cost_analysis(self) -> dict[str, float]:
-        return xla.cost_analysis(self.executable)
-
-    def optimized_hlo(self) -> str:
-        """The HLO XLA partitioned for one device (collectives included)."""
-        return xla.optimized_hlo(self.executable)
 
     def place_consts(self, consts: Sequence[Any]) -> tuple[xla.Buffer, ...]:
         return tuple(put(c, s) for c, s in zip(consts, self.layout.in_shardings, strict=False))
