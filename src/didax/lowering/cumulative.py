@@ -3,7 +3,8 @@
 Each is a cumulative combination (``lowering.scan_ops.cumulative``, as
 ``cumsum``'s: one reduce_window for short axes, an associative scan for
 long ones) of its binary operation: ``multiply``, ``maximum``, ``minimum`` (which
-propagate NaNs, as NumPy's ``maximum``/``minimum`` do), and for
+propagate NaNs, as NumPy's ``maximum``/``minimum`` do, and order complex numbers
+lexicographically, as ``lax.max``/``lax.min``), and for
 ``cumlogsumexp`` JAX's ``logaddexp``: ``max(x, y) + log1p(exp(-|x - y|))``,
 or ``x + y`` where ``x - y`` is NaN (a NaN, or infinities of one sign, whose
 sum is the answer).
@@ -19,7 +20,7 @@ from didax.core.dtypes import DType
 from didax.core.lax.cumulative import cumlogsumexp_p, cummax_p, cummin_p, cumprod_p
 from didax.core.primitive import Primitive
 from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext
-from didax.lowering.rules import compare, max_identity, min_identity
+from didax.lowering.rules import compare, max_identity, maximum, min_identity, minimum
 from didax.lowering.scan_ops import Combine, cumulative
 
 __all__: list[str] = []
@@ -38,19 +39,22 @@ def _logaddexp(dtype: DType) -> Combine:
 
 def _scan_rule(
     prim: Primitive,
-    combine: Combine | None = None,
-    identity: Callable[[DType], bool | int | float] | None = None,
+    combine: Callable[[DType], Combine],
+    identity: Callable[[DType], bool | int | float | complex] | None = None,
 ) -> None:
     def rule(ctx: LoweringRuleContext, x: IrValue, *, axis: int, reverse: bool) -> list[IrValue]:
         aval = ctx.avals_in[0]
-        op = combine if combine is not None else _logaddexp(aval.dtype)
         unit = None if identity is None else identity(aval.dtype)
-        return [cumulative(x, aval.shape, aval.dtype, axis, reverse, op, unit)]
+        return [cumulative(x, aval.shape, aval.dtype, axis, reverse, combine(aval.dtype), unit)]
 
     LOWERING_RULES.register(prim, rule)
 
 
-_scan_rule(cumprod_p, hlo.multiply, lambda _: 1)
-_scan_rule(cummax_p, hlo.maximum, max_identity)
-_scan_rule(cummin_p, hlo.minimum, min_identity)
-_scan_rule(cumlogsumexp_p)
+def _ordered(choose: Callable[[IrValue, IrValue, DType], IrValue]) -> Callable[[DType], Combine]:
+    return lambda dtype: lambda x, y: choose(x, y, dtype)
+
+
+_scan_rule(cumprod_p, lambda _: hlo.multiply, lambda _: 1)
+_scan_rule(cummax_p, _ordered(maximum), max_identity)
+_scan_rule(cummin_p, _ordered(minimum), min_identity)
+_scan_rule(cumlogsumexp_p, _logaddexp)

@@ -72,8 +72,13 @@ def compare(x: Value, y: Value, direction: str, dtype: DType) -> Value:
     )
 
 
-def max_identity(dtype: DType) -> bool | int | float:
-    """The identity of ``max``: the least value of ``dtype``."""
+def max_identity(dtype: DType) -> bool | int | float | complex:
+    """The identity of ``max``: the least value of ``dtype``.
+
+    For complex numbers, in the lexicographic order, ``-inf - inf j``.
+    """
+    if dtypes.is_complex(dtype):
+        return complex(-np.inf, -np.inf)
     if dtype == dtypes.bool_:
         return False
     if dtype.kind in "iu":
@@ -81,8 +86,13 @@ def max_identity(dtype: DType) -> bool | int | float:
     return -np.inf
 
 
-def min_identity(dtype: DType) -> bool | int | float:
-    """The identity of ``min``: the greatest value of ``dtype``."""
+def min_identity(dtype: DType) -> bool | int | float | complex:
+    """The identity of ``min``: the greatest value of ``dtype``.
+
+    For complex numbers, in the lexicographic order, ``inf + inf j``.
+    """
+    if dtypes.is_complex(dtype):
+        return complex(np.inf, np.inf)
     if dtype == dtypes.bool_:
         return True
     if dtype.kind in "iu":
@@ -100,14 +110,16 @@ def _complex_pick(x: Value, y: Value, direction: str, dtype: DType) -> Value:
     return hlo.select(pick_x, x, y)
 
 
-def _max(x: Value, y: Value, dtype: DType) -> Value:
-    # On booleans max is "or"; said directly rather than trusting XLA's i1 maximum.
+def maximum(x: Value, y: Value, dtype: DType) -> Value:
+    """``max`` of two values of ``dtype``: "or" on booleans, lexicographic on complex numbers."""
+    # On booleans said directly rather than trusting XLA's i1 maximum.
     if dtypes.is_complex(dtype):
         return _complex_pick(x, y, "GT", dtype)
     return hlo.or_(x, y) if dtype == dtypes.bool_ else hlo.maximum(x, y)
 
 
-def _min(x: Value, y: Value, dtype: DType) -> Value:
+def minimum(x: Value, y: Value, dtype: DType) -> Value:
+    """``min`` of two values of ``dtype``: "and" on booleans, lexicographic on complex numbers."""
     if dtypes.is_complex(dtype):
         return _complex_pick(x, y, "LT", dtype)
     return hlo.and_(x, y) if dtype == dtypes.bool_ else hlo.minimum(x, y)
@@ -215,12 +227,12 @@ for _prim, _op in _ONE_OP.items():
 def _max_lowering(ctx: LoweringRuleContext, x: Value, y: Value) -> list[Value]:
     # stablehlo.maximum propagates NaN, as np.maximum does (XLA honours that
     # unless it compiles with fast min/max, as it does when given no CompileOptions).
-    return [_max(x, y, ctx.avals_in[0].dtype)]
+    return [maximum(x, y, ctx.avals_in[0].dtype)]
 
 
 @LOWERING_RULES.defines(lax.min_p)
 def _min_lowering(ctx: LoweringRuleContext, x: Value, y: Value) -> list[Value]:
-    return [_min(x, y, ctx.avals_in[0].dtype)]
+    return [minimum(x, y, ctx.avals_in[0].dtype)]
 
 
 @LOWERING_RULES.defines(lax.div_p)
@@ -453,7 +465,7 @@ def _iota_lowering(ctx: LoweringRuleContext, *, dtype: DType, size: int) -> list
 
 
 def _monoid_reduction_rule(
-    identity: Callable[[DType], bool | int | float],
+    identity: Callable[[DType], bool | int | float | complex],
     combine: Callable[[Value, Value, DType], Value],
 ) -> Callable[..., list[Value]]:
     def rule(ctx: LoweringRuleContext, x: Value, *, axes: tuple[int, ...]) -> list[Value]:
@@ -478,8 +490,8 @@ LOWERING_RULES.register(
 LOWERING_RULES.register(
     lax.reduce_prod_p, _monoid_reduction_rule(lambda d: 1, lambda x, y, d: hlo.multiply(x, y))
 )
-LOWERING_RULES.register(lax.reduce_max_p, _monoid_reduction_rule(max_identity, _max))
-LOWERING_RULES.register(lax.reduce_min_p, _monoid_reduction_rule(min_identity, _min))
+LOWERING_RULES.register(lax.reduce_max_p, _monoid_reduction_rule(max_identity, maximum))
+LOWERING_RULES.register(lax.reduce_min_p, _monoid_reduction_rule(min_identity, minimum))
 
 
 def _arg_extremum(
@@ -488,7 +500,7 @@ def _arg_extremum(
     axis: int,
     index_dtype: DType,
     direction: str,
-    identity: bool | int | float,
+    identity: bool | int | float | complex,
 ) -> list[Value]:
     """A variadic reduce over (value, index) pairs keeping the first extremal index.
 
@@ -530,7 +542,7 @@ def _arg_extremum(
 
 
 def _arg_extremum_rule(
-    direction: str, identity: Callable[[DType], bool | int | float]
+    direction: str, identity: Callable[[DType], bool | int | float | complex]
 ) -> Callable[..., list[Value]]:
     def rule(ctx: LoweringRuleContext, x: Value, *, axis: int, index_dtype: DType) -> list[Value]:
         return _arg_extremum(ctx, x, axis, index_dtype, direction, identity(ctx.avals_in[0].dtype))

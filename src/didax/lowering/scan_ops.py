@@ -133,7 +133,7 @@ def window_scan(
     axis: int,
     reverse: bool,
     combine: Combine,
-    identity: bool | int | float,
+    identity: bool | int | float | complex,
 ) -> IrValue:
     """The inclusive scan as one ``reduce_window`` as long as the axis.
 
@@ -170,7 +170,7 @@ def cumulative(
     axis: int,
     reverse: bool,
     combine: Combine,
-    identity: bool | int | float | None,
+    identity: bool | int | float | complex | None,
 ) -> IrValue:
     """The inclusive scan by ``combine``: a window for short axes, else the associative scan."""
     if identity is not None and shape[axis] <= WINDOW_MAX_LENGTH:

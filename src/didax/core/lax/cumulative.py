@@ -10,9 +10,9 @@ or ``log(sum(exp(...)))`` along ``axis``, from the end when ``reverse``.
 
 Design rules:
 - Types are JAX's: the result has the operand's type (weak type included);
-  ``cumprod``, ``cummax`` and ``cummin`` take numbers (integers and floats,
-  not booleans), ``cumlogsumexp`` floats only (JAX's ``logaddexp`` refuses
-  integers).
+  ``cumprod``, ``cummax`` and ``cummin`` take numbers (integers, floats and
+  complex numbers, not booleans; complex ones in JAX's lexicographic order),
+  ``cumlogsumexp`` floats only (JAX's ``logaddexp`` refuses integers).
 - The params are ``axis`` (non-negative, normalised by the wrappers) and
   ``reverse``, as ``cumsum``'s.
 """
@@ -65,8 +65,8 @@ def _cumulative_rule(kinds: str, what: str) -> AbstractEvalRule:
 
 
 ABSTRACT_EVAL.register(cumprod_p, _cumulative_rule("iufc", "numbers"))
-ABSTRACT_EVAL.register(cummax_p, _cumulative_rule("iuf", "numbers"))
-ABSTRACT_EVAL.register(cummin_p, _cumulative_rule("iuf", "numbers"))
+ABSTRACT_EVAL.register(cummax_p, _cumulative_rule("iufc", "numbers"))
+ABSTRACT_EVAL.register(cummin_p, _cumulative_rule("iufc", "numbers"))
 ABSTRACT_EVAL.register(cumlogsumexp_p, _cumulative_rule("f", "floating-point numbers"))
 
 
