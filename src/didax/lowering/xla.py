@@ -210,15 +210,28 @@ def module_bytecode(module: ir.Module) -> bytes:
     return out.getvalue()
 
 
+def compile_options() -> Any:
+    """The options every program is compiled with (SPMD ones add their partitioning).
+
+    XLA's defaults, passed explicitly: without them XLA's CPU compiler uses
+    fast min/max, which drops NaNs. Not its older CPU loop emitters
+    (``xla_cpu_use_fusion_emitters=False``), though they compile small
+    programs in two thirds of the time and run some faster: they miscompile
+    a ``scatter_add`` with int8 indices (JAX's own program too), and round
+    ``tan``, ``atan`` and ``cbrt`` differently from JAX.
+    """
+    options: Any = xla_client.CompileOptions()  # its setters are not in jaxlib's stubs
+    return options
+
+
 def compile(module: ir.Module | str | bytes) -> Executable:  # noqa: A001 - the adapter's verb
     """Compiles a StableHLO module (its text, or its bytecode) for ``device()``.
 
-    A module goes to XLA as MLIR bytecode, which parses faster than text.
-    Passing explicit (default) options matters: without them XLA's CPU
-    compiler uses fast min/max, which drops NaNs.
+    A module goes to XLA as MLIR bytecode, which parses faster than text;
+    the options are ``compile_options()``.
     """
     program = module_bytecode(module) if isinstance(module, ir.Module) else module
-    return _backend().compile_and_load(program, [device()], xla_client.CompileOptions())
+    return _backend().compile_and_load(program, [device()], compile_options())
 
 
 # XLA reads the mhlo.sharding attributes either way; with Shardy off it runs
@@ -232,7 +245,7 @@ def spmd_compile_options(device_ids: Sequence[int], choose_outputs: Sequence[boo
 
     ``choose_outputs[i]`` lets XLA choose result ``i``'s layout (one not asked for).
     """
-    options: Any = xla_client.CompileOptions()  # its setters are not in jaxlib's stubs
+    options = compile_options()
     options.num_replicas = 1
     options.num_partitions = len(device_ids)
     build = options.executable_build_options
@@ -288,7 +301,7 @@ def deserialize(payload: bytes) -> Executable:
     XLA's runtime error on bytes it cannot parse.
     """
     devices = _jaxlib.DeviceList((device(),))
-    return _backend().deserialize_executable(payload, devices, xla_client.CompileOptions())
+    return _backend().deserialize_executable(payload, devices, compile_options())
 
 
 def compiler_identity() -> bytes:
@@ -308,7 +321,7 @@ def compiler_identity() -> bytes:
         device().device_kind,
         os.environ.get("XLA_FLAGS", ""),
     )
-    return "\0".join(parts).encode() + b"\0" + xla_client.CompileOptions().SerializeAsString()
+    return "\0".join(parts).encode() + b"\0" + compile_options().SerializeAsString()
 
 
 def _numeric(analysis: dict[str, Any]) -> dict[str, float]:
