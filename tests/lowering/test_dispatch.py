@@ -204,3 +204,26 @@ def test_apply_primitive_compiles_a_one_equation_program_once() -> None:
     assert compile_cache_info().misses == misses + 1
     np.testing.assert_allclose(np.asarray(out), np.ones(2) + k)
     np.testing.assert_allclose(np.asarray(again), np.zeros(2) + k)
+
+
+def test_paired_benchmark_script_runs() -> None:
+    """``bench/paired.py`` checks each workload against JAX, then prints a ratio per workload."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parent.parent.parent
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root / "src"), env.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, str(root / "bench" / "paired.py"), "--rounds", "1"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    rows = done.stdout.splitlines()[1:]
+    assert len(rows) == 9, done.stdout
+    assert all(float(r.split()[-1]) > 0 for r in rows)

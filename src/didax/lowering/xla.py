@@ -321,7 +321,8 @@ def compiler_identity() -> bytes:
         device().device_kind,
         os.environ.get("XLA_FLAGS", ""),
     )
-    return "\0".join(parts).encode() + b"\0" + compile_options().SerializeAsString()
+    options: bytes = compile_options().SerializeAsString()
+    return "\0".join(parts).encode() + b"\0" + options
 
 
 def _numeric(analysis: dict[str, Any]) -> dict[str, float]:

@@ -1,0 +1,195 @@
+"""The dispatch and compile workloads of the performance issue, timed in alternating rounds.
+
+Run: ``python bench/paired.py [--rounds N]``. ``nox -s bench`` times each
+workload for didax, then for JAX; on a small shared machine the load drifts
+between the two (its ratios move by 20% from run to run). Here each round
+times didax, then JAX, on the same workload, and the table gives the median
+of each over the rounds and their ratio: drifts slower than a round cancel.
+Results are checked against JAX before any timing; timings are reported,
+never asserted.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import didax as dx
+import didax.numpy as dnp
+from didax import lax
+
+Call = Callable[[], Any]
+
+
+def _ready(tree: Any) -> Any:
+    for leaf in jax.tree_util.tree_leaves(tree):
+        leaf.block_until_ready()
+    return tree
+
+
+def median_seconds(ours: Call, theirs: Call, rounds: int, calls: int) -> tuple[float, float]:
+    """Median seconds per call of each, timed in alternating rounds of ``calls`` calls."""
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(rounds):
+        for fn, out in ((ours, times[0]), (theirs, times[1])):
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            out.append((time.perf_counter() - t0) / calls)
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
+def _checked(ours: Call, theirs: Call, rtol: float = 1e-5) -> tuple[Call, Call]:
+    """Runs both once (tracing and compiling), checks they agree, returns them."""
+    for a, b in zip(
+        jax.tree_util.tree_leaves(ours()), jax.tree_util.tree_leaves(theirs()), strict=True
+    ):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=1e-6)
+    return ours, theirs
+
+
+def cache_hit_arrays() -> tuple[Call, Call]:
+    x, y = np.ones(3), np.full(3, 3.0)
+    f, jf = dx.jit(lambda a, b: a * b + a), jax.jit(lambda a, b: a * b + a)
+    args = (dnp.asarray(x), dnp.asarray(y))  # didax's default is 64-bit, as JAX's x64 mode
+    with jax.enable_x64(True):
+        jargs = (jnp.asarray(x), jnp.asarray(y))
+    return _checked(lambda: f(*args).block_until_ready(), lambda: jf(*jargs).block_until_ready())
+
+
+def cache_hit_scalars() -> tuple[Call, Call]:
+    f, jf = dx.jit(lambda a, b: a * b + a), jax.jit(lambda a, b: a * b + a)
+    return _checked(
+        lambda: f(2.0, 3.0).block_until_ready(), lambda: jf(2.0, 3.0).block_until_ready()
+    )
+
+
+def _square_plus_one(x: Any) -> Any:
+    return x * x + 1.0
+
+
+def recreated_jit() -> tuple[Call, Call]:
+    x = np.arange(4.0, dtype=np.float32)
+    return _checked(
+        lambda: dx.jit(_square_plus_one)(x).block_until_ready(),
+        lambda: jax.jit(_square_plus_one)(x).block_until_ready(),
+    )
+
+
+def per_example(numpy_args: bool) -> Callable[[], tuple[Call, Call]]:
+    def make() -> tuple[Call, Call]:
+        rng = np.random.default_rng(1)
+        host = (
+            rng.normal(size=64).astype(np.float32),
+            rng.normal(size=(256, 64)).astype(np.float32),
+            rng.normal(size=256).astype(np.float32),
+        )
+        f = dx.jit(dx.vmap(dx.grad(lambda w, x, y: (dnp.dot(x, w) - y) ** 2), (None, 0, 0)))
+        jf = jax.jit(jax.vmap(jax.grad(lambda w, x, y: (jnp.dot(x, w) - y) ** 2), (None, 0, 0)))
+        args = host if numpy_args else tuple(dnp.asarray(a) for a in host)
+        jargs = host if numpy_args else tuple(jnp.asarray(a) for a in host)
+        return _checked(
+            lambda: f(*args).block_until_ready(), lambda: jf(*jargs).block_until_ready(), 1e-4
+        )
+
+    return make
+
+
+def mlp_step() -> tuple[Call, Call]:
+    rng = np.random.default_rng(0)
+    sizes = (784, 512, 512, 10)
+    params = [
+        (
+            (rng.normal(size=(m, n)) / np.sqrt(m)).astype(np.float32),
+            rng.normal(size=n).astype(np.float32),
+        )
+        for m, n in itertools.pairwise(sizes)
+    ]
+    x = rng.normal(size=(128, 784)).astype(np.float32)
+    y = rng.normal(size=(128, 10)).astype(np.float32)
+
+    def loss(np_: Any) -> Callable[..., Any]:
+        def fn(params: Any, x: Any, y: Any) -> Any:
+            for w, b in params[:-1]:
+                x = np_.tanh(x @ w + b)
+            w, b = params[-1]
+            return np_.mean((x @ w + b - y) ** 2)
+
+        return fn
+
+    step, jstep = dx.jit(dx.value_and_grad(loss(dnp))), jax.jit(jax.value_and_grad(loss(jnp)))
+    args = ([(dnp.asarray(w), dnp.asarray(b)) for w, b in params], dnp.asarray(x), dnp.asarray(y))
+    jargs = ([(jnp.asarray(w), jnp.asarray(b)) for w, b in params], jnp.asarray(x), jnp.asarray(y))
+    return _checked(lambda: _ready(step(*args)), lambda: _ready(jstep(*jargs)), 1e-3)
+
+
+_fresh = itertools.count()
+
+
+def first_call() -> tuple[Call, Call]:
+    x = np.ones(8, np.float32)
+
+    def chain(sin: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        c = 1.0 + next(_fresh) * 1e-6  # a new program every call: no cache can answer
+
+        def f(v: Any) -> Any:
+            for i in range(25):
+                v = sin(v) if i % 2 else v * c
+                v = v + c
+            return v
+
+        return f
+
+    return (
+        lambda: dx.jit(chain(dnp.sin))(x).block_until_ready(),
+        lambda: jax.jit(chain(jnp.sin))(x).block_until_ready(),
+    )
+
+
+def eager(op: str) -> Callable[[], tuple[Call, Call]]:
+    def make() -> tuple[Call, Call]:
+        x = np.arange(3.0, dtype=np.float32)
+        a, ja = dnp.asarray(x), jnp.asarray(x)
+        if op == "add":
+            return _checked(lambda: lax.add(a, a), lambda: jax.lax.add(ja, ja).block_until_ready())
+        return _checked(lambda: lax.sin(a), lambda: jax.lax.sin(ja).block_until_ready())
+
+    return make
+
+
+# (name, make, calls per round)
+WORKLOADS: list[tuple[str, Callable[[], tuple[Call, Call]], int]] = [
+    ("jit cache hit, f64[3] Arrays", cache_hit_arrays, 400),
+    ("jit cache hit, Python scalars", cache_hit_scalars, 400),
+    ("re-created jit(f), per call", recreated_jit, 200),
+    ("per-example grads, dnp.asarray Arrays", per_example(False), 100),
+    ("per-example grads, NumPy arguments (66 KB)", per_example(True), 100),
+    ("jit(value_and_grad) MLP 784-512-512-10 step", mlp_step, 5),
+    ("first call, 50-op function", first_call, 1),
+    ("eager lax.add f32[3]", eager("add"), 400),
+    ("eager lax.sin f32[3]", eager("sin"), 400),
+]
+
+
+def main() -> None:
+    # --rounds N: fewer alternating rounds (the tests run it with 1, to check it works).
+    rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 21
+    print(
+        f"{'workload (median of alternating rounds)':46s} {'didax':>11s} {'jax':>11s} {'ratio':>6s}"
+    )
+    for name, make, calls in WORKLOADS:
+        ours, theirs = make()
+        a, b = median_seconds(ours, theirs, rounds, calls)
+        print(f"{name:46s} {a * 1e6:9.1f}µs {b * 1e6:9.1f}µs {a / b:6.2f}")
+
+
+if __name__ == "__main__":
+    main()
