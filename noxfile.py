@@ -105,7 +105,12 @@ def layers(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
-    """The benchmarks, timed, ending with a table of didax/JAX time ratios."""
+    """The benchmarks, timed, ending with a table of didax/JAX time ratios.
+
+    Then ``bench/paired.py``: the dispatch, MLP-step and first-call workloads
+    again, didax and JAX in alternating rounds (steadier ratios on a small
+    shared machine than the table's didax-then-JAX runs).
+    """
     install_dev(session)
     session.run(
         "pytest",
@@ -115,6 +120,7 @@ def bench(session: nox.Session) -> None:
         "--benchmark-columns=min,median,mean,stddev,rounds",
         *session.posargs,
     )
+    session.run("python", "bench/paired.py")
 
 
 @nox.session(python=PYTHON)
