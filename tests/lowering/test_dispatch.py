@@ -225,5 +225,143 @@ def test_paired_benchmark_script_runs() -> None:
     )
     assert done.returncode == 0, done.stderr[-4000:]
     rows = done.stdout.splitlines()[1:]
-    assert len(rows) == 9, done.stdout
+    assert len(rows) == 10, done.stdout
     assert all(float(r.split()[-1]) > 0 for r in rows)
+
+
+# --- NumPy arguments: jaxlib's C++ dispatch, never aliasing the caller's memory ----------------
+
+
+def _at_alignment(offset: int, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+    """A float32 array whose data starts ``offset`` bytes past a 64-byte boundary.
+
+    jaxlib aliases a 64-byte-aligned array's memory, and copies others on a
+    worker thread after the call has returned: both read the caller's
+    memory late.
+    """
+    n = int(np.prod(shape)) * 4
+    raw = np.empty(n + 128, np.uint8)
+    start = (-raw.ctypes.data) % 64 + offset
+    out = raw[start : start + n].view(np.float32).reshape(shape)
+    out[...] = 1.0
+    return out
+
+
+def _busy(x: Any) -> Any:
+    # Long enough that the program still runs when the call has returned.
+    w = dx.numpy.full((256, 256), 1e-3, np.float32)
+    for _ in range(12):
+        x = dx.numpy.sin(x) @ w + x
+    return x
+
+
+@pytest.mark.parametrize("offset", [0, 16])
+@pytest.mark.parametrize("outputs", [1, 2])
+def test_numpy_argument_written_after_the_call_does_not_change_the_result(
+    offset: int, outputs: int
+) -> None:
+    """A caller refilling its NumPy buffer right after a call (a data loader's pattern).
+
+    JAX's own jit gets this wrong on a CPU (its transfer reads the buffer
+    late); didax copies a NumPy argument before the call returns. Both the
+    one-result hit path and the general one.
+    """
+    f = dx.jit(_busy if outputs == 1 else lambda x: (_busy(x), x.sum()))
+    want = np.asarray(dx.tree_util.tree_leaves(f(_at_alignment(offset, (256, 256))))[0])
+    for _ in range(8):
+        x = _at_alignment(offset, (256, 256))
+        out = dx.tree_util.tree_leaves(f(x))[0]
+        x[...] = 7.0
+        np.testing.assert_array_equal(np.asarray(out), want)
+
+
+@pytest.mark.parametrize("x64", [True, False])
+@pytest.mark.parametrize(
+    "dtype",
+    [np.float64, np.float32, np.float16, np.int64, np.uint64, np.int8, np.bool_, np.complex128],
+)
+def test_numpy_arguments_take_the_types_didax_gives_them(x64: bool, dtype: Any) -> None:
+    """A jitted call's NumPy arguments get didax's types (64-bit ones narrowed without x64).
+
+    They go through jaxlib's C++ dispatch, which converts them under JAX's
+    x64 mode: it is set to didax's for the call, whatever JAX's own is.
+    """
+    import jax
+
+    rng = np.random.default_rng(0)
+    host = (rng.normal(size=(3, 4)) * 10).astype(dtype)
+    f = dx.jit(lambda a, b: (a, b[::-1]))
+    jax_x64 = jax.config.read("jax_enable_x64")
+    with dx.config.override("jax_enable_x64", x64):
+        for _ in range(2):  # the first call fills jaxlib's cache, the second takes its fast path
+            a, b = f(host, host)
+            want = dx.numpy.asarray(host)
+            assert a.dtype == want.dtype
+            assert b.dtype == want.dtype
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(want))
+            np.testing.assert_array_equal(np.asarray(b), np.asarray(want)[::-1])
+    assert jax.config.read("jax_enable_x64") == jax_x64  # JAX's own mode is untouched
+
+
+def test_numpy_arguments_of_any_layout() -> None:
+    """Non-contiguous, Fortran-ordered, zero-size and 0-d NumPy arguments, twice each."""
+    f = dx.jit(lambda a: a + 1)
+    base = np.arange(24.0).reshape(4, 6)
+    for x in (base[:, ::2], np.asfortranarray(base), np.zeros((0, 3)), np.array(2.5)):
+        for _ in range(2):
+            np.testing.assert_array_equal(np.asarray(f(x)), x + 1)
+
+
+def test_numpy_and_device_arguments_mix() -> None:
+    f = dx.jit(lambda a, b, c: a * b + c)
+    a, b = np.arange(3.0), dx.numpy.asarray(np.full(3, 2.0))
+    for _ in range(2):
+        np.testing.assert_array_equal(np.asarray(f(a, b, 1.0)), a * 2 + 1)
+        np.testing.assert_array_equal(np.asarray(f(b, a, 1.0)), a * 2 + 1)
+
+
+def test_a_compiled_program_with_its_fast_path_is_freed_with_the_caches() -> None:
+    """jaxlib's C++ function of a program (and its cache) does not keep the program alive."""
+    import gc
+    import weakref
+
+    f = dx.jit(lambda x: x * _unique_constant() + 1.0)
+    f(np.ones(3))
+    f(np.ones(3))  # jaxlib's fast path now holds its entry
+    (entry,) = f._cache._data.values()
+    compiled = weakref.ref(entry.compiled)
+    del entry
+    dx.clear_caches()
+    gc.collect()
+    assert compiled() is None
+
+
+def test_calls_in_flight_do_not_share_host_copies() -> None:
+    """Calls made before earlier ones ran each read their own arguments.
+
+    A call's NumPy arguments are copied into host arrays reused once the
+    program that read them has run; calls still in flight get other ones.
+    """
+    f = dx.jit(_busy)
+    xs = [np.full((256, 256), float(i), np.float32) for i in range(6)]
+    wants = [np.asarray(f(x)) for x in xs]
+    for _ in range(3):
+        outs = [f(x) for x in xs]  # none waited for
+        for out, want in zip(outs, wants, strict=True):
+            np.testing.assert_array_equal(np.asarray(out), want)
+
+
+def test_host_copies_are_reused_once_their_program_ran() -> None:
+    k = _unique_constant()
+    f = dx.jit(lambda x: x * k)
+    x = np.arange(6.0).reshape(2, 3)
+    f(x).block_until_ready()
+    (entry,) = f._cache._data.values()
+    compiled = entry.compiled
+    assert isinstance(compiled, dispatch.Compiled)
+    (stage,) = compiled.stages
+    held = stage.arrays[0]
+    assert held.ctypes.data % 64 == 0  # aliased by jaxlib, not copied again
+    for i in range(3):
+        np.testing.assert_array_equal(np.asarray(f(x + i)), (x + i) * k)
+    assert compiled.stages[0].arrays[0] is held

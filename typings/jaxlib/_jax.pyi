@@ -7,7 +7,7 @@ not declared here still resolve to ``Any`` (``__getattr__``), as before;
 Signatures are those jaxlib 0.10 reports in its docstrings.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,7 @@ class ArrayImpl:
     def dtype(self) -> np.dtype[Any]: ...
     def block_until_ready(self) -> ArrayImpl: ...
     def is_deleted(self) -> bool: ...
+    def is_ready(self) -> bool: ...
     def __array__(self, dtype: Any = ..., copy: Any = ...) -> np.ndarray[Any, Any]: ...
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any: ...
     def __dlpack_device__(self) -> tuple[int, int]: ...
@@ -76,6 +77,28 @@ class Client:
         compile_options: CompileOptions | None = ...,
     ) -> LoadedExecutable: ...
 
+class HostBufferSemantics:
+    IMMUTABLE_ONLY_DURING_CALL: HostBufferSemantics
+    IMMUTABLE_UNTIL_TRANSFER_COMPLETES: HostBufferSemantics
+    ZERO_COPY: HostBufferSemantics
+
+class PjitFunctionCache:
+    def __init__(self, capacity: int = ...) -> None: ...
+
+class PjitFunction:
+    def __call__(self, *args: Any) -> Any: ...
+
+def pjit(
+    function_name: str,
+    fun: Callable[..., Any] | None,
+    cache_miss: Callable[..., Any],
+    static_argnums: Sequence[int],
+    static_argnames: Sequence[str],
+    global_cache_key: Any,
+    pytree_registry: Any,
+    shard_arg_fallback: Callable[..., Any],
+    cache: PjitFunctionCache | None = ...,
+) -> PjitFunction: ...
 def batched_device_put(
     aval: object,
     sharding: object,
@@ -83,7 +106,7 @@ def batched_device_put(
     devices: Sequence[Device],
     committed: bool = ...,
     force_copy: bool = ...,
-    host_buffer_semantics: Any = ...,
+    host_buffer_semantics: HostBufferSemantics = ...,
     enable_x64: bool | None = ...,
 ) -> ArrayImpl: ...
 def __getattr__(name: str) -> Any: ...

@@ -119,11 +119,20 @@ def _leaf_signature(x: Any) -> Hashable:
 
 # A NumPy array's aval by its shape, dtype and the x64 mode (which makes its
 # dtype canonical): one shared object per type, found without building one.
-_NDARRAY_AVALS: Final[LRUCache[ShapedArray]] = LRUCache(maxsize=1024)
+# A plain dict, emptied when full: the hit path reads it inline (~0.3 µs an
+# argument; an LRUCache call costs ~1 µs).
+_NDARRAY_AVALS: Final[dict[tuple[Any, ...], ShapedArray]] = {}
+_NDARRAY_AVALS_SIZE: Final = 1024
 
 
 def _ndarray_aval(x: np.ndarray[Any, Any], x64: bool) -> ShapedArray:
-    return _NDARRAY_AVALS.get_or_create((x.shape, x.dtype, x64), lambda: get_aval(x))
+    key = (x.shape, x.dtype, x64)
+    aval = _NDARRAY_AVALS.get(key)
+    if aval is None:
+        if len(_NDARRAY_AVALS) >= _NDARRAY_AVALS_SIZE:
+            _NDARRAY_AVALS.clear()
+        aval = _NDARRAY_AVALS[key] = get_aval(x)
+    return aval
 
 
 _ARRAY_KINDS: Final = frozenset({ValueKind.SCALAR, ValueKind.HOST, ValueKind.ARRAY})
@@ -393,7 +402,8 @@ class Jitted:
                 if type(x) is Array:
                     signature.append(x._key)
                 elif type(x) is np.ndarray:
-                    signature.append(_ndarray_aval(x, mode))
+                    aval = _NDARRAY_AVALS.get((x.shape, x.dtype, mode))
+                    signature.append(aval if aval is not None else _ndarray_aval(x, mode))
                 else:
                     leaf = _SCALAR_SIGNATURES.get(type(x))
                     if leaf is None:

@@ -7,7 +7,12 @@ Design rules:
   executable compiled before.
 - A key is compiled once even when many threads ask for it at once.
 - Arguments that are Arrays pass their buffers as they are; anything else
-  is copied to the device. Results come back as Arrays.
+  is copied to the device, never aliased: a caller may write to its NumPy
+  array as soon as the call returns, while the program may not have read
+  it yet (JAX's jit on a CPU reads it late, and gets such a call wrong).
+  A call with NumPy arguments runs through jaxlib's C++ dispatch, which
+  moves them with the launch, as JAX's jit does. Results come back as
+  Arrays.
 - A program over several devices (sharded arguments, or shardings asked
   of jit) is a ``ShardedCompiled``: the same interface, compiled once for
   its ``SpmdLayout`` by XLA's SPMD partitioner; it lays each argument out
@@ -87,19 +92,89 @@ class _Inspectable:
         return xla.optimized_hlo(self.executable)
 
 
+# NumPy arguments up to this size are copied into reused host arrays; larger
+# ones into fresh copies (whose cost then dwarfs a fresh buffer's).
+_STAGED_BYTES: Final = 1 << 20
+_STAGES: Final = 4  # reused sets of host arrays kept per program
+
+
+@final
+class _Stage:
+    """One call's host copies of a program's NumPy arguments, by parameter position.
+
+    jaxlib reads a NumPy argument after the call has returned (on a CPU it
+    aliases an aligned array, and copies others on a worker thread), so a
+    caller's array must be copied first. Copying into aligned host arrays
+    reused from call to call costs less than a fresh copy each call, which
+    jaxlib then copies again (per-example gradients, 66 KB of arguments:
+    77-89 µs a call against 95-105 µs; JAX's own call, copying unaligned
+    arrays, 76-89 µs; one process, alternating rounds). A stage is reused
+    once ``last``, a result of the call that read it, is ready: the
+    program has run.
+    """
+
+    __slots__ = ("arrays", "last")
+
+    def __init__(self) -> None:
+        self.arrays: dict[int, np.ndarray[Any, Any]] = {}
+        self.last: xla.Buffer | None = None
+
+    def free(self) -> bool:
+        last = self.last
+        # A deleted result (donated since) no longer says whether its program ran.
+        return last is None or (not last.is_deleted() and last.is_ready())
+
+    def copy(self, i: int, x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        held = self.arrays.get(i)
+        if held is None or held.shape != x.shape or held.dtype != x.dtype:
+            if x.nbytes > _STAGED_BYTES:
+                return x.copy()
+            held = self.arrays[i] = xla.aliasable_host_array(x.shape, x.dtype)
+        np.copyto(held, x)
+        return held
+
+
 @final
 @attrs.frozen(eq=False)
 class Compiled(_Inspectable):
-    """An executable with the types of its results, and the module it came from."""
+    """An executable with the types of its parameters and results, and its module.
+
+    Arrays pass their device buffers. A call with NumPy arguments runs
+    through jaxlib's C++ dispatch (``xla.fast_dispatch``) on copies of
+    them; a call on device buffers alone calls the executable directly,
+    which costs less than that dispatch's signature checks (a jitted call
+    on two f64[3] Arrays: 8.1 µs against 13.8 µs, measured in alternating
+    rounds).
+    """
 
     executable: xla.Executable
+    in_avals: tuple[ShapedArray, ...]
     out_avals: tuple[ShapedArray, ...]
     module: ir.Module
     handlers: list[xla.ResultHandler] = attrs.field(init=False)
+    fast: xla.FastCall = attrs.field(init=False)
+    # Host copies of NumPy arguments, reused once the program that read them ran.
+    stages: list[_Stage] = attrs.field(init=False, factory=list)
+    # The result whose readiness tells a stage is free (the smallest one: it is kept).
+    smallest_out: int = attrs.field(init=False, default=0)
 
     def __attrs_post_init__(self) -> None:
-        handlers = xla.result_handlers([(a.shape, a.dtype) for a in self.out_avals])
+        outs = [(a.shape, a.dtype) for a in self.out_avals]
+        handlers = xla.result_handlers(outs)
+        executable = self.executable
+
+        def slow(*args: Any) -> list[xla.Buffer]:
+            # Not a method: the fast path must not hold this object (a cycle
+            # through jaxlib's C++ function would outlive the compile cache).
+            buffers = [x if xla.is_buffer(x) else to_buffer(x) for x in args]
+            return xla.execute(executable, buffers, handlers)
+
+        fast = xla.fast_dispatch(executable, len(self.in_avals), outs, slow)
         object.__setattr__(self, "handlers", handlers)
+        object.__setattr__(self, "fast", fast)
+        if self.out_avals:
+            sizes = [a.size * a.dtype.itemsize for a in self.out_avals]
+            object.__setattr__(self, "smallest_out", sizes.index(min(sizes)))
 
     def run(
         self,
@@ -115,19 +190,32 @@ class Compiled(_Inspectable):
         """
         if donated:
             return self._run_donating(const_buffers, args, donated)
-        # Device Arrays (the common case) hand over their buffer directly.
-        buffers = [*const_buffers, *[to_buffer(x) for x in args]]
-        outs = xla.execute(self.executable, buffers, self.handlers)
+        outs = self._execute(*_arguments(const_buffers, args))
         wrap = Array.from_buffer
         return [wrap(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
 
     def run_single(self, const_buffers: Sequence[xla.Buffer], args: Sequence[Any]) -> Array:
         """``run`` for a program with one result (the jit hit path's common case)."""
-        buffers = list(const_buffers)
-        for x in args:  # a loop: cheaper than a comprehension here
-            buffers.append(x.buffer if type(x) is Array else to_buffer(x))
-        (out,) = xla.execute(self.executable, buffers, self.handlers)
+        (out,) = self._execute(*_arguments(const_buffers, args))
         return Array.from_buffer(out, self.out_avals[0])
+
+    def _execute(self, values: list[Any], host: bool) -> list[xla.Buffer]:
+        if not host:
+            return xla.execute(self.executable, values, self.handlers)
+        # NumPy arguments are copied into host arrays of this program's, which
+        # nobody else writes to: jaxlib may read them after the call returns.
+        stages = self.stages
+        stage = stages.pop() if stages else None
+        if stage is None or not stage.free():
+            stage = _Stage()
+        for i, v in enumerate(values):
+            if type(v) is np.ndarray:
+                values[i] = stage.copy(i, v)
+        outs = self.fast(x64_enabled(), *values)
+        if outs and len(stages) < _STAGES:
+            stage.last = outs[self.smallest_out]
+            stages.append(stage)
+        return outs
 
     def _run_donating(
         self, const_buffers: Sequence[xla.Buffer], args: Sequence[Any], donated: frozenset[int]
@@ -135,7 +223,7 @@ class Compiled(_Inspectable):
         buffers = list(const_buffers)
         for i, x in enumerate(args):
             if i in donated and type(x) is not Array:
-                buffers.append(xla.to_device(as_array(x)))
+                buffers.append(xla.to_device(as_array(x), copy=True))
             else:
                 buffers.append(to_buffer(x))
         outs = xla.execute(self.executable, buffers, self.handlers)
@@ -259,7 +347,8 @@ def compile_jaxpr(
 
     def build() -> AnyCompiled:
         module = lower_to_module(jaxpr, name, donated)
-        return Compiled(persistent_cache.compile_module(module), jaxpr.out_avals, module)
+        executable = persistent_cache.compile_module(module)
+        return Compiled(executable, jaxpr.in_avals, jaxpr.out_avals, module)
 
     key: Hashable = (fingerprint(jaxpr), donated) if donated else fingerprint(jaxpr)
     return COMPILE_CACHE.get_or_create(key, build)
@@ -292,6 +381,25 @@ def _compiled_for(jaxpr: Jaxpr, name: str, args: Sequence[Any]) -> AnyCompiled:
     return compile_jaxpr(jaxpr, name)
 
 
+def _arguments(const_buffers: Sequence[xla.Buffer], args: Sequence[Any]) -> tuple[list[Any], bool]:
+    """The values ``Compiled.fast`` takes, and whether one is a NumPy array.
+
+    Arrays give their device buffers, scalars their kept device copies
+    (``to_buffer``); NumPy arrays stay as they are, to be copied (``_Stage``).
+    """
+    values: list[Any] = list(const_buffers)
+    host = False
+    for x in args:  # a loop: cheaper than a comprehension here
+        if type(x) is Array:
+            values.append(x.buffer)
+        elif type(x) is np.ndarray:  # copied by ``Compiled._execute``
+            values.append(x)
+            host = True
+        else:
+            values.append(to_buffer(x))
+    return values, host
+
+
 def to_buffer(x: Any) -> xla.Buffer:
     """``x``'s device buffer: an Array's own (transferred at most once), else a fresh copy."""
     t = type(x)
@@ -302,7 +410,7 @@ def to_buffer(x: Any) -> xla.Buffer:
         return _scalar_buffer(x)
     if isinstance(x, np.generic):
         return _numpy_scalar_buffer(x)
-    return xla.to_device(as_array(x))
+    return xla.to_device(as_array(x), copy=True)  # never aliasing the caller's memory
 
 
 # Scalars are immutable and recur (step sizes, flags, loop bounds), so their
