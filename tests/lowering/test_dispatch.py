@@ -365,3 +365,27 @@ def test_host_copies_are_reused_once_their_program_ran() -> None:
     for i in range(3):
         np.testing.assert_array_equal(np.asarray(f(x + i)), (x + i) * k)
     assert compiled.stages[0].arrays[0] is held
+
+
+def test_threads_calling_with_numpy_arguments_each_get_their_own_results() -> None:
+    import threading
+
+    k = _unique_constant()
+    f = dx.jit(lambda x: dx.numpy.sin(x) * k)
+    xs = [np.full((64, 64), float(i)) for i in range(8)]
+    wants = [np.sin(x) * k for x in xs]
+    errors: list[BaseException] = []
+
+    def work(i: int) -> None:
+        try:
+            for _ in range(50):
+                np.testing.assert_allclose(np.asarray(f(xs[i])), wants[i], rtol=1e-12)
+        except BaseException as e:  # reported by the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]

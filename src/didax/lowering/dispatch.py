@@ -205,8 +205,11 @@ class Compiled(_Inspectable):
         # NumPy arguments are copied into host arrays of this program's, which
         # nobody else writes to: jaxlib may read them after the call returns.
         stages = self.stages
-        stage = stages.pop() if stages else None
-        if stage is None or not stage.free():
+        try:
+            stage = stages.pop()  # atomic: another thread gets another stage
+        except IndexError:
+            stage = _Stage()
+        if not stage.free():
             stage = _Stage()
         for i, v in enumerate(values):
             if type(v) is np.ndarray:
