@@ -383,3 +383,39 @@ def test_nested_identical_jaxprs_are_emitted_once() -> None:
 def test_bool_of_tracer_under_jit() -> None:
     with pytest.raises(dx.errors.ConcretizationTypeError, match="jit"):
         dx.jit(lambda x: lax.neg(x) if bool(x) else x)(1.0)
+
+
+def test_numpy_scalar_arguments_take_the_cache_hit_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A NumPy scalar keys the trace cache by its dtype, as on the miss path; results as JAX's."""
+    import jax
+
+    from didax.api.jit import Jitted
+
+    slow_calls: list[int] = []
+    general = Jitted._call
+
+    def counted(self: Jitted, args: Any, kwargs: Any) -> Any:
+        slow_calls.append(1)
+        return general(self, args, kwargs)
+
+    monkeypatch.setattr(Jitted, "_call", counted)
+    f = dx.jit(lambda a, b: a * b + 1)
+    jf = jax.jit(lambda a, b: a * b + 1)
+    values = [
+        np.float32(2),
+        np.float64(2),
+        np.int8(3),
+        np.bool_(True),
+        np.uint16(7),
+        np.float16(1.5),
+    ]
+    with jax.enable_x64(True):
+        for v in values:
+            for _ in range(3):
+                out, want = f(v, 2.0), jf(v, 2.0)
+                assert out.dtype == want.dtype
+                assert out.weak_type == want.weak_type
+                np.testing.assert_array_equal(np.asarray(out), np.asarray(want))
+    info = f.cache_info()
+    assert info.misses == len(values)  # one trace per dtype
+    assert len(slow_calls) == len(values)  # the other calls were cache hits on the hit path

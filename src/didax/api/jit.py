@@ -36,6 +36,7 @@ import attrs
 import numpy as np
 from jax import tree_util
 
+from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array
 from didax.core.cache import CacheInfo, LRUCache
@@ -340,12 +341,14 @@ def clear_caches() -> None:
 
 
 # The leaf signatures the hit path reads without a call: a device Array's
-# aval, and a Python scalar's type (its weak type; the x64 mode is keyed too).
+# aval, and a scalar's type: a Python scalar's says its weak type, a NumPy
+# scalar's its dtype (``_leaf_signature``; the x64 mode is keyed too).
 _SCALAR_SIGNATURES: Final[dict[type, Hashable]] = {
     float: float,
     int: int,
     bool: bool,
     complex: complex,
+    **{d.type: cast(Hashable, d.type) for d in dtypes.SUPPORTED},
 }
 
 
