@@ -468,8 +468,10 @@ def fast_dispatch(
     as device buffers, NumPy arrays or Python scalars, and returns its
     result buffers. NumPy arrays go to the device in C++, with the launch:
     per-example gradients with 66 KB of NumPy arguments took 76 µs a call
-    this way against 113 µs through three Python-level transfers (one
-    process, alternating rounds). jaxlib reads a NumPy array's memory
+    this way (the C++ call and wrapping its result), against 113 µs for
+    didax's whole jitted call through three Python-level transfers, and
+    69 µs for JAX's (one process, alternating rounds; the caller's arrays
+    passed uncopied). jaxlib reads a NumPy array's memory
     after the call has returned (it aliases a 64-byte-aligned one and
     copies others on a worker thread): pass only arrays nobody writes to.
 
