@@ -78,9 +78,27 @@ def check_version() -> None:
 check_version()
 
 
+# The dialects didax's modules use, loaded into each context (others load
+# from the registry on demand).
+_LOADED_DIALECTS: Final = ("func",)
+
+
 def make_ir_context() -> ir.Context:
-    """A fresh MLIR context with the dialects StableHLO programs use."""
-    return _jax_mlir.make_ir_context()
+    """A fresh MLIR context with the dialects StableHLO programs use.
+
+    JAX's registry (``upstream_dialects``) and its stablehlo and chlo
+    dialects, as ``jax``'s own ``make_ir_context``, without loading every
+    registered dialect first: that load is most of JAX's helper's 2.5 ms,
+    and this context costs 0.2 ms (a first call of a 50-op function: 2 ms
+    of its 37 ms). Every didax module prints and compiles the same in both.
+    """
+    context = ir.Context()
+    context.append_dialect_registry(_jax_mlir.upstream_dialects)
+    _jax_mlir.dialects.hlo.register_dialect(context)  # stablehlo, loaded
+    _jax_mlir.dialects.chlo.register_dialect(context)
+    for name in _LOADED_DIALECTS:
+        context.dialects[name]  # noqa: B018 - loads the dialect
+    return context
 
 
 def ir_context() -> ir.Context:
