@@ -93,32 +93,52 @@ def _at_alignment(x: np.ndarray[Any, Any], offset: int) -> np.ndarray[Any, Any]:
     return out
 
 
-def per_example(numpy_args: bool, offset: int = 0) -> Callable[[], tuple[Call, Call]]:
+def per_example(
+    numpy_args: bool, offset: int = 0, refill: bool = False
+) -> Callable[[], tuple[Call, Call]]:
     """Per-example gradients; NumPy arguments start ``offset`` bytes past a 64-byte boundary.
 
     On a CPU jaxlib aliases a 64-byte-aligned NumPy array (no copy, and
     reads it after the call has returned) and copies others; didax copies
     both (see ``didax.lowering.dispatch``). Where a NumPy array lands is
-    up to the allocator, so both cases are timed.
+    up to the allocator, so both cases are timed. With ``refill`` each call
+    first writes the next of two batches into the argument arrays, as a
+    loader reusing its buffers does (safe for JAX too: the call before
+    was waited for).
     """
 
     def make() -> tuple[Call, Call]:
         rng = np.random.default_rng(1)
-        host = tuple(
-            _at_alignment(a, offset)
-            for a in (
+
+        def batch() -> tuple[np.ndarray[Any, Any], ...]:
+            return (
                 rng.normal(size=64).astype(np.float32),
                 rng.normal(size=(256, 64)).astype(np.float32),
                 rng.normal(size=256).astype(np.float32),
             )
-        )
+
+        host = tuple(_at_alignment(a, offset) for a in batch())
         f = dx.jit(dx.vmap(dx.grad(lambda w, x, y: (dnp.dot(x, w) - y) ** 2), (None, 0, 0)))
         jf = jax.jit(jax.vmap(jax.grad(lambda w, x, y: (jnp.dot(x, w) - y) ** 2), (None, 0, 0)))
         args = host if numpy_args else tuple(dnp.asarray(a) for a in host)
         jargs = host if numpy_args else tuple(jnp.asarray(a) for a in host)
-        return _checked(
-            lambda: f(*args).block_until_ready(), lambda: jf(*jargs).block_until_ready(), 1e-4
-        )
+        if not refill:
+            return _checked(
+                lambda: f(*args).block_until_ready(), lambda: jf(*jargs).block_until_ready(), 1e-4
+            )
+        pair = (tuple(a.copy() for a in host), batch())
+
+        def filled(call: Callable[..., Any], arrays: tuple[Any, ...]) -> Call:
+            batches = itertools.cycle(pair)  # each side fills the same sequence
+
+            def run() -> Any:
+                for dst, src in zip(host, next(batches), strict=True):
+                    np.copyto(dst, src)
+                return call(*arrays).block_until_ready()
+
+            return run
+
+        return _checked(filled(f, args), filled(jf, jargs), 1e-4)
 
     return make
 
@@ -193,6 +213,7 @@ WORKLOADS: list[tuple[str, Callable[[], tuple[Call, Call]], int]] = [
     ("per-example grads, dnp.asarray Arrays", per_example(False), 100),
     ("per-example grads, NumPy arguments, unaligned", per_example(True, 16), 100),
     ("per-example grads, NumPy arguments, 64B-aligned", per_example(True, 0), 100),
+    ("per-example grads, NumPy, 64B-aligned, refilled", per_example(True, 0, True), 100),
     ("jit(value_and_grad) MLP 784-512-512-10 step", mlp_step, 5),
     ("first call, 50-op function", first_call, 1),
     ("eager lax.add f32[3]", eager("add"), 400),
