@@ -58,3 +58,42 @@ def test_compile_transfer_execute_round_trip(dtype: str) -> None:
     assert result.dtype == dtype
     np.testing.assert_array_equal(result, x + x)
     assert xla.platform() in ("cpu", "gpu", "cuda", "rocm", "tpu")
+
+
+def _programs() -> list[tuple[str, Any, tuple[Any, ...]]]:
+    """Functions whose modules use each dialect and construct didax emits."""
+    import didax as dx
+    import didax.numpy as dnp
+    from didax import lax
+
+    x = np.linspace(0.1, 0.9, 16).reshape(4, 4)
+
+    def control(v: Any) -> Any:
+        v = lax.cond(v.sum() > 0, dnp.sin, dnp.cos, v)  # stablehlo.case
+        v = lax.fori_loop(0, 3, lambda i, c: c * 1.5, v)  # stablehlo.while
+        return dx.jit(lambda u: lax.cumsum(u, 0))(v)  # func.call of a private function
+
+    return [
+        ("elementwise and constants", lambda v: dnp.tanh(v) * 2.0 + (v > 0.5), (x,)),
+        ("chlo special functions", lambda v: dx.scipy.special.erf(v) + lax.lgamma(v), (x,)),
+        ("control flow and nested jit", control, (x,)),
+        ("LAPACK custom call", lambda v: dnp.linalg.eigh(v + v.T)[0], (x,)),
+        ("gather and scatter", lambda v: v[np.array([0, 2])].sum() + v.at[1].add(1.0), (x,)),
+        ("complex", lambda v: dnp.fft.fft(v).real, (x,)),
+    ]
+
+
+@pytest.mark.parametrize("name", [name for name, _, _ in _programs()])
+def test_lean_context_lowers_and_compiles_as_jaxs_context(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The adapter's context (dialects loaded on demand) gives the module JAX's context gives."""
+    import didax as dx
+
+    fun, args = next((f, a) for n, f, a in _programs() if n == name)
+    lean = dx.jit(fun).lower(*args).as_text()
+    with monkeypatch.context() as m:
+        m.setattr(xla, "ir_context", xla._jax_mlir.make_ir_context)
+        full = dx.jit(fun).lower(*args).as_text()
+    assert lean == full
+    assert xla.compile(lean) is not None

@@ -107,7 +107,7 @@ def ir_context() -> ir.Context:
     A context interns every type and attribute made in it (a new
     ``tensor<Nxf64>`` per new shape) and frees them only with itself, so a
     long-lived context grows with every new shape compiled. One per module
-    costs ~3 ms and dies with the module (when the compile cache evicts
+    costs ~0.2 ms and dies with the module (when the compile cache evicts
     it). Measured with a stream of new shapes and full caches: ~40 KB of
     memory held per shape with one shared context, ~3 KB with this; sharing
     a context among a few modules was worse still (see
