@@ -97,7 +97,7 @@ def make_ir_context() -> ir.Context:
     _jax_mlir.dialects.hlo.register_dialect(context)  # stablehlo, loaded
     _jax_mlir.dialects.chlo.register_dialect(context)
     for name in _LOADED_DIALECTS:
-        context.dialects[name]  # noqa: B018 - loads the dialect
+        context.dialects[name]  # indexing loads the dialect
     return context
 
 
