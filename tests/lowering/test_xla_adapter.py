@@ -88,12 +88,14 @@ def test_lean_context_lowers_and_compiles_as_jaxs_context(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The adapter's context (dialects loaded on demand) gives the module JAX's context gives."""
+    from jax._src.interpreters.mlir import make_ir_context as jax_make_ir_context
+
     import didax as dx
 
     fun, args = next((f, a) for n, f, a in _programs() if n == name)
     lean = dx.jit(fun).lower(*args).as_text()
     with monkeypatch.context() as m:
-        m.setattr(xla, "ir_context", xla._jax_mlir.make_ir_context)
+        m.setattr(xla, "ir_context", jax_make_ir_context)
         full = dx.jit(fun).lower(*args).as_text()
     assert lean == full
     assert xla.compile(lean) is not None

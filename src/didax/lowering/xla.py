@@ -44,6 +44,7 @@ from jax.sharding import SingleDeviceSharding
 from jaxlib import _jax as _jaxlib
 from jaxlib import xla_client
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import chlo, stablehlo
 
 TESTED_JAX_RANGE: Final = ((0, 10, 2), (0, 11, 0))  # [low, high)
 
@@ -94,8 +95,8 @@ def make_ir_context() -> ir.Context:
     """
     context = ir.Context()
     context.append_dialect_registry(_jax_mlir.upstream_dialects)
-    _jax_mlir.dialects.hlo.register_dialect(context)  # stablehlo, loaded
-    _jax_mlir.dialects.chlo.register_dialect(context)
+    stablehlo.register_dialect(context)  # registered and loaded
+    chlo.register_dialect(context)
     for name in _LOADED_DIALECTS:
         context.dialects[name]  # indexing loads the dialect
     return context
