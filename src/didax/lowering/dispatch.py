@@ -313,8 +313,9 @@ def compile_cache_info() -> CacheInfo:
 
 def clear_caches() -> None:
     """Empties the compile cache and the caches of device scalars and one-equation programs."""
-    for cache in (COMPILE_CACHE, _SCALAR_BUFFERS, _ONE_EQUATION):
+    for cache in (COMPILE_CACHE, _ONE_EQUATION):
         cache.clear()
+    _SCALAR_BUFFERS.clear()
 
 
 def spmd_annotations(jaxpr: Jaxpr, layout: SpmdLayout) -> SpmdAnnotations:
@@ -409,7 +410,7 @@ def to_buffer(x: Any) -> xla.Buffer:
     if t is Array:
         buffer: xla.Buffer = x.buffer
         return buffer
-    if t is float or t is int or t is bool:
+    if t is float or t is int or t is bool or t is complex:
         return _scalar_buffer(x)
     if isinstance(x, np.generic):
         return _numpy_scalar_buffer(x)
@@ -421,23 +422,38 @@ def to_buffer(x: Any) -> xla.Buffer:
 # from True, and -0.0 from 0.0 (a zero, inf or NaN float is keyed by its bits, a
 # complex number by its parts' bits, as complex equality ignores zeros' signs); a
 # NumPy scalar's is its dtype and bytes. Both hold the x64 mode, which
-# decides the buffer's dtype (float64 or float32).
-_SCALAR_BUFFERS: Final[LRUCache[xla.Buffer]] = LRUCache(maxsize=256)
+# decides the buffer's dtype (float64 or float32). A plain dict, emptied when
+# full (its scalars then go to the device again): the jit hit path reads it
+# with one lookup (two Python scalars' buffers: 0.9 µs a call, against 1.8 µs
+# through an LRUCache, whose recency bookkeeping misses on alternating keys).
+_SCALAR_BUFFERS: Final[dict[Hashable, xla.Buffer]] = {}
+_SCALAR_BUFFERS_SIZE: Final = 256
 
 
 def _scalar_buffer(x: bool | int | float | complex) -> xla.Buffer:
     value: object = x
-    if isinstance(x, float) and not (x and x * 0.0 == 0.0):  # a zero, an inf or a NaN
-        value = x.hex()
-    elif isinstance(x, complex):
+    if type(x) is float:
+        if not (x and x * 0.0 == 0.0):  # a zero, an inf or a NaN
+            value = x.hex()
+    elif type(x) is complex:
         value = (x.real.hex(), x.imag.hex())
     key = (type(x), value, x64_enabled())
-    return _SCALAR_BUFFERS.get_or_create(key, lambda: xla.to_device(as_array(x)))
+    buffer = _SCALAR_BUFFERS.get(key)
+    return buffer if buffer is not None else _keep_scalar(key, x)
 
 
 def _numpy_scalar_buffer(x: np.generic) -> xla.Buffer:
     key = (type(x), x.tobytes(), x64_enabled())
-    return _SCALAR_BUFFERS.get_or_create(key, lambda: xla.to_device(as_array(x)))
+    buffer = _SCALAR_BUFFERS.get(key)
+    return buffer if buffer is not None else _keep_scalar(key, x)
+
+
+def _keep_scalar(key: Hashable, x: Any) -> xla.Buffer:
+    """``x``'s new device copy, kept under ``key`` (two threads may both make one: either is kept)."""
+    if len(_SCALAR_BUFFERS) >= _SCALAR_BUFFERS_SIZE:
+        _SCALAR_BUFFERS.clear()
+    buffer = _SCALAR_BUFFERS[key] = xla.to_device(as_array(x))
+    return buffer
 
 
 @IMPL_RULES.defines(jit_p)
