@@ -160,7 +160,8 @@ def test_complex_scalars_reuse_one_device_buffer_keyed_by_their_parts() -> None:
     assert xla.to_host(to_buffer(v)) == v
     pos, neg = to_buffer(complex(1.0, 0.0)), to_buffer(complex(1.0, -0.0))
     assert pos is not neg
-    assert np.signbit(xla.to_host(neg).imag) and not np.signbit(xla.to_host(pos).imag)
+    assert np.signbit(xla.to_host(neg).imag)
+    assert not np.signbit(xla.to_host(pos).imag)
 
 
 def test_scalar_buffers_are_bounded() -> None:

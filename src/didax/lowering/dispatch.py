@@ -449,7 +449,8 @@ def _numpy_scalar_buffer(x: np.generic) -> xla.Buffer:
 
 
 def _keep_scalar(key: Hashable, x: Any) -> xla.Buffer:
-    """``x``'s new device copy, kept under ``key`` (two threads may both make one: either is kept)."""
+    """``x``'s new device copy, kept under ``key``."""
+    # Two threads may both make one; either is kept.
     if len(_SCALAR_BUFFERS) >= _SCALAR_BUFFERS_SIZE:
         _SCALAR_BUFFERS.clear()
     buffer = _SCALAR_BUFFERS[key] = xla.to_device(as_array(x))
