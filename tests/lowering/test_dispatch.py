@@ -380,6 +380,29 @@ def test_host_copies_are_reused_once_their_program_ran() -> None:
     assert compiled.stages[0].arrays[0] is held
 
 
+def test_host_copies_kept_by_all_programs_stay_within_their_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gc
+
+    dx.clear_caches()  # earlier tests' programs release their copies now, not during this one
+    gc.collect()
+    memory = dispatch.STAGE_MEMORY
+    monkeypatch.setattr(memory, "limit", memory.kept + 3 * 80_000)
+    k = _unique_constant()
+    fs = [dx.jit(lambda x, i=i: x * k + i) for i in range(6)]
+    x = np.linspace(0.0, 1.0, 10_000)  # 80 KB
+    kept_before = memory.kept
+    for i, f in enumerate(fs):
+        for _ in range(2):  # the second call reuses the stage, or copies afresh
+            np.testing.assert_allclose(np.asarray(f(x)), x * k + i, rtol=1e-15)
+    assert memory.kept == kept_before + 3 * 80_000  # three programs keep copies, not six
+    del fs, f
+    dx.clear_caches()
+    gc.collect()
+    assert memory.kept == kept_before  # released with the programs
+
+
 def test_threads_calling_with_numpy_arguments_each_get_their_own_results() -> None:
     import threading
 
