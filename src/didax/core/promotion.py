@@ -130,7 +130,11 @@ def coerce_weak(prim: Primitive, args: Sequence[ArrayLike]) -> list[ArrayLike]:
         if t is Array:
             if a.aval.weak_type:  # type: ignore[union-attr]
                 break
-        elif t is not np.ndarray and not (isinstance(a, Tracer) and not a.aval.weak_type):
+        elif (
+            t is not np.ndarray
+            and not isinstance(a, np.generic)  # a NumPy scalar is strongly typed
+            and not (isinstance(a, Tracer) and not a.aval.weak_type)
+        ):
             break
     else:
         return list(args)

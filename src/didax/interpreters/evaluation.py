@@ -122,14 +122,16 @@ _SIGNATURES_MAX: Final = 4096
 def _signature_entry(
     prim: Primitive, avals: list[ShapedArray], params: dict[str, Any]
 ) -> tuple[list[ShapedArray], ImplRule]:
-    entry = (abstract_eval(prim, avals, params), IMPL_RULES[prim])
     key = (prim, *avals, *params.items()) if params else (prim, *avals)
     try:
+        entry = _SIGNATURES.get(key)
+    except TypeError:  # an unhashable param: typed every time
+        return abstract_eval(prim, avals, params), IMPL_RULES[prim]
+    if entry is None:
+        entry = (abstract_eval(prim, avals, params), IMPL_RULES[prim])
         if len(_SIGNATURES) >= _SIGNATURES_MAX:
             _SIGNATURES.clear()
         _SIGNATURES[key] = entry
-    except TypeError:  # an unhashable param: typed again next time
-        pass
     return entry
 
 
