@@ -99,3 +99,33 @@ def test_lean_context_lowers_and_compiles_as_jaxs_context(
         full = dx.jit(fun).lower(*args).as_text()
     assert lean == full
     assert xla.compile(lean) is not None
+
+
+def test_contexts_share_one_mlir_thread_pool() -> None:
+    """Verifying a module of several functions starts no threads per context.
+
+    The compile cache keeps each module (and its context) alive: a context
+    with a thread pool of its own would hold two more threads per program.
+    """
+    import os
+
+    import didax as dx
+    import didax.numpy as dnp
+
+    def threads() -> int:
+        return len(os.listdir("/proc/self/task"))
+
+    def program(k: int) -> Any:
+        def f(v: Any) -> Any:
+            for j in range(4):  # nested jits: private functions in one module
+                v = dx.jit(lambda u, j=j: dnp.sin(u) * (j + k + 0.25))(v)
+            return v
+
+        return dx.jit(f)
+
+    x = np.ones(3)
+    program(0)(x)  # the shared pool and XLA's threads start here
+    before = threads()
+    for k in range(1, 8):
+        program(k)(x)
+    assert threads() - before < 4, (before, threads())

@@ -79,21 +79,28 @@ def check_version() -> None:
 check_version()
 
 
-# The dialects didax's modules use, loaded into each context (others load
-# from the registry on demand).
+# The dialects didax's modules use besides stablehlo and chlo, loaded into
+# each context: an op built from Python needs its dialect loaded (the
+# registry's others load only when text is parsed).
 _LOADED_DIALECTS: Final = ("func",)
 
 
 def make_ir_context() -> ir.Context:
     """A fresh MLIR context with the dialects StableHLO programs use.
 
-    JAX's registry (``upstream_dialects``) and its stablehlo and chlo
-    dialects, as ``jax``'s own ``make_ir_context``, without loading every
-    registered dialect first: that load is most of JAX's helper's 2.5 ms,
-    and this context costs 0.2 ms (a first call of a 50-op function: 2 ms
-    of its 37 ms). Every didax module prints and compiles the same in both.
+    JAX's registry (``upstream_dialects``), its stablehlo and chlo dialects
+    and its process-wide MLIR thread pool, as ``jax``'s own
+    ``make_ir_context``, without loading every registered dialect first:
+    that load is most of JAX's helper's 2.5 ms, and this context costs
+    0.2 ms (a first call of a 50-op function: 2 ms of its 37 ms). A test
+    checks that modules print the same as in JAX's context. The shared
+    pool matters: a context of its own starts threads of its own to verify
+    a module of several functions, and the compile cache keeps each
+    module's context alive (two more threads per cached program).
     """
     context = ir.Context()
+    context.enable_multithreading(False)  # drops the pool of its own: JAX's instead
+    context.set_thread_pool(_jax_mlir.global_thread_pool)
     context.append_dialect_registry(_jax_mlir.upstream_dialects)
     stablehlo.register_dialect(context)  # registered and loaded
     chlo.register_dialect(context)
