@@ -87,7 +87,7 @@ def _programs() -> list[tuple[str, Any, tuple[Any, ...]]]:
 def test_lean_context_lowers_and_compiles_as_jaxs_context(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The adapter's context (dialects loaded on demand) gives the module JAX's context gives."""
+    """The adapter's lean context (few dialects loaded) gives the module JAX's context gives."""
     from jax._src.interpreters.mlir import make_ir_context as jax_make_ir_context
 
     import didax as dx
