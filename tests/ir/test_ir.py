@@ -78,7 +78,10 @@ def test_scalar_constants_are_inlined_and_arrays_hoisted_once() -> None:
     assert len(closed.consts) == 1
     assert closed.consts[0] is c
     mul_by_two = closed.eqns[-2]
-    assert isinstance(mul_by_two.inputs[1], Var)  # 2.0 was broadcast to c's shape
+    # 2.0 stays a rank-0 literal operand (JAX's ``mul c 2.0:f64[]``): no broadcast.
+    assert isinstance(mul_by_two.inputs[1], Literal)
+    assert mul_by_two.inputs[1].aval.shape == ()
+    assert [e.primitive.name for e in closed.eqns] == ["mul", "mul", "add"]
 
 
 def test_weak_python_scalar_input_is_weakly_typed() -> None:

@@ -22,6 +22,7 @@ from didax.ir.typecheck import JaxprTypeError, typecheck_jaxpr
 
 F64 = ShapedArray((), dtypes.float64)
 F64_3 = ShapedArray((3,), dtypes.float64)
+F64_2 = ShapedArray((2,), dtypes.float64)
 
 
 def _names(jaxpr: Jaxpr) -> list[str]:
@@ -246,9 +247,10 @@ def test_typecheck_rejects_an_ill_typed_nested_body() -> None:
 
 
 def test_typecheck_rejects_a_nested_body_with_a_bad_equation() -> None:
-    a, b, c = Var(F64), Var(F64_3), Var(F64)
+    # f64[3] + f64[2]: no broadcast makes these one shape (a rank-0 operand would).
+    a, b, c = Var(F64_3), Var(F64_2), Var(F64_3)
     body = Jaxpr((a, b), (JaxprEqn(core_lax.add_p, (a, b), {}, (c,)),), (c,))
-    x, z, y = Var(F64), Var(F64_3), Var(F64)
+    x, z, y = Var(F64_3), Var(F64_2), Var(F64_3)
     eqn = JaxprEqn(jit_p, (x, z), {"jaxpr": body, "name": "f"}, (y,))
     with pytest.raises(JaxprTypeError, match="in jit's jaxpr: ill-typed equation add"):
         typecheck_jaxpr(Jaxpr((x, z), (eqn,), (y,)))

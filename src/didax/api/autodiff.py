@@ -84,6 +84,13 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
                 f"linearize: f_jvp takes tangents structured as the primals ({in_tree}), "
                 f"got {t_tree}"
             )
+        for t, x in zip(t_leaves, leaves, strict=True):
+            # The linear program's primitives could broadcast a rank-0 tangent.
+            if get_aval(t).shape != get_aval(x).shape:
+                raise ValueError(
+                    f"linearize: f_jvp got a tangent of shape {get_aval(t).shape} for a primal "
+                    f"of shape {get_aval(x).shape}"
+                )
         ts = [t for t, d in zip(t_leaves, differentiable, strict=True) if d]
         results = iter(eval_jaxpr(linear, [*residuals, *ts]))
         t_outs = [

@@ -32,10 +32,18 @@ class Primitive:
 
     name: str
     multiple_results: bool
+    # An element-wise primitive whose operands may be rank-0 scalars beside
+    # arrays of one shape, each scalar standing for an array of that shape
+    # (JAX's lax n-ary operations: ``mul x 2.0:f32[]``). The interpreters
+    # broadcast such a scalar where a rule needs it (``core.lax.broadcast_scalars``).
+    scalar_operands: bool
 
-    def __init__(self, name: str, *, multiple_results: bool = False) -> None:
+    def __init__(
+        self, name: str, *, multiple_results: bool = False, scalar_operands: bool = False
+    ) -> None:
         self.name = name
         self.multiple_results = multiple_results
+        self.scalar_operands = scalar_operands
         ALL_PRIMITIVES.append(self)
 
     def bind(self, *args: Any, **params: Any) -> Any:

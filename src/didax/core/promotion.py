@@ -118,9 +118,10 @@ def coerce_weak(prim: Primitive, args: Sequence[ArrayLike]) -> list[ArrayLike]:
     """The strict ``lax`` rule: weakly typed operands take their strong partner's dtype.
 
     A Python scalar also takes its partner's shape (an explicit
-    ``broadcast_in_dim``). With no strong operand, the first weak one's
-    dtype wins; only Python scalars promote among themselves and stay weak
-    (``lax.add(2, 3.0)`` is a weak float, as JAX's). A Python scalar of a
+    ``broadcast_in_dim``), unless ``prim`` takes scalar operands. With no
+    strong operand, the first weak one's dtype wins; only Python scalars
+    promote among themselves and stay weak (``lax.add(2, 3.0)`` is a weak
+    float, as JAX's). A Python scalar of a
     higher kind than its partner (``2.5`` with an integer array) is a
     ``DTypeError``: lax never promotes arrays.
     """
@@ -179,6 +180,28 @@ def _scalar_like(prim: Primitive, x: PythonScalar, target: ShapedArray) -> Any:
     value: Any = np.asarray(x, target.dtype)
     if target.weak_type:
         value = wrap_host(value, weak_type=True)
-    if target.shape == ():
-        return value
+    if target.shape == () or prim.scalar_operands:
+        return value  # a scalar operand stays rank-0 (JAX's ``mul x 2.0:f32[]``)
     return broadcast_in_dim_p.bind(value, shape=target.shape, broadcast_dimensions=())
+
+
+def broadcast_scalars(args: Sequence[Any]) -> list[Any]:
+    """The operands of a ``scalar_operands`` primitive, rank-0 ones broadcast to the others' shape.
+
+    For the interpreters whose rules want operands of one shape (jvp,
+    vmap); binds ``broadcast_in_dim`` under the current trace, keeping a
+    weak scalar weak.
+    """
+    shapes = [get_aval(x).shape for x in args]
+    shape = next((s for s in shapes if s), ())
+    if not shape:
+        return list(args)
+    return [
+        broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=()) if s == () else x
+        for x, s in zip(args, shapes, strict=True)
+    ]
+
+
+def mixed_ranks(avals: Sequence[ShapedArray]) -> bool:
+    """Whether some operands are rank-0 scalars beside arrays (of a scalar_operands primitive)."""
+    return any(a.shape != avals[0].shape for a in avals[1:])

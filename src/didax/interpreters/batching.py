@@ -205,12 +205,43 @@ def _broadcast_batcher(prim: Primitive) -> None:
         axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any
     ) -> tuple[Any, Any]:
         first = dims[0] if all(d == dims[0] for d in dims) else None
+        if prim.scalar_operands:
+            shapes = [_unbatched_aval(x, d).shape for x, d in zip(args, dims, strict=True)]
+            if first is None or any(s != shapes[0] for s in shapes):
+                return _scalar_operands_batched(prim, axis_size, args, dims, shapes, params)
         if first is not None:
             return prim.bind(*args, **params), first
         args = [bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)]
         return prim.bind(*args, **params), 0
 
     BATCH_RULES.register(prim, rule)
+
+
+def _scalar_operands_batched(
+    prim: Primitive,
+    axis_size: int,
+    args: Sequence[Any],
+    dims: Sequence[Dim],
+    shapes: Sequence[tuple[int, ...]],
+    params: dict[str, Any],
+) -> tuple[Any, Dim]:
+    """A ``scalar_operands`` primitive whose operands' batch axes or shapes differ.
+
+    An unbatched rank-0 operand stays as it is (a scalar needs no
+    broadcast); a batched one (a vector along the batch) beside arrays of
+    a shape is broadcast to the batch of that shape; the rest move their
+    batch axis to the front.
+    """
+    shape = next((s for s in shapes if s), ())
+    args = [
+        x
+        if d is None and not s
+        else lax.broadcast_in_dim(x, (axis_size, *shape), (0,))
+        if not s and shape
+        else bdim_at_front(x, d, axis_size)
+        for x, d, s in zip(args, dims, shapes, strict=True)
+    ]
+    return prim.bind(*args, **params), 0
 
 
 for _p in lax.ELEMENTWISE:

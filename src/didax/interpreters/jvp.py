@@ -10,6 +10,9 @@ Design rules:
   compose without special cases.
 - Tangents of integer and boolean values have dtype ``float0`` and are
   always ``Zero``.
+- The rank-0 operands of a ``scalar_operands`` primitive (``mul x 2.0``)
+  are broadcast, with their tangents, before its rule runs: rules see
+  operands of one shape.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.errors import ConcretizationTypeError
 from didax.core.primitive import Primitive, RuleTable
+from didax.core.promotion import broadcast_scalars, mixed_ranks
 from didax.core.source_info import user_frame_summary
 from didax.core.trace import Trace, Tracer, check_valid, current_trace, new_trace, set_current_trace
 from didax.core.values import get_aval, wrap_host
@@ -131,12 +135,16 @@ class JVPTrace(Trace):
     def process_primitive(
         self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
     ) -> Any:
+        primals: Sequence[Any]
+        tangents: Sequence[Any]
         primals, tangents = zip(*(self.lift(x) for x in args), strict=True) if args else ((), ())
         parent = self.parent
         assert parent is not None
         with set_current_trace(parent):
             if all(isinstance(t, Zero) for t in tangents):
                 return prim.bind(*primals, **params)
+            if prim.scalar_operands and mixed_ranks([get_aval(p) for p in primals]):
+                primals, tangents = _broadcast_scalars(primals, tangents)
             primal_out, tangent_out = JVP_RULES[prim](primals, tangents, **params)
         if prim.multiple_results:
             return [self.box(p, t) for p, t in zip(primal_out, tangent_out, strict=True)]
@@ -145,6 +153,23 @@ class JVPTrace(Trace):
     def box(self, primal: Any, tangent: Any) -> Any:
         # A value with a zero tangent is just a constant to this trace.
         return primal if isinstance(tangent, Zero) else JVPTracer(self, primal, tangent)
+
+
+def _broadcast_scalars(
+    primals: Sequence[Any], tangents: Sequence[Any]
+) -> tuple[list[Any], list[Any]]:
+    """Rank-0 operands (and their tangents) broadcast to the others' shape, for the rules."""
+    primals = broadcast_scalars(primals)
+    shape = get_aval(primals[0]).shape
+    tangents = [
+        Zero.like(get_aval(p))
+        if isinstance(t, Zero)
+        else t
+        if get_aval(t).shape == shape
+        else lax.broadcast_in_dim_p.bind(t, shape=shape, broadcast_dimensions=())
+        for p, t in zip(primals, tangents, strict=True)
+    ]
+    return primals, tangents
 
 
 def jvp_flat(

@@ -27,6 +27,9 @@ Design rules:
   every interpreter here does: transposing under jit stages the backward
   pass, and transposing under jvp or vmap differentiates or batches it,
   which is what higher-order derivatives need.
+- A rank-0 operand of a ``scalar_operands`` primitive stands for an array
+  of the result's shape: its cotangent, which the rule computes as the
+  array's, is summed to a scalar.
 - Only primitives that can be linear in an operand have a rule. A rule
   asked to transpose a use that is not linear (``mul`` of two undefined
   operands, ``div`` by an undefined divisor) raises ``NonlinearError``.
@@ -196,6 +199,8 @@ def backward_pass(jaxpr: Jaxpr, args: Sequence[Any], cts_out: Sequence[Any]) -> 
                 f"the transpose rule of {eqn.primitive.name} returned {len(cts_in)} "
                 f"cotangents for {len(eqn.inputs)} operands"
             )
+        if eqn.primitive.scalar_operands:
+            cts_in = [_sum_to_scalar(x, ct) for x, ct in zip(eqn.inputs, cts_in, strict=True)]
         for x, ct in zip(eqn.inputs, cts_in, strict=True):
             write_cotangent(x, ct)
 
@@ -204,6 +209,13 @@ def backward_pass(jaxpr: Jaxpr, args: Sequence[Any], cts_out: Sequence[Any]) -> 
         for v, a in zip(jaxpr.in_binders, args, strict=True)
         if isinstance(a, UndefinedPrimal)
     ]
+
+
+def _sum_to_scalar(x: Atom, ct: Any) -> Any:
+    """The cotangent of a rank-0 operand that stood for an array: the sum of the array's."""
+    if ct is None or isinstance(ct, Zero) or x.aval.shape != () or get_aval(ct).shape == ():
+        return ct
+    return lax.reduce_sum(ct, tuple(range(get_aval(ct).ndim)))
 
 
 def vjp_flat(

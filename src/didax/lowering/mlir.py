@@ -205,12 +205,12 @@ def lower_jaxpr_body(mctx: ModuleContext, jaxpr: Jaxpr, args: Sequence[IrValue])
         return env[x]
 
     for eqn in jaxpr.eqns:
-        ctx = LoweringRuleContext(
-            mctx,
-            tuple(x.aval for x in eqn.inputs),
-            tuple(v.aval for v in eqn.out_binders),
-        )
-        outs = LOWERING_RULES[eqn.primitive](ctx, *(read(x) for x in eqn.inputs), **eqn.params)
+        avals_in = tuple(x.aval for x in eqn.inputs)
+        ins = [read(x) for x in eqn.inputs]
+        if eqn.primitive.scalar_operands:
+            avals_in = _broadcast_scalars(avals_in, ins)
+        ctx = LoweringRuleContext(mctx, avals_in, tuple(v.aval for v in eqn.out_binders))
+        outs = LOWERING_RULES[eqn.primitive](ctx, *ins, **eqn.params)
         outs = list(outs)
         if len(outs) != len(eqn.out_binders):
             raise RuntimeError(
@@ -219,6 +219,27 @@ def lower_jaxpr_body(mctx: ModuleContext, jaxpr: Jaxpr, args: Sequence[IrValue])
             )
         env.update(zip(eqn.out_binders, outs, strict=True))
     return [read(x) for x in jaxpr.outs]
+
+
+def _broadcast_scalars(
+    avals: tuple[ShapedArray, ...], ins: list[IrValue]
+) -> tuple[ShapedArray, ...]:
+    """Broadcasts (in place) the rank-0 operands of a ``scalar_operands`` primitive.
+
+    Each stands for an array of the other operands' shape, as JAX's lax
+    n-ary operations' scalars do, so the primitive's rule sees operands of
+    one shape (StableHLO's element-wise ops want them). Returns their types.
+    """
+    shape = next((a.shape for a in avals if a.shape), ())
+    if not shape or all(a.shape == shape for a in avals):
+        return avals
+    full = []
+    for i, a in enumerate(avals):
+        if a.shape != shape:
+            a = ShapedArray(shape, a.dtype, a.weak_type)
+            ins[i] = hlo.broadcast_in_dim(aval_to_ir_type(a), ins[i], dense_i64(()))
+        full.append(a)
+    return tuple(full)
 
 
 @final

@@ -8,10 +8,9 @@
     dtype('float32')
     >>> print(dx.make_jaxpr(lambda x: dnp.sum(x * 2.0))(x))
     { lambda a:f32[3] .
-      let b:f32[3] = broadcast_in_dim[broadcast_dimensions=() shape=(3,)] 2.0
-          c:f32[3] = mul a b
-          d:f32[] = reduce_sum[axes=(0,)] c
-      in ( d ) }
+      let b:f32[3] = mul a 2.0
+          c:f32[] = reduce_sum[axes=(0,)] b
+      in ( c ) }
 
 The modules follow the sections of NumPy's reference:
 

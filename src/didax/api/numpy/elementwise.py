@@ -86,13 +86,13 @@ def add(x1: ArrayLike, x2: ArrayLike) -> Array:
     >>> add(np.ones(2, np.float32), 2.0)
     Array([3., 3.], dtype=float32)
     """
-    (a, b), dt, _ = promote("add", x1, x2)
+    (a, b), dt, _ = promote("add", x1, x2, scalars=True)
     return bind(lax.or_p if dt == dtypes.bool_ else lax.add_p, a, b)
 
 
 def subtract(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 - x2`` with broadcasting."""
-    (a, b), dt, _ = promote("subtract", x1, x2)
+    (a, b), dt, _ = promote("subtract", x1, x2, scalars=True)
     if dt == dtypes.bool_:
         raise TypeError("subtract: boolean subtraction is not supported (NumPy's rule)")
     return bind(lax.sub_p, a, b)
@@ -100,7 +100,7 @@ def subtract(x1: ArrayLike, x2: ArrayLike) -> Array:
 
 def multiply(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 * x2`` with broadcasting (booleans: logical and, as NumPy)."""
-    (a, b), dt, _ = promote("multiply", x1, x2)
+    (a, b), dt, _ = promote("multiply", x1, x2, scalars=True)
     return bind(lax.and_p if dt == dtypes.bool_ else lax.mul_p, a, b)
 
 
@@ -111,7 +111,7 @@ def divide(x1: ArrayLike, x2: ArrayLike) -> Array:
     >>> divide(np.array([1, 2]), 4)
     Array([0.25, 0.5 ], dtype=float64)
     """
-    (a, b), _, _ = promote("divide", x1, x2, inexact=True)
+    (a, b), _, _ = promote("divide", x1, x2, inexact=True, scalars=True)
     return bind(lax.div_p, a, b)
 
 
@@ -323,13 +323,13 @@ def round(a: ArrayLike, decimals: int = 0) -> Array:
 
 def maximum(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise maximum with broadcasting; NaN propagates."""
-    (a, b), _, _ = promote("maximum", x1, x2)
+    (a, b), _, _ = promote("maximum", x1, x2, scalars=True)
     return bind(lax.max_p, a, b)
 
 
 def minimum(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise minimum with broadcasting; NaN propagates."""
-    (a, b), _, _ = promote("minimum", x1, x2)
+    (a, b), _, _ = promote("minimum", x1, x2, scalars=True)
     return bind(lax.min_p, a, b)
 
 
@@ -393,7 +393,7 @@ def where(
 
 
 def _compare(name: str, prim: Primitive, x1: ArrayLike, x2: ArrayLike) -> Array:
-    (a, b), _, _ = promote(name, x1, x2)
+    (a, b), _, _ = promote(name, x1, x2, scalars=True)
     return bind(prim, a, b)
 
 
@@ -442,13 +442,13 @@ def _truth(x: ArrayLike) -> Any:
 
 def logical_and(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise truth of ``x1 and x2`` (nonzero is true)."""
-    (a, b), _, _ = promote("logical_and", _truth(x1), _truth(x2))
+    (a, b), _, _ = promote("logical_and", _truth(x1), _truth(x2), scalars=True)
     return bind(lax.and_p, a, b)
 
 
 def logical_or(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise truth of ``x1 or x2`` (nonzero is true)."""
-    (a, b), _, _ = promote("logical_or", _truth(x1), _truth(x2))
+    (a, b), _, _ = promote("logical_or", _truth(x1), _truth(x2), scalars=True)
     return bind(lax.or_p, a, b)
 
 

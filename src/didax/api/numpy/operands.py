@@ -134,11 +134,14 @@ def broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
         ) from None
 
 
-def promote(name: str, *args: ArrayLike, inexact: bool = False) -> tuple[list[Any], DType, bool]:
+def promote(
+    name: str, *args: ArrayLike, inexact: bool = False, scalars: bool = False
+) -> tuple[list[Any], DType, bool]:
     """Operands of one dtype and one shape, NumPy's broadcasting and JAX's promotion.
 
     With ``inexact`` a non-float result dtype becomes a float (``dtypes.to_inexact``,
-    weakness kept).
+    weakness kept). With ``scalars``, for a ``scalar_operands`` primitive,
+    rank-0 operands stay rank-0 (JAX's ``mul x 2.0:f32[]``: no broadcast).
     Returns the operands, the dtype and whether the result is weakly typed.
     """
     vals = [operand(a) for a in args]
@@ -154,7 +157,16 @@ def promote(name: str, *args: ArrayLike, inexact: bool = False) -> tuple[list[An
     if inexact:
         dtype = dtypes.to_inexact(dtype)
     shape = broadcast_shapes(name, *(a.shape for a in avals))
-    return [broadcast_to_shape(astype(v, dtype, weak), shape) for v in vals], dtype, weak
+    return (
+        [
+            astype(v, dtype, weak)
+            if scalars and a.shape == ()
+            else broadcast_to_shape(astype(v, dtype, weak), shape)
+            for v, a in zip(vals, avals, strict=True)
+        ],
+        dtype,
+        weak,
+    )
 
 
 def as_result(x: Any) -> Array:

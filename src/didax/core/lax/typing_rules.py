@@ -8,7 +8,11 @@ Design rules:
   operand types and the user's line.
 - Primitives are strict: element-wise operands have one shape and one
   dtype; only weak types may differ (a result is weak when every operand
-  is). Promotion and broadcasting happen before a primitive is bound.
+  is). Promotion and broadcasting happen before a primitive is bound, with
+  one exception, JAX's: the operands of a ``scalar_operands`` primitive
+  (the arithmetic, comparison and logical binary operations) may be rank-0
+  scalars beside arrays of one shape (``mul x 2.0:f32[]``), so that a
+  Python scalar costs no ``broadcast_in_dim`` equation.
 - Importing this module registers the rules (``core.lax`` imports it).
 """
 
@@ -81,36 +85,48 @@ def _check_kinds(kinds: str, what: str, *avals: ShapedArray) -> None:
             raise dtype_failure(f"operands must be {what}, got {a.dtype}")
 
 
-def _same_shapes_and_dtypes(*avals: ShapedArray) -> ShapedArray:
+def _same_shapes_and_dtypes(*avals: ShapedArray, scalars: bool = False) -> ShapedArray:
+    """The operands' common type; with ``scalars``, rank-0 operands may join any shape."""
     first = avals[0]
+    shape = first.shape
     for a in avals[1:]:
-        if a.shape != first.shape:
-            raise shape_failure(
-                "operands must have equal shapes, got " + " and ".join(str(x.shape) for x in avals)
-            )
+        if a.shape != shape:
+            if scalars and a.shape == ():
+                pass
+            elif scalars and shape == ():
+                shape = a.shape
+            else:
+                raise shape_failure(
+                    "operands must have equal shapes"
+                    + (" (or be rank-0 scalars)" if scalars else "")
+                    + ", got "
+                    + " and ".join(str(x.shape) for x in avals)
+                )
         if a.dtype != first.dtype:
             raise dtype_failure(
                 "operands must have equal dtypes, got " + " and ".join(str(x.dtype) for x in avals)
             )
-    return ShapedArray(first.shape, first.dtype, builtins.all(a.weak_type for a in avals))
+    return ShapedArray(shape, first.dtype, builtins.all(a.weak_type for a in avals))
 
 
-def _elementwise_rule(kinds: str, what: str, out_dtype: DType | None = None) -> AbstractEvalRule:
+def _elementwise_rule(
+    kinds: str, what: str, out_dtype: DType | None = None, scalars: bool = False
+) -> AbstractEvalRule:
     def rule(*avals: ShapedArray) -> ShapedArray:
         _check_kinds(kinds, what, *avals)
-        out = _same_shapes_and_dtypes(*avals)
+        out = _same_shapes_and_dtypes(*avals, scalars=scalars)
         return out if out_dtype is None else ShapedArray(out.shape, out_dtype)
 
     return rule
 
 
 for _p in (add_p, sub_p, mul_p, div_p):
-    ABSTRACT_EVAL.register(_p, _elementwise_rule("iufc", "numbers"))
-ABSTRACT_EVAL.register(rem_p, _elementwise_rule("iuf", "real numbers"))
-ABSTRACT_EVAL.register(pow_p, _elementwise_rule("fc", "floating-point or complex"))
+    ABSTRACT_EVAL.register(_p, _elementwise_rule("iufc", "numbers", scalars=True))
+ABSTRACT_EVAL.register(rem_p, _elementwise_rule("iuf", "real numbers", scalars=True))
+ABSTRACT_EVAL.register(pow_p, _elementwise_rule("fc", "floating-point or complex", scalars=True))
 # As JAX's, max and min of complex numbers order them lexicographically.
 for _p in (max_p, min_p):
-    ABSTRACT_EVAL.register(_p, _elementwise_rule("biufc", "arrays"))
+    ABSTRACT_EVAL.register(_p, _elementwise_rule("biufc", "arrays", scalars=True))
 for _p in NUMERIC_UNARY:
     if _p is not abs_p:
         ABSTRACT_EVAL.register(_p, _elementwise_rule("iufc", "numbers"))
@@ -140,11 +156,13 @@ def _round_abstract_eval(x: ShapedArray, *, rounding_method: int) -> ShapedArray
 
 for _p in COMPARISONS:
     if _p in (eq_p, ne_p):
-        ABSTRACT_EVAL.register(_p, _elementwise_rule("biufc", "arrays", dtypes.bool_))
+        ABSTRACT_EVAL.register(_p, _elementwise_rule("biufc", "arrays", dtypes.bool_, True))
     else:
-        ABSTRACT_EVAL.register(_p, _elementwise_rule("biuf", "real arrays", dtypes.bool_))
+        ABSTRACT_EVAL.register(_p, _elementwise_rule("biuf", "real arrays", dtypes.bool_, True))
 for _p in (*LOGICAL_BINARY, not_p):
-    ABSTRACT_EVAL.register(_p, _elementwise_rule("biu", "booleans or integers"))
+    ABSTRACT_EVAL.register(
+        _p, _elementwise_rule("biu", "booleans or integers", scalars=_p.scalar_operands)
+    )
 ABSTRACT_EVAL.register(stop_gradient_p, _elementwise_rule("biufc", "arrays"))
 
 

@@ -1,0 +1,233 @@
+"""Rank-0 operands of the ``scalar_operands`` primitives, as JAX's lax n-ary operations take them.
+
+``lax.mul(x, 2.0)`` stages ``mul x 2.0`` (JAX: ``mul a 2.0:f32[]``), not a
+``broadcast_in_dim`` and a ``mul``; a rank-0 array beside an array of any
+shape stands for an array of that shape. Every interpreter must agree: the
+typing rule, eager evaluation, the lowering (which broadcasts), jvp (whose
+rules see broadcast operands), vmap (an unbatched scalar stays a scalar) and
+transpose (a scalar's cotangent is the sum of its array's). Each is checked
+against JAX's lax on the same operands, derivatives also against finite
+differences.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+import jax
+import numpy as np
+import pytest
+from jax import lax as jlax
+
+import didax as dx
+import didax.numpy as dnp
+from didax import lax
+from didax.core.primitive import ALL_PRIMITIVES
+from didax.errors import ShapeError
+from didax.interpreters.transpose import UndefinedPrimal, backward_pass
+
+RNG: Final = np.random.default_rng(7)
+X: Final = RNG.uniform(0.5, 2.0, (2, 3))
+S: Final = np.float64(1.25)
+
+# name -> (didax function, JAX function, differentiable)
+BINARY: Final[dict[str, tuple[Callable[..., Any], Callable[..., Any], bool]]] = {
+    "add": (lax.add, jlax.add, True),
+    "sub": (lax.sub, jlax.sub, True),
+    "mul": (lax.mul, jlax.mul, True),
+    "div": (lax.div, jlax.div, True),
+    "rem": (lax.rem, jlax.rem, True),
+    "pow": (lax.pow, jlax.pow, True),
+    "max": (lax.max, jlax.max, True),
+    "min": (lax.min, jlax.min, True),
+    "eq": (lax.eq, jlax.eq, False),
+    "ne": (lax.ne, jlax.ne, False),
+    "lt": (lax.lt, jlax.lt, False),
+    "le": (lax.le, jlax.le, False),
+    "gt": (lax.gt, jlax.gt, False),
+    "ge": (lax.ge, jlax.ge, False),
+}
+DIFFERENTIABLE: Final = [n for n, (_, _, d) in BINARY.items() if d]
+# Both orders: the scalar second (x * 2.0) and first (2.0 * x).
+ORDERS: Final = ["array_scalar", "scalar_array"]
+
+
+def _operands(order: str, x: Any = X, s: Any = S) -> tuple[Any, Any]:
+    return (x, s) if order == "array_scalar" else (s, x)
+
+
+def test_the_group_is_the_binary_arithmetic_comparison_and_logical_primitives() -> None:
+    names = {p.name for p in ALL_PRIMITIVES if p.scalar_operands}
+    assert names == {*BINARY, "and", "or"}
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("name", list(BINARY))
+def test_staged_without_a_broadcast_and_equal_to_jax(name: str, order: str) -> None:
+    fn, jfn, _ = BINARY[name]
+    a, b = _operands(order)
+    closed = dx.make_jaxpr(fn)(a, b)
+    assert [e.primitive.name for e in closed.jaxpr.eqns] == [name]
+    assert sorted(len(x.aval.shape) for x in closed.jaxpr.eqns[0].inputs) == [0, 2]
+    want = np.asarray(jfn(a, b))
+    for got in (fn(a, b), dx.jit(fn)(a, b)):
+        assert got.shape == want.shape
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-13)
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_a_python_scalar_is_a_weak_rank0_literal(order: str) -> None:
+    x = X.astype(np.float32)
+    closed = dx.make_jaxpr(lambda v: lax.mul(*_operands(order, v, 2.0)))(x)
+    (eqn,) = closed.jaxpr.eqns
+    assert eqn.primitive.name == "mul"
+    assert "broadcast_in_dim" not in str(closed)
+    out = dx.jit(lambda v: lax.mul(*_operands(order, v, 2.0)))(x)
+    assert out.dtype == np.float32
+    assert not out.weak_type
+    np.testing.assert_array_equal(np.asarray(out), x * np.float32(2.0))
+
+
+def test_numpy_operators_keep_scalars_as_jax_numpy_does() -> None:
+    """The 50-operation chain of the first-call benchmark traces 50 equations, as JAX's."""
+
+    def chain(np_: Any) -> Callable[[Any], Any]:
+        def f(v: Any) -> Any:
+            for i in range(25):
+                v = np_.sin(v) if i % 2 else v * 1.5
+                v = v + 1.5
+            return v
+
+        return f
+
+    x = np.ones(8, np.float32)
+    ours = dx.make_jaxpr(chain(dnp))(x)
+    theirs = jax.make_jaxpr(chain(jax.numpy))(x)
+    assert len(ours.jaxpr.eqns) == len(theirs.jaxpr.eqns) == 50
+    np.testing.assert_allclose(
+        np.asarray(dx.jit(chain(dnp))(x)), np.asarray(jax.jit(chain(jax.numpy))(x)), rtol=1e-6
+    )
+
+
+def test_logical_operations_take_scalars() -> None:
+    b = np.array([True, False, True])
+    for fn, jfn in ((lax.bitwise_and, jlax.bitwise_and), (lax.bitwise_or, jlax.bitwise_or)):
+        for t in (np.True_, np.False_):
+            closed = dx.make_jaxpr(fn)(b, t)
+            assert len(closed.jaxpr.eqns) == 1
+            np.testing.assert_array_equal(np.asarray(dx.jit(fn)(b, t)), np.asarray(jfn(b, t)))
+
+
+def test_shapes_other_than_scalars_must_still_be_equal() -> None:
+    with pytest.raises(
+        ShapeError, match=r"add applied to operands of types \(f64\[2,3\], f64\[3\]\)"
+    ):
+        lax.add(X, X[0])
+    with pytest.raises(ShapeError, match="or be rank-0 scalars"):
+        dx.jit(lax.mul)(X, X[:1])
+    # select's cases are not scalar operands (JAX's rule too).
+    with pytest.raises(ShapeError, match="select"):
+        lax.select(X > 1, X, np.float64(0))
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
+def test_jvp_and_grad_of_both_operands_agree_with_jax(name: str, order: str) -> None:
+    fn, jfn, _ = BINARY[name]
+    a, b = _operands(order)
+    ta, tb = _operands(order, RNG.normal(size=X.shape), np.float64(0.75))
+    out, tan = dx.jvp(fn, (a, b), (ta, tb))
+    jout, jtan = jax.jvp(jfn, (a, b), (ta, tb))
+    np.testing.assert_allclose(np.asarray(out), np.asarray(jout), rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(tan), np.asarray(jtan), rtol=1e-12)
+    assert tan.shape == X.shape
+
+    def loss(f: Callable[..., Any], sum_: Callable[[Any], Any]) -> Callable[..., Any]:
+        return lambda p, q: sum_(f(p, q) * X)
+
+    grads = dx.grad(loss(fn, dnp.sum), argnums=(0, 1))(a, b)
+    jgrads = jax.grad(loss(jfn, jax.numpy.sum), argnums=(0, 1))(a, b)
+    for g, jg, v in zip(grads, jgrads, (a, b), strict=True):
+        assert g.shape == np.shape(v)
+        np.testing.assert_allclose(np.asarray(g), np.asarray(jg), rtol=1e-12)
+    # The scalar's derivative against a central difference.
+    si = 1 if order == "array_scalar" else 0
+    eps = 1e-6
+    f = loss(fn, np.sum)
+    plus = [a, b]
+    minus = [a, b]
+    plus[si] = S + eps
+    minus[si] = S - eps
+    fd = (f(*plus) - f(*minus)) / (2 * eps)
+    np.testing.assert_allclose(np.asarray(grads[si]), np.asarray(fd), rtol=1e-6)
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("name", list(BINARY))
+def test_vmap_over_the_array_the_scalar_or_both(name: str, order: str) -> None:
+    fn, jfn, _ = BINARY[name]
+    xs = RNG.uniform(0.5, 2.0, (4, *X.shape))
+    ss = RNG.uniform(0.5, 2.0, (4,))
+    cases = [
+        ((xs, S), (0, None)),  # batched array, unbatched scalar
+        ((X, ss), (None, 0)),  # unbatched array, batched scalar
+        ((xs, ss), (0, 0)),  # both
+        ((np.moveaxis(xs, 0, 2), ss), (2, 0)),  # batch axes that differ
+        ((ss, S), (0, None)),  # two scalars, one batched
+    ]
+    for (x, s), (dx_, ds) in cases:
+        args = _operands(order, x, s)
+        dims = _operands(order, dx_, ds)
+        got = dx.vmap(fn, in_axes=dims)(*args)
+        want = jax.vmap(jfn, in_axes=dims)(*args)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-13)
+        got_jit = dx.jit(dx.vmap(fn, in_axes=dims))(*args)
+        np.testing.assert_allclose(np.asarray(got_jit), np.asarray(want), rtol=1e-13)
+
+
+def test_vmap_leaves_an_unbatched_scalar_unbroadcast() -> None:
+    closed = dx.make_jaxpr(dx.vmap(lambda v: lax.mul(v, 2.0)))(X)
+    assert [e.primitive.name for e in closed.jaxpr.eqns] == ["mul"]
+
+
+def test_transpose_sums_the_cotangent_of_a_linear_scalar() -> None:
+    """``add t x`` with a rank-0 ``t``: its cotangent is the sum of the output's."""
+    closed = dx.make_jaxpr(lax.add)(S, X)
+    ct = RNG.normal(size=X.shape)
+    t_ct, x_ct = backward_pass(
+        closed.jaxpr,
+        [UndefinedPrimal(closed.in_avals[0]), UndefinedPrimal(closed.in_avals[1])],
+        [ct],
+    )
+    assert np.shape(t_ct) == ()
+    np.testing.assert_allclose(np.asarray(t_ct), ct.sum(), rtol=1e-13)
+    np.testing.assert_array_equal(np.asarray(x_ct), ct)
+    # mul by a constant array: the scalar's cotangent is <ct, c>.
+    closed = dx.make_jaxpr(lax.mul)(S, X)
+    (t_ct,) = backward_pass(closed.jaxpr, [UndefinedPrimal(closed.in_avals[0]), X], [ct])
+    np.testing.assert_allclose(np.asarray(t_ct), (ct * X).sum(), rtol=1e-13)
+    (j_ct,) = jax.vjp(lambda t: jlax.mul(t, X), S)[1](ct)
+    np.testing.assert_allclose(np.asarray(t_ct), np.asarray(j_ct), rtol=1e-13)
+
+
+def test_grad_through_a_staged_program_with_scalar_operands() -> None:
+    """jit's jaxpr keeps ``mul x 2.0``; differentiating and batching it reads it back."""
+
+    def f(x: Any, s: Any) -> Any:
+        return dnp.sum(dnp.sin(x * s + 2.0) / s)
+
+    jf = dx.jit(f)
+    got = dx.grad(jf, argnums=(0, 1))(X, S)
+    want = jax.grad(lambda x, s: jax.numpy.sum(jax.numpy.sin(x * s + 2.0) / s), argnums=(0, 1))(
+        X, S
+    )
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-12)
+    xs = RNG.normal(size=(3, 2, 3))
+    per = dx.vmap(dx.grad(jf), in_axes=(0, None))(xs, S)
+    jper = jax.vmap(
+        jax.grad(lambda x, s: jax.numpy.sum(jax.numpy.sin(x * s + 2.0) / s)), (0, None)
+    )(xs, S)
+    np.testing.assert_allclose(np.asarray(per), np.asarray(jper), rtol=1e-12)
