@@ -393,7 +393,22 @@ def result_type(operands: Iterable[tuple[DType, bool]]) -> tuple[DType, bool]:
     >>> result_type([(int32, False), (float64, True)])
     (dtype('float64'), True)
     """
-    ops = list(operands)
+    ops = tuple(operands)
+    key = (ops, x64_enabled())
+    hit = _RESULT_TYPES.get(key)
+    if hit is None:
+        if len(_RESULT_TYPES) >= 4096:
+            _RESULT_TYPES.clear()
+        hit = _RESULT_TYPES[key] = _result_type(ops)
+    return hit
+
+
+# result_type's answers: it is called for every promoted operation, and its
+# questions are few ((dtype, weak) pairs, the x64 flag).
+_RESULT_TYPES: dict[tuple[tuple[tuple[DType, bool], ...], bool], tuple[DType, bool]] = {}
+
+
+def _result_type(ops: tuple[tuple[DType, bool], ...]) -> tuple[DType, bool]:
     dts = {d for d, _ in ops}
     all_weak = all(w for _, w in ops)
     if len(ops) == 1:

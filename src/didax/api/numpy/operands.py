@@ -123,6 +123,10 @@ def broadcast_to_shape(x: Any, shape: tuple[int, ...]) -> Any:
 
 
 def broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    # Most operations meet one shape, with scalars perhaps: no need for NumPy's rule.
+    full = [s for s in shapes if s]
+    if not full or all(s == full[0] for s in full[1:]):
+        return full[0] if full else ()
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
