@@ -198,17 +198,45 @@ def _lower_function(
 def lower_jaxpr_body(mctx: ModuleContext, jaxpr: Jaxpr, args: Sequence[IrValue]) -> list[IrValue]:
     """Emits the equations of ``jaxpr`` at the current insertion point; returns its outputs."""
     env: dict[Var, IrValue] = dict(zip(jaxpr.in_binders, args, strict=True))
+    # Each literal's constant (and its broadcasts) is emitted once per body,
+    # where it is first used: it dominates every later use in the block.
+    literals: dict[tuple[Any, ...], IrValue] = {}
 
-    def read(x: Atom) -> IrValue:
-        if isinstance(x, Literal):
-            return constant(x.val)
-        return env[x]
+    def read(x: Atom, shape: tuple[int, ...] | None = None) -> IrValue:
+        if not isinstance(x, Literal):
+            return env[x]
+        key = (x.aval.dtype, x.val.tobytes(), shape)
+        value = literals.get(key)
+        if value is None:
+            if shape is None:
+                value = constant(x.val)
+            else:
+                value = hlo.broadcast_in_dim(
+                    aval_to_ir_type(ShapedArray(shape, x.aval.dtype)), read(x), dense_i64(())
+                )
+            literals[key] = value
+        return value
 
     for eqn in jaxpr.eqns:
         avals_in = tuple(x.aval for x in eqn.inputs)
-        ins = [read(x) for x in eqn.inputs]
-        if eqn.primitive.scalar_operands:
-            avals_in = _broadcast_scalars(avals_in, ins)
+        shape = avals_in[0].shape if avals_in else ()
+        if eqn.primitive.scalar_operands and any(a.shape != shape for a in avals_in):
+            # Rank-0 operands stand for arrays of the others' shape: broadcast
+            # (as JAX's lax n-ary lowerings do), so rules see one shape.
+            shape = next(a.shape for a in avals_in if a.shape)
+            ins = [
+                read(x)
+                if x.aval.shape == shape
+                else read(x, shape)
+                if isinstance(x, Literal)
+                else hlo.broadcast_in_dim(
+                    aval_to_ir_type(ShapedArray(shape, x.aval.dtype)), env[x], dense_i64(())
+                )
+                for x in eqn.inputs
+            ]
+            avals_in = tuple(ShapedArray(shape, a.dtype, a.weak_type) for a in avals_in)
+        else:
+            ins = [read(x) for x in eqn.inputs]
         ctx = LoweringRuleContext(mctx, avals_in, tuple(v.aval for v in eqn.out_binders))
         outs = LOWERING_RULES[eqn.primitive](ctx, *ins, **eqn.params)
         outs = list(outs)
@@ -219,27 +247,6 @@ def lower_jaxpr_body(mctx: ModuleContext, jaxpr: Jaxpr, args: Sequence[IrValue])
             )
         env.update(zip(eqn.out_binders, outs, strict=True))
     return [read(x) for x in jaxpr.outs]
-
-
-def _broadcast_scalars(
-    avals: tuple[ShapedArray, ...], ins: list[IrValue]
-) -> tuple[ShapedArray, ...]:
-    """Broadcasts (in place) the rank-0 operands of a ``scalar_operands`` primitive.
-
-    Each stands for an array of the other operands' shape, as JAX's lax
-    n-ary operations' scalars do, so the primitive's rule sees operands of
-    one shape (StableHLO's element-wise ops want them). Returns their types.
-    """
-    shape = next((a.shape for a in avals if a.shape), ())
-    if not shape or all(a.shape == shape for a in avals):
-        return avals
-    full = []
-    for i, a in enumerate(avals):
-        if a.shape != shape:
-            a = ShapedArray(shape, a.dtype, a.weak_type)
-            ins[i] = hlo.broadcast_in_dim(aval_to_ir_type(a), ins[i], dense_i64(()))
-        full.append(a)
-    return tuple(full)
 
 
 @final
