@@ -47,6 +47,8 @@ BINARY: Final[dict[str, tuple[Callable[..., Any], Callable[..., Any], bool]]] = 
     "le": (lax.le, jlax.le, False),
     "gt": (lax.gt, jlax.gt, False),
     "ge": (lax.ge, jlax.ge, False),
+    "atan2": (lax.atan2, jlax.atan2, True),
+    "nextafter": (lax.nextafter, jlax.nextafter, False),
 }
 DIFFERENTIABLE: Final = [n for n, (_, _, d) in BINARY.items() if d]
 # Both orders: the scalar second (x * 2.0) and first (2.0 * x).
@@ -57,7 +59,7 @@ def _operands(order: str, x: Any = X, s: Any = S) -> tuple[Any, Any]:
     return (x, s) if order == "array_scalar" else (s, x)
 
 
-def test_the_group_is_the_binary_arithmetic_comparison_and_logical_primitives() -> None:
+def test_the_group_is_the_binary_arithmetic_comparison_logical_and_float_primitives() -> None:
     names = {p.name for p in ALL_PRIMITIVES if p.scalar_operands}
     assert names == {*BINARY, "and", "or"}
 
@@ -231,3 +233,31 @@ def test_grad_through_a_staged_program_with_scalar_operands() -> None:
         jax.grad(lambda x, s: jax.numpy.sum(jax.numpy.sin(x * s + 2.0) / s)), (0, None)
     )(xs, S)
     np.testing.assert_allclose(np.asarray(per), np.asarray(jper), rtol=1e-12)
+
+
+def test_the_lowering_emits_each_literal_and_its_broadcast_once_per_body() -> None:
+    """``x * 2.0 + 2.0 ... * 2.0``: one constant, one broadcast; cond's branches make their own."""
+
+    def f(np_: Any, lax_: Any) -> Callable[[Any], Any]:
+        def g(x: Any) -> Any:
+            y = x * 2.0 + 2.0
+            z = lax_.cond(np_.sum(y) > 0.0, lambda v: v * 2.0 - 2.0, lambda v: v + 3.0, y)
+            return z * 2.0
+
+        return g
+
+    text = dx.jit(f(dnp, lax)).lower(X).as_text()
+    main = text[text.index("func.func public @main") :]
+    # main's own block, without the branches' regions (indented deeper).
+    top = [line for line in main.splitlines() if line.startswith("    %")]
+    assert sum("stablehlo.constant dense<2.000000e+00>" in line for line in top) == 1
+    assert sum("stablehlo.broadcast_in_dim" in line for line in top) == 1
+    branches = [line for line in main.splitlines() if line.startswith("      %")]
+    assert sum("stablehlo.constant dense<2.000000e+00>" in line for line in branches) == 1
+    # The value used in both blocks computes what JAX's program does, either branch taken.
+    for x in (X, -X):
+        np.testing.assert_allclose(
+            np.asarray(dx.jit(f(dnp, lax))(x)),
+            np.asarray(jax.jit(f(jax.numpy, jlax))(x)),
+            rtol=1e-14,
+        )

@@ -373,7 +373,7 @@ def arctan2(x1: ArrayLike, x2: ArrayLike) -> Array:
     >>> arctan2(np.array([1.0, 1.0]), np.array([1.0, -1.0]))
     Array([0.78539816, 2.35619449], dtype=float64)
     """
-    (a, b), _, _ = promote("arctan2", x1, x2, inexact=True)
+    (a, b), _, _ = promote("arctan2", x1, x2, inexact=True, scalars=True)
     return bind(lax.atan2_p, a, b)
 
 

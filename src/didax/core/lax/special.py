@@ -20,6 +20,7 @@ Design rules:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from didax.core import dtypes
@@ -85,10 +86,10 @@ atan_p: Final = Primitive("atan")
 asinh_p: Final = Primitive("asinh")
 acosh_p: Final = Primitive("acosh")
 atanh_p: Final = Primitive("atanh")
-atan2_p: Final = Primitive("atan2")
+atan2_p: Final = Primitive("atan2", scalar_operands=True)
 exp2_p: Final = Primitive("exp2")
 is_finite_p: Final = Primitive("is_finite")
-nextafter_p: Final = Primitive("nextafter")
+nextafter_p: Final = Primitive("nextafter", scalar_operands=True)
 
 # Float to float, one operand.
 SPECIAL_UNARY: Final = (
@@ -126,13 +127,22 @@ def _float_unary_abstract_eval(x: ShapedArray) -> ShapedArray:
     return x
 
 
-def _float_binary_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
-    _check_float(x, y)
-    if x.shape != y.shape:
-        raise shape_failure(f"operands must have equal shapes, got {x.shape} and {y.shape}")
-    if x.dtype != y.dtype:
-        raise dtype_failure(f"operands must have equal dtypes, got {x.dtype} and {y.dtype}")
-    return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
+def _float_binary_rule(scalars: bool) -> Callable[[ShapedArray, ShapedArray], ShapedArray]:
+    """Two floats of one type; with ``scalars``, either may be rank-0 (``scalar_operands``)."""
+
+    def rule(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+        _check_float(x, y)
+        if x.shape != y.shape and not (scalars and (x.shape == () or y.shape == ())):
+            raise shape_failure(
+                "operands must have equal shapes"
+                + (" (or be rank-0 scalars)" if scalars else "")
+                + f", got {x.shape} and {y.shape}"
+            )
+        if x.dtype != y.dtype:
+            raise dtype_failure(f"operands must have equal dtypes, got {x.dtype} and {y.dtype}")
+        return ShapedArray(x.shape or y.shape, x.dtype, x.weak_type and y.weak_type)
+
+    return rule
 
 
 # The hyperbolic and inverse trigonometric functions and exp2 are analytic:
@@ -162,7 +172,7 @@ for _p in SPECIAL_UNARY:
     else:
         ABSTRACT_EVAL.register(_p, _float_unary_abstract_eval)
 for _p in SPECIAL_BINARY:
-    ABSTRACT_EVAL.register(_p, _float_binary_abstract_eval)
+    ABSTRACT_EVAL.register(_p, _float_binary_rule(_p.scalar_operands))
 
 
 @ABSTRACT_EVAL.defines(is_finite_p)
