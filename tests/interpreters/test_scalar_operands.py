@@ -50,6 +50,13 @@ BINARY: Final[dict[str, tuple[Callable[..., Any], Callable[..., Any], bool]]] = 
     "atan2": (lax.atan2, jlax.atan2, True),
     "nextafter": (lax.nextafter, jlax.nextafter, False),
 }
+# On integers (booleans for and/or); polygamma(m, x) on floats, differentiable in x only.
+INTEGER_BINARY: Final[dict[str, tuple[Callable[..., Any], Callable[..., Any]]]] = {
+    "xor": (lax.bitwise_xor, jlax.bitwise_xor),
+    "shift_left": (lax.shift_left, jlax.shift_left),
+    "shift_right_logical": (lax.shift_right_logical, jlax.shift_right_logical),
+    "shift_right_arithmetic": (lax.shift_right_arithmetic, jlax.shift_right_arithmetic),
+}
 DIFFERENTIABLE: Final = [n for n, (_, _, d) in BINARY.items() if d]
 # Both orders: the scalar second (x * 2.0) and first (2.0 * x).
 ORDERS: Final = ["array_scalar", "scalar_array"]
@@ -61,7 +68,7 @@ def _operands(order: str, x: Any = X, s: Any = S) -> tuple[Any, Any]:
 
 def test_the_group_is_the_binary_arithmetic_comparison_logical_and_float_primitives() -> None:
     names = {p.name for p in ALL_PRIMITIVES if p.scalar_operands}
-    assert names == {*BINARY, "and", "or"}
+    assert names == {*BINARY, *INTEGER_BINARY, "and", "or", "polygamma"}
 
 
 @pytest.mark.parametrize("order", ORDERS)
@@ -261,3 +268,48 @@ def test_the_lowering_emits_each_literal_and_its_broadcast_once_per_body() -> No
             np.asarray(jax.jit(f(jax.numpy, jlax))(x)),
             rtol=1e-14,
         )
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("name", list(INTEGER_BINARY))
+def test_bit_operations_take_scalars(name: str, order: str) -> None:
+    fn, jfn = INTEGER_BINARY[name]
+    x = np.array([[-7, 3, 12], [40, -1, 0]], np.int32)
+    xs = np.stack([x, x * 3, -x])
+    for s in (np.int32(2), np.int32(35), np.int32(-1)):  # in range, past the width, negative
+        a, b = _operands(order, x, s)
+        closed = dx.make_jaxpr(fn)(a, b)
+        assert [e.primitive.name for e in closed.jaxpr.eqns] == [name]
+        want = np.asarray(jfn(a, b))
+        np.testing.assert_array_equal(np.asarray(fn(a, b)), want)
+        np.testing.assert_array_equal(np.asarray(dx.jit(fn)(a, b)), want)
+        dims = _operands(order, 0, None)
+        np.testing.assert_array_equal(
+            np.asarray(dx.vmap(fn, in_axes=dims)(*_operands(order, xs, s))),
+            np.asarray(jax.vmap(jfn, in_axes=dims)(*_operands(order, xs, s))),
+        )
+    ss = np.array([1, 2, 33], np.int32)
+    dims = _operands(order, None, 0)
+    np.testing.assert_array_equal(
+        np.asarray(dx.vmap(fn, in_axes=dims)(*_operands(order, x, ss))),
+        np.asarray(jax.vmap(jfn, in_axes=dims)(*_operands(order, x, ss))),
+    )
+
+
+def test_polygamma_takes_a_scalar_order_and_differentiates_in_x() -> None:
+    x = RNG.uniform(0.5, 3.0, (2, 3))
+    closed = dx.make_jaxpr(lambda v: lax.polygamma(1.0, v))(x)
+    assert [e.primitive.name for e in closed.jaxpr.eqns] == ["polygamma"]
+    for m in (0.0, 1.0, 2.0):
+        want = np.asarray(jlax.polygamma(m, x))
+        np.testing.assert_allclose(np.asarray(lax.polygamma(m, x)), want, rtol=1e-12)
+        np.testing.assert_allclose(np.asarray(dx.jit(lax.polygamma)(m, x)), want, rtol=1e-12)
+        g = dx.grad(lambda v, m=m: dnp.sum(lax.polygamma(m, v)))(x)
+        jg = jax.grad(lambda v, m=m: jax.numpy.sum(jlax.polygamma(m, v)))(x)
+        np.testing.assert_allclose(np.asarray(g), np.asarray(jg), rtol=1e-10)
+    ms = np.array([0.0, 1.0, 2.0])
+    np.testing.assert_allclose(
+        np.asarray(dx.vmap(lax.polygamma, in_axes=(0, None))(ms, x)),
+        np.asarray(jax.vmap(jlax.polygamma, in_axes=(0, None))(ms, x)),
+        rtol=1e-12,
+    )

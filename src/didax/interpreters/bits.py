@@ -30,7 +30,7 @@ from didax.core.dtypes import DType
 from didax.core.lax import bits
 from didax.core.primitive import Primitive
 from didax.core.values import get_aval
-from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
+from didax.interpreters.batching import BATCH_RULES, Dim, _broadcast_batcher, bdim_at_front
 from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.flops import FLOPS_RULES, Cost, Operand
 from didax.interpreters.jvp import JVP_RULES, Zero
@@ -140,20 +140,9 @@ for _p in bits.BIT_PRIMITIVES:
 # --- batching -------------------------------------------------------------------------
 
 
-def _elementwise_batcher(prim: Primitive) -> None:
-    def rule(
-        axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any
-    ) -> tuple[Any, Any]:
-        if all(d == dims[0] for d in dims):
-            return prim.bind(*args, **params), dims[0]
-        moved = [bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)]
-        return prim.bind(*moved, **params), 0
-
-    BATCH_RULES.register(prim, rule)
-
-
+# The generic element-wise rule, which also handles rank-0 operands.
 for _p in (bits.xor_p, *bits.SHIFTS, *bits.BIT_COUNTS):
-    _elementwise_batcher(_p)
+    _broadcast_batcher(_p)
 
 
 @BATCH_RULES.defines(bits.bitcast_convert_type_p)

@@ -2,9 +2,10 @@
 
 Operands of element-wise functions have one shape and one dtype, except that
 weakly typed values (Python scalars) take their partner's dtype, and, as in
-JAX, the arithmetic, comparison and logical binary operations (and ``atan2``,
-``nextafter``) take rank-0 operands beside an array of any shape
-(``mul x 2.0``: no broadcast staged).
+JAX, the binary element-wise operations (arithmetic, comparisons, logical and
+bitwise operations, shifts, ``atan2``, ``nextafter``, ``polygamma``) take
+rank-0 operands beside an array of any shape (``mul x 2.0``: no broadcast
+staged).
 The functions live in ``didax.core.lax.wrappers`` (the bind wrappers),
 ``didax.core.lax.bits`` (xor, shifts, bit counts, bit casts),
 ``didax.core.lax.sorting`` (``sort``),

@@ -36,7 +36,7 @@ def bitwise_xor(x1: ArrayLike, x2: ArrayLike) -> Array:
     >>> bitwise_xor(np.array([12, 10], np.int8), 6)
     Array([10, 12], dtype=int8)
     """
-    (a, b), dt, _ = promote("bitwise_xor", x1, x2)
+    (a, b), dt, _ = promote("bitwise_xor", x1, x2, scalars=True)
     if dtypes.is_float(dt):
         raise TypeError(f"bitwise_xor: not supported for floating-point operands ({dt})")
     return bind(lax.xor_p, a, b)

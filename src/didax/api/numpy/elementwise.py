@@ -458,7 +458,7 @@ def logical_not(x: ArrayLike) -> Array:
 
 
 def _bitwise(name: str, prim: Primitive, x1: ArrayLike, x2: ArrayLike) -> Array:
-    (a, b), dt, _ = promote(name, x1, x2)
+    (a, b), dt, _ = promote(name, x1, x2, scalars=True)
     if dtypes.is_float(dt):
         raise TypeError(f"{name}: not supported for floating-point operands ({dt})")
     return bind(prim, a, b)

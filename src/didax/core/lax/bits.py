@@ -11,7 +11,9 @@ Design rules:
   ``[0, bit width)`` (the amount read as unsigned) gives 0, or the sign fill
   for an arithmetic right shift, where C and NumPy leave it undefined.
 - Operands are strict as every primitive's (one shape, one dtype), with
-  weak Python scalars taking their partner's type (``lax.shift_left(x, 2)``).
+  weak Python scalars taking their partner's type (``lax.shift_left(x, 2)``);
+  as JAX's, ``xor`` and the shifts take a rank-0 operand beside an array
+  (``scalar_operands``: ``shift_left x 2``, no broadcast).
 - ``xor`` takes booleans and integers, as ``and`` and ``or`` do; shifts and
   bit counts take integers only; ``bitcast_convert_type`` refuses booleans
   unless nothing changes, as JAX's does.
@@ -59,10 +61,10 @@ __all__ = [
     "bitcast_convert_type",
 ]
 
-xor_p: Final = Primitive("xor")
-shift_left_p: Final = Primitive("shift_left")
-shift_right_logical_p: Final = Primitive("shift_right_logical")
-shift_right_arithmetic_p: Final = Primitive("shift_right_arithmetic")
+xor_p: Final = Primitive("xor", scalar_operands=True)
+shift_left_p: Final = Primitive("shift_left", scalar_operands=True)
+shift_right_logical_p: Final = Primitive("shift_right_logical", scalar_operands=True)
+shift_right_arithmetic_p: Final = Primitive("shift_right_arithmetic", scalar_operands=True)
 population_count_p: Final = Primitive("population_count")
 clz_p: Final = Primitive("clz")
 bitcast_convert_type_p: Final = Primitive("bitcast_convert_type")
@@ -81,19 +83,22 @@ BIT_PRIMITIVES: Final[tuple[Primitive, ...]] = (
 
 
 def _elementwise(kinds: str, what: str, *avals: ShapedArray) -> ShapedArray:
+    """One shape and dtype; a rank-0 operand may stand beside arrays (``scalar_operands``)."""
     first = avals[0]
+    shape = next((a.shape for a in avals if a.shape), ())
     for a in avals:
         if dtypes.kind(a.dtype) not in kinds:
             raise dtype_failure(f"operands must be {what}, got {a.dtype}")
-        if a.shape != first.shape:
+        if a.shape not in (shape, ()):
             raise shape_failure(
-                "operands must have equal shapes, got " + " and ".join(str(x.shape) for x in avals)
+                "operands must have equal shapes (or be rank-0 scalars), got "
+                + " and ".join(str(x.shape) for x in avals)
             )
         if a.dtype != first.dtype:
             raise dtype_failure(
                 "operands must have equal dtypes, got " + " and ".join(str(x.dtype) for x in avals)
             )
-    return ShapedArray(first.shape, first.dtype, builtins.all(a.weak_type for a in avals))
+    return ShapedArray(shape, first.dtype, builtins.all(a.weak_type for a in avals))
 
 
 @ABSTRACT_EVAL.defines(xor_p)

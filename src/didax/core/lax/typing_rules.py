@@ -10,10 +10,11 @@ Design rules:
   dtype; only weak types may differ (a result is weak when every operand
   is). Promotion and broadcasting happen before a primitive is bound, with
   one exception, JAX's: the operands of a ``scalar_operands`` primitive
-  (the arithmetic, comparison and logical binary operations here, ``atan2``
-  and ``nextafter`` in ``core.lax.special``) may be rank-0
-  scalars beside arrays of one shape (``mul x 2.0:f32[]``), so that a
-  Python scalar costs no ``broadcast_in_dim`` equation.
+  (the arithmetic, comparison and logical binary operations here; ``xor``
+  and the shifts in ``core.lax.bits``; ``atan2``, ``nextafter`` and
+  ``polygamma`` in ``core.lax.special``) may be rank-0 scalars beside
+  arrays of one shape (``mul x 2.0:f32[]``), so that a Python scalar costs
+  no ``broadcast_in_dim`` equation.
 - Importing this module registers the rules (``core.lax`` imports it).
 """
 
