@@ -24,7 +24,6 @@ Design rules:
 
 from __future__ import annotations
 
-import builtins
 from typing import Any, Final
 
 import numpy as np
@@ -34,6 +33,7 @@ from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
 from didax.core.dtypes import DType
 from didax.core.lax.primitives import and_p, not_p, or_p
+from didax.core.lax.typing_rules import same_shapes_and_dtypes
 from didax.core.primitive import Primitive
 from didax.core.promotion import coerce_weak
 from didax.core.values import ArrayLike, is_python_scalar, wrap_host
@@ -83,22 +83,11 @@ BIT_PRIMITIVES: Final[tuple[Primitive, ...]] = (
 
 
 def _elementwise(kinds: str, what: str, *avals: ShapedArray) -> ShapedArray:
-    """One shape and dtype; a rank-0 operand may stand beside arrays (``scalar_operands``)."""
-    first = avals[0]
-    shape = next((a.shape for a in avals if a.shape), ())
+    """Operands of ``kinds``, of one type; a rank-0 one may stand beside arrays."""
     for a in avals:
         if dtypes.kind(a.dtype) not in kinds:
             raise dtype_failure(f"operands must be {what}, got {a.dtype}")
-        if a.shape not in (shape, ()):
-            raise shape_failure(
-                "operands must have equal shapes (or be rank-0 scalars), got "
-                + " and ".join(str(x.shape) for x in avals)
-            )
-        if a.dtype != first.dtype:
-            raise dtype_failure(
-                "operands must have equal dtypes, got " + " and ".join(str(x.dtype) for x in avals)
-            )
-    return ShapedArray(shape, first.dtype, builtins.all(a.weak_type for a in avals))
+    return same_shapes_and_dtypes(*avals, scalars=True)
 
 
 @ABSTRACT_EVAL.defines(xor_p)

@@ -20,12 +20,12 @@ Design rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Final
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
-from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
+from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure
+from didax.core.lax.typing_rules import same_shapes_and_dtypes
 from didax.core.primitive import Primitive
 from didax.core.promotion import coerce_weak
 from didax.core.values import ArrayLike
@@ -127,22 +127,10 @@ def _float_unary_abstract_eval(x: ShapedArray) -> ShapedArray:
     return x
 
 
-def _float_binary_rule(scalars: bool) -> Callable[[ShapedArray, ShapedArray], ShapedArray]:
-    """Two floats of one type; with ``scalars``, either may be rank-0 (``scalar_operands``)."""
-
-    def rule(x: ShapedArray, y: ShapedArray) -> ShapedArray:
-        _check_float(x, y)
-        if x.shape != y.shape and not (scalars and (x.shape == () or y.shape == ())):
-            raise shape_failure(
-                "operands must have equal shapes"
-                + (" (or be rank-0 scalars)" if scalars else "")
-                + f", got {x.shape} and {y.shape}"
-            )
-        if x.dtype != y.dtype:
-            raise dtype_failure(f"operands must have equal dtypes, got {x.dtype} and {y.dtype}")
-        return ShapedArray(x.shape or y.shape, x.dtype, x.weak_type and y.weak_type)
-
-    return rule
+def _float_binary_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+    # All three (atan2, nextafter, polygamma) are scalar_operands primitives.
+    _check_float(x, y)
+    return same_shapes_and_dtypes(x, y, scalars=True)
 
 
 # The hyperbolic and inverse trigonometric functions and exp2 are analytic:
@@ -172,7 +160,7 @@ for _p in SPECIAL_UNARY:
     else:
         ABSTRACT_EVAL.register(_p, _float_unary_abstract_eval)
 for _p in SPECIAL_BINARY:
-    ABSTRACT_EVAL.register(_p, _float_binary_rule(_p.scalar_operands))
+    ABSTRACT_EVAL.register(_p, _float_binary_abstract_eval)
 
 
 @ABSTRACT_EVAL.defines(is_finite_p)

@@ -87,8 +87,12 @@ def _check_kinds(kinds: str, what: str, *avals: ShapedArray) -> None:
             raise dtype_failure(f"operands must be {what}, got {a.dtype}")
 
 
-def _same_shapes_and_dtypes(*avals: ShapedArray, scalars: bool = False) -> ShapedArray:
-    """The operands' common type; with ``scalars``, rank-0 operands may join any shape."""
+def same_shapes_and_dtypes(*avals: ShapedArray, scalars: bool = False) -> ShapedArray:
+    """The operands' common type; with ``scalars``, rank-0 operands may join any shape.
+
+    The element-wise typing rule of every family (``special``, ``bits`` too):
+    one shape, one dtype, weak only if every operand is.
+    """
     first = avals[0]
     shape = first.shape
     for a in avals[1:]:
@@ -116,7 +120,7 @@ def _elementwise_rule(
 ) -> AbstractEvalRule:
     def rule(*avals: ShapedArray) -> ShapedArray:
         _check_kinds(kinds, what, *avals)
-        out = _same_shapes_and_dtypes(*avals, scalars=scalars)
+        out = same_shapes_and_dtypes(*avals, scalars=scalars)
         return out if out_dtype is None else ShapedArray(out.shape, out_dtype)
 
     return rule
@@ -188,7 +192,7 @@ def _conj_abstract_eval(x: ShapedArray, *, input_dtype: DType) -> ShapedArray:
 def _complex_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
     if x.dtype not in (dtypes.float32, dtypes.float64):
         raise dtype_failure(f"the parts must be float32 or float64, got {x.dtype}")
-    out = _same_shapes_and_dtypes(x, y)
+    out = same_shapes_and_dtypes(x, y)
     return ShapedArray(out.shape, dtypes.complex_dtype(out.dtype), out.weak_type)
 
 
@@ -210,7 +214,7 @@ def _select_abstract_eval(
         raise shape_failure(
             f"the predicate's shape {pred.shape} differs from the cases' shape {on_true.shape}"
         )
-    return _same_shapes_and_dtypes(on_true, on_false)
+    return same_shapes_and_dtypes(on_true, on_false)
 
 
 @ABSTRACT_EVAL.defines(convert_element_type_p)
