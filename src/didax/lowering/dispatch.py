@@ -7,12 +7,13 @@ Design rules:
   executable compiled before.
 - A key is compiled once even when many threads ask for it at once.
 - Arguments that are Arrays pass their buffers as they are; anything else
-  is copied to the device, never aliased: a caller may write to its NumPy
-  array as soon as the call returns, while the program may not have read
-  it yet (JAX's jit on a CPU reads it late, and gets such a call wrong).
-  A call with NumPy arguments runs through jaxlib's C++ dispatch, which
-  moves them with the launch, as JAX's jit does. Results come back as
-  Arrays.
+  goes to the device with the call. A caller may write to its NumPy array
+  as soon as the call returns, so the program must not read it later
+  (JAX's jit on a CPU reads it late, and gets such a call wrong): on a CPU
+  a call with NumPy arguments returns once its program has run, elsewhere
+  the arrays are copied first. Such a call runs through jaxlib's C++
+  dispatch, which moves them with the launch, as JAX's jit does. Results
+  come back as Arrays.
 - A program over several devices (sharded arguments, or shardings asked
   of jit) is a ``ShardedCompiled``: the same interface, compiled once for
   its ``SpmdLayout`` by XLA's SPMD partitioner; it lays each argument out
@@ -34,7 +35,6 @@ Design rules:
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Hashable, Sequence
 from typing import Any, Final, final
 
@@ -93,92 +93,15 @@ class _Inspectable:
         return xla.optimized_hlo(self.executable)
 
 
-# NumPy arguments up to this size are copied into reused host arrays; larger
-# ones into fresh copies (whose cost then dwarfs a fresh buffer's).
-_STAGED_BYTES: Final = 1 << 20
-_STAGES: Final = 4  # reused sets of host arrays kept per program
-
-
-@final
-class _KeptBytes:
-    """The host memory all programs' stages keep, within a limit.
-
-    Without one, each program in the compile cache (up to 1,024) would keep
-    a copy of its last NumPy arguments: 180 programs called once each with
-    1 MiB arguments grew the process by 434 MiB, JAX's by 263 MiB (measured
-    once, RSS). Past the limit a call's copies are fresh and go with the call.
-    """
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.kept = 0
-        self._lock = threading.Lock()
-
-    def reserve(self, n: int) -> bool:
-        with self._lock:
-            if self.kept + n > self.limit:
-                return False
-            self.kept += n
-            return True
-
-    def release(self, n: int) -> None:
-        with self._lock:
-            self.kept -= n
-
-
-STAGE_MEMORY: Final = _KeptBytes(64 << 20)
-
-
-@final
-class _Stage:
-    """One call's host copies of a program's NumPy arguments, by parameter position.
-
-    jaxlib reads a NumPy argument after the call has returned (on a CPU it
-    aliases an aligned array, and copies others on a worker thread), so a
-    caller's array must be copied first. Copying into aligned host arrays
-    reused from call to call costs less than a fresh copy each call, which
-    jaxlib then copies again (per-example gradients, 66 KB of arguments:
-    77-89 µs a call against 95-105 µs; JAX's own call, copying unaligned
-    arrays, 76-89 µs; one process, alternating rounds). A stage is reused
-    once ``last``, a result of the call that read it, is ready: the
-    program has run. The arrays it keeps count against ``STAGE_MEMORY``.
-    """
-
-    __slots__ = ("arrays", "last")
-
-    def __init__(self) -> None:
-        self.arrays: dict[int, np.ndarray[Any, Any]] = {}
-        self.last: xla.Buffer | None = None
-
-    def free(self) -> bool:
-        last = self.last
-        # A deleted result (donated since) no longer says whether its program ran.
-        return last is None or (not last.is_deleted() and last.is_ready())
-
-    def copy(self, i: int, x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        held = self.arrays.get(i)
-        if held is None or held.shape != x.shape or held.dtype != x.dtype:
-            if x.nbytes > _STAGED_BYTES or not STAGE_MEMORY.reserve(x.nbytes):
-                return x.copy()
-            if held is not None:
-                STAGE_MEMORY.release(held.nbytes)
-            held = self.arrays[i] = xla.aliasable_host_array(x.shape, x.dtype)
-        np.copyto(held, x)
-        return held
-
-    def __del__(self, memory: _KeptBytes = STAGE_MEMORY) -> None:
-        # ``memory`` is bound here: at exit the module's globals may be gone first.
-        memory.release(sum(a.nbytes for a in self.arrays.values()))
-
-
 @final
 @attrs.frozen(eq=False)
 class Compiled(_Inspectable):
     """An executable with the types of its parameters and results, and its module.
 
     Arrays pass their device buffers. A call with NumPy arguments runs
-    through jaxlib's C++ dispatch (``xla.fast_dispatch``) on copies of
-    them; a call on device buffers alone calls the executable directly,
+    through jaxlib's C++ dispatch (``xla.fast_dispatch``), which moves them
+    to the device (see ``_execute`` for when it may read them); a call on
+    device buffers alone calls the executable directly,
     which costs less than that dispatch's signature checks (a jitted call
     on two f64[3] Arrays: 8.1 µs against 13.8 µs, measured in alternating
     rounds).
@@ -190,10 +113,6 @@ class Compiled(_Inspectable):
     module: ir.Module
     handlers: list[xla.ResultHandler] = attrs.field(init=False)
     fast: xla.FastCall = attrs.field(init=False)
-    # Host copies of NumPy arguments, reused once the program that read them ran.
-    stages: list[_Stage] = attrs.field(init=False, factory=list)
-    # The result whose readiness tells a stage is free (the smallest one: it is kept).
-    smallest_out: int = attrs.field(init=False, default=0)
 
     def __attrs_post_init__(self) -> None:
         outs = [(a.shape, a.dtype) for a in self.out_avals]
@@ -209,9 +128,6 @@ class Compiled(_Inspectable):
         fast = xla.fast_dispatch(executable, len(self.in_avals), outs, slow)
         object.__setattr__(self, "handlers", handlers)
         object.__setattr__(self, "fast", fast)
-        if self.out_avals:
-            sizes = [a.size * a.dtype.itemsize for a in self.out_avals]
-            object.__setattr__(self, "smallest_out", sizes.index(min(sizes)))
 
     def run(
         self,
@@ -239,23 +155,25 @@ class Compiled(_Inspectable):
     def _execute(self, values: list[Any], host: bool) -> list[xla.Buffer]:
         if not host:
             return xla.execute(self.executable, values, self.handlers)
-        # NumPy arguments are copied into host arrays of this program's, which
-        # nobody else writes to: jaxlib may read them after the call returns.
-        stages = self.stages
-        try:
-            stage = stages.pop()  # atomic: another thread gets another stage
-        except IndexError:
-            stage = _Stage()
-        if not stage.free():
-            stage = _Stage()
+        # jaxlib reads a NumPy argument after the call has returned (on a CPU
+        # it aliases an aligned one, and copies others on a worker thread),
+        # while its caller may write to it as soon as the call returns.
+        if BACKEND.host_is_device and self.out_avals:
+            # On a CPU the call returns once the program has run: its results
+            # are ready. No copy: one written just before a program running
+            # on another core costs that program more than the copy itself
+            # (per-example gradients, 66 KB of arguments: 66 µs a call with
+            # a copy, 13 µs without, as JAX's aliasing call).
+            outs = self.fast(x64_enabled(), *values)
+            for b in outs:
+                b.block_until_ready()
+            return outs
+        # Elsewhere (an accelerator keeps dispatch asynchronous) each gets a
+        # copy nobody else writes to.
         for i, v in enumerate(values):
             if type(v) is np.ndarray:
-                values[i] = stage.copy(i, v)
-        outs = self.fast(x64_enabled(), *values)
-        if outs and len(stages) < _STAGES:
-            stage.last = outs[self.smallest_out]
-            stages.append(stage)
-        return outs
+                values[i] = v.copy()
+        return self.fast(x64_enabled(), *values)
 
     def _run_donating(
         self, const_buffers: Sequence[xla.Buffer], args: Sequence[Any], donated: frozenset[int]
@@ -426,14 +344,14 @@ def _arguments(const_buffers: Sequence[xla.Buffer], args: Sequence[Any]) -> tupl
     """The values ``Compiled.fast`` takes, and whether one is a NumPy array.
 
     Arrays give their device buffers, scalars their kept device copies
-    (``to_buffer``); NumPy arrays stay as they are, to be copied (``_Stage``).
+    (``to_buffer``); NumPy arrays stay as they are (see ``Compiled._execute``).
     """
     values: list[Any] = list(const_buffers)
     host = False
     for x in args:  # a loop: cheaper than a comprehension here
         if type(x) is Array:
             values.append(x.buffer)
-        elif type(x) is np.ndarray:  # copied by ``Compiled._execute``
+        elif type(x) is np.ndarray:  # see ``Compiled._execute``
             values.append(x)
             host = True
         else:

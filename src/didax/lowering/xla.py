@@ -499,7 +499,8 @@ def fast_dispatch(
     69 µs for JAX's (one process, alternating rounds; the caller's arrays
     passed uncopied). jaxlib reads a NumPy array's memory
     after the call has returned (it aliases a 64-byte-aligned one and
-    copies others on a worker thread): pass only arrays nobody writes to.
+    copies others on a worker thread): pass only arrays nobody writes to
+    until the results are ready.
 
     The first call with each argument signature (dtypes, shapes, weak
     types, placement) goes through ``slow(*args)``, which must run the
@@ -558,22 +559,6 @@ def _sharding() -> SingleDeviceSharding:
 @functools.lru_cache(maxsize=4096)
 def _jax_aval(shape: tuple[int, ...], dtype: np.dtype[Any]) -> _jax_core.ShapedArray:
     return _jax_core.ShapedArray(shape, dtype)
-
-
-# jaxlib aliases (does not copy) a C-contiguous host array aligned to this.
-_ALIAS_ALIGNMENT: Final = 64
-
-
-def aliasable_host_array(shape: tuple[int, ...], dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
-    """An empty C-contiguous array that jaxlib's transfers alias rather than copy.
-
-    Aligned as jaxlib's CPU client wants its buffers: a buffer over it is
-    made without a copy, and XLA reads it when a program runs.
-    """
-    size = int(np.prod(shape)) * dtype.itemsize
-    raw = np.empty(size + _ALIAS_ALIGNMENT, np.uint8)
-    start = -raw.ctypes.data % _ALIAS_ALIGNMENT
-    return raw[start : start + size].view(dtype).reshape(shape)
 
 
 # Host data copied during the transfer, never aliased by the buffer.
