@@ -10,9 +10,11 @@ Design rules:
   compose without special cases.
 - Tangents of integer and boolean values have dtype ``float0`` and are
   always ``Zero``.
-- The rank-0 operands of a ``scalar_operands`` primitive (``mul x 2.0``)
-  are broadcast, with their tangents, before its rule runs: rules see
-  operands of one shape.
+- A rank-0 operand of a ``scalar_operands`` primitive beside arrays stays
+  rank-0 while its tangent is zero (``mul x 2.0`` gives ``mul t 2.0``, as
+  JAX's); one with a nonzero tangent is broadcast, with the others and
+  their tangents, before the rule runs. So a rule sees a rank-0 operand
+  only with a ``Zero`` tangent.
 """
 
 from __future__ import annotations
@@ -143,7 +145,7 @@ class JVPTrace(Trace):
         with set_current_trace(parent):
             if all(isinstance(t, Zero) for t in tangents):
                 return prim.bind(*primals, **params)
-            if prim.scalar_operands and mixed_ranks([get_aval(p) for p in primals]):
+            if prim.scalar_operands and _varying_scalar(primals, tangents):
                 primals, tangents = _broadcast_scalars(primals, tangents)
             primal_out, tangent_out = JVP_RULES[prim](primals, tangents, **params)
         if prim.multiple_results:
@@ -153,6 +155,22 @@ class JVPTrace(Trace):
     def box(self, primal: Any, tangent: Any) -> Any:
         # A value with a zero tangent is just a constant to this trace.
         return primal if isinstance(tangent, Zero) else JVPTracer(self, primal, tangent)
+
+
+def _varying_scalar(primals: Sequence[Any], tangents: Sequence[Any]) -> bool:
+    """Whether a rank-0 operand beside arrays has a nonzero tangent.
+
+    Only then are operands broadcast: a constant scalar (``mul x 2.0``)
+    stays rank-0, and the rules (whose element-wise operations take rank-0
+    operands too) give ``mul t 2.0``, as JAX's; a varying one would give a
+    rank-0 tangent where the result's is an array.
+    """
+    avals = [get_aval(p) for p in primals]
+    if not mixed_ranks(avals):
+        return False
+    return any(
+        a.shape == () and not isinstance(t, Zero) for a, t in zip(avals, tangents, strict=True)
+    )
 
 
 def _broadcast_scalars(
