@@ -4,8 +4,9 @@
 ``broadcast_in_dim`` and a ``mul``; a rank-0 array beside an array of any
 shape stands for an array of that shape. Every interpreter must agree: the
 typing rule, eager evaluation, the lowering (which broadcasts), jvp (whose
-rules see a scalar rank-0 while its tangent is zero, broadcast otherwise), vmap (an unbatched scalar stays a scalar) and
-transpose (a scalar's cotangent is the sum of its array's). Each is checked
+rules see a scalar rank-0 while its tangent is zero, broadcast otherwise),
+vmap (an unbatched scalar stays a scalar) and transpose (a scalar's
+cotangent is the sum of its array's). Each is checked
 against JAX's lax on the same operands, derivatives also against finite
 differences.
 """
