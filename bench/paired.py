@@ -99,8 +99,9 @@ def per_example(
     """Per-example gradients; NumPy arguments start ``offset`` bytes past a 64-byte boundary.
 
     On a CPU jaxlib aliases a 64-byte-aligned NumPy array (no copy, and
-    reads it after the call has returned) and copies others; didax lets it,
-    and returns once the program has run (see ``didax.lowering.dispatch``).
+    reads it after the call has returned) and copies others; didax passes
+    an aligned one and returns once the program has run, and copies others
+    into reused aligned host arrays (see ``didax.lowering.dispatch``).
     Where a NumPy array lands is up to the allocator, so both cases are
     timed. With ``refill`` each call
     first writes the next of two batches into the argument arrays, as a

@@ -351,25 +351,94 @@ def test_a_compiled_program_with_its_fast_path_is_freed_with_the_caches() -> Non
 
 
 def test_calls_not_waited_for_each_read_their_own_arguments() -> None:
-    """Calls made one after another, none waited for, each compute on their own argument."""
+    """Calls made one after another, none waited for, each compute on their own argument.
+
+    Unaligned arrays are copied into host arrays reused once the program
+    that read them has run; calls still in flight get other ones.
+    """
     f = dx.jit(_busy)
-    xs = [np.full((256, 256), float(i), np.float32) for i in range(6)]
-    wants = [np.asarray(f(x)) for x in xs]
-    for _ in range(3):
-        outs = [f(x) for x in xs]  # none waited for
-        for out, want in zip(outs, wants, strict=True):
-            np.testing.assert_array_equal(np.asarray(out), want)
+    for offset in (16, 0):
+        xs = [_at_alignment(offset, (256, 256)) * float(i) for i in range(6)]
+        wants = [np.asarray(f(x)) for x in xs]
+        for _ in range(3):
+            outs = [f(x) for x in xs]  # none waited for
+            for out, want in zip(outs, wants, strict=True):
+                np.testing.assert_array_equal(np.asarray(out), want)
 
 
-def test_on_a_cpu_a_call_with_numpy_arguments_returns_once_its_program_ran() -> None:
-    """jaxlib aliases the aligned array: the program must have read it when the call returns."""
+@pytest.mark.parametrize("offset", [0, 16])
+def test_on_a_cpu_only_an_aligned_numpy_argument_makes_the_call_wait(offset: int) -> None:
+    """jaxlib aliases an aligned array: its program must have read it when the call returns.
+
+    An unaligned one is copied into the program's own host memory, and
+    the call returns at once, as a call on Arrays does.
+    """
     f = dx.jit(_busy)
-    x = _at_alignment(0, (256, 256))
-    for _ in range(3):
+    x = _at_alignment(offset, (256, 256))
+    ready = []
+    for _ in range(4):
         out = f(x)
-        assert out.buffer.is_ready()
-    g = dx.jit(_busy)
-    assert not all(g(dx.numpy.asarray(x)).buffer.is_ready() for _ in range(3))  # Arrays: no wait
+        ready.append(out.buffer.is_ready())
+        out.block_until_ready()
+    if offset == 0:
+        assert all(ready)
+    else:
+        assert not all(ready)  # dispatch stays asynchronous
+    assert not all(f(dx.numpy.asarray(x)).buffer.is_ready() for _ in range(3))  # Arrays
+
+
+def test_host_copies_are_reused_once_their_program_ran() -> None:
+    k = _unique_constant()
+    f = dx.jit(lambda x: x * k)
+    x = _at_alignment(16, (2, 3))
+    f(x).block_until_ready()
+    (entry,) = f._cache._data.values()
+    compiled = entry.compiled
+    assert isinstance(compiled, dispatch.Compiled)
+    (stage,) = compiled.stages
+    held = stage.arrays[0]
+    assert held.ctypes.data % 64 == 0  # aliased by jaxlib, not copied again
+    for i in range(3):
+        y = _at_alignment(16, (2, 3)) + i
+        np.testing.assert_array_equal(np.asarray(f(y)), y * k)
+    assert compiled.stages[0].arrays[0] is held
+
+
+def test_host_copies_kept_by_all_programs_stay_within_their_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gc
+
+    dx.clear_caches()  # earlier tests' programs release their copies now, not during this one
+    gc.collect()
+    memory = dispatch.STAGE_MEMORY
+    monkeypatch.setattr(memory, "limit", memory.kept + 3 * 80_000)
+    k = _unique_constant()
+    fs = [dx.jit(lambda x, i=i: x * k + i) for i in range(6)]
+    x = _at_alignment(16, (20_000,))  # 80 KB, copied
+    x[...] = np.linspace(0.0, 1.0, 20_000)
+    kept_before = memory.kept
+    for i, f in enumerate(fs):
+        for _ in range(2):  # the second call reuses the stage, or copies afresh
+            np.testing.assert_allclose(np.asarray(f(x)), x * k + i, rtol=1e-6)
+    assert memory.kept == kept_before + 3 * 80_000  # three programs keep copies, not six
+    del fs, f
+    dx.clear_caches()
+    gc.collect()
+    assert memory.kept == kept_before  # released with the programs
+
+
+def test_aligned_and_unaligned_arrays_in_turn_at_one_position() -> None:
+    """How an array is passed is decided per array object (a hint kept by position): any is safe."""
+    f = dx.jit(lambda x, y: _busy(x) + y)
+    for _ in range(3):
+        for offset in (0, 16, 0, 0, 16, 16):
+            x, y = _at_alignment(offset, (256, 256)), _at_alignment(16 - offset, (256, 256))
+            want = np.asarray(f(x.copy(), y.copy()))
+            out = f(x, y)
+            x[...] = 7.0
+            y[...] = 7.0
+            np.testing.assert_array_equal(np.asarray(out), want)
 
 
 @pytest.mark.parametrize("offset", [0, 16])

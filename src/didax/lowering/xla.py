@@ -561,6 +561,27 @@ def _jax_aval(shape: tuple[int, ...], dtype: np.dtype[Any]) -> _jax_core.ShapedA
     return _jax_core.ShapedArray(shape, dtype)
 
 
+# jaxlib aliases (does not copy) a C-contiguous host array aligned to this.
+_ALIAS_ALIGNMENT: Final = 64
+
+
+def aliasable_host_array(shape: tuple[int, ...], dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
+    """An empty C-contiguous array that jaxlib's transfers alias rather than copy.
+
+    Aligned as jaxlib's CPU client wants its buffers: a buffer over it is
+    made without a copy, and XLA reads it when a program runs.
+    """
+    size = int(np.prod(shape)) * dtype.itemsize
+    raw = np.empty(size + _ALIAS_ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % _ALIAS_ALIGNMENT
+    return raw[start : start + size].view(dtype).reshape(shape)
+
+
+def aliased_on_transfer(x: np.ndarray[Any, Any]) -> bool:
+    """Whether jaxlib's CPU transfer would alias ``x`` (C-contiguous and aligned), not copy it."""
+    return x.ctypes.data % _ALIAS_ALIGNMENT == 0 and x.flags.c_contiguous
+
+
 # Host data copied during the transfer, never aliased by the buffer.
 _COPY: Final = _jaxlib.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 
