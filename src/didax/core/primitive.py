@@ -35,7 +35,8 @@ class Primitive:
     # An element-wise primitive whose operands may be rank-0 scalars beside
     # arrays of one shape, each scalar standing for an array of that shape
     # (JAX's lax n-ary operations: ``mul x 2.0:f32[]``). The interpreters
-    # broadcast such a scalar where a rule needs it (``core.promotion.broadcast_scalars``).
+    # (jvp, vmap, transpose) and the lowering broadcast such a scalar where a
+    # rule needs it.
     scalar_operands: bool
 
     def __init__(

@@ -183,25 +183,3 @@ def _scalar_like(prim: Primitive, x: PythonScalar, target: ShapedArray) -> Any:
     if target.shape == () or prim.scalar_operands:
         return value  # a scalar operand stays rank-0 (JAX's ``mul x 2.0:f32[]``)
     return broadcast_in_dim_p.bind(value, shape=target.shape, broadcast_dimensions=())
-
-
-def broadcast_scalars(args: Sequence[Any]) -> list[Any]:
-    """The operands of a ``scalar_operands`` primitive, rank-0 ones broadcast to the others' shape.
-
-    For the interpreters whose rules want operands of one shape (jvp,
-    vmap); binds ``broadcast_in_dim`` under the current trace, keeping a
-    weak scalar weak.
-    """
-    shapes = [get_aval(x).shape for x in args]
-    shape = next((s for s in shapes if s), ())
-    if not shape:
-        return list(args)
-    return [
-        broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=()) if s == () else x
-        for x, s in zip(args, shapes, strict=True)
-    ]
-
-
-def mixed_ranks(avals: Sequence[ShapedArray]) -> bool:
-    """Whether some operands are rank-0 scalars beside arrays (of a scalar_operands primitive)."""
-    return any(a.shape != avals[0].shape for a in avals[1:])

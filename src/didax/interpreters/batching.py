@@ -198,7 +198,7 @@ def _shift(axes: Sequence[int]) -> tuple[int, ...]:
     return tuple(a + 1 for a in axes)
 
 
-def _broadcast_batcher(prim: Primitive) -> None:
+def elementwise_batcher(prim: Primitive) -> None:
     """Element-wise primitives: align every operand's batch axis, broadcasting unbatched ones."""
 
     def rule(
@@ -245,7 +245,7 @@ def _scalar_operands_batched(
 
 
 for _p in lax.ELEMENTWISE:
-    _broadcast_batcher(_p)
+    elementwise_batcher(_p)
 
 
 def _front_batcher(prim: Primitive, adjust: Callable[..., dict[str, Any]]) -> None:

@@ -30,7 +30,7 @@ from didax.core.dtypes import DType
 from didax.core.lax import bits
 from didax.core.primitive import Primitive
 from didax.core.values import get_aval
-from didax.interpreters.batching import BATCH_RULES, Dim, _broadcast_batcher, bdim_at_front
+from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, elementwise_batcher
 from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.flops import FLOPS_RULES, Cost, Operand
 from didax.interpreters.jvp import JVP_RULES, Zero
@@ -142,7 +142,7 @@ for _p in bits.BIT_PRIMITIVES:
 
 # The generic element-wise rule, which also handles rank-0 operands.
 for _p in (bits.xor_p, *bits.SHIFTS, *bits.BIT_COUNTS):
-    _broadcast_batcher(_p)
+    elementwise_batcher(_p)
 
 
 @BATCH_RULES.defines(bits.bitcast_convert_type_p)

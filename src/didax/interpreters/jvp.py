@@ -29,7 +29,6 @@ from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.errors import ConcretizationTypeError
 from didax.core.primitive import Primitive, RuleTable
-from didax.core.promotion import broadcast_scalars, mixed_ranks
 from didax.core.source_info import user_frame_summary
 from didax.core.trace import Trace, Tracer, check_valid, current_trace, new_trace, set_current_trace
 from didax.core.values import get_aval, wrap_host
@@ -165,11 +164,9 @@ def _varying_scalar(primals: Sequence[Any], tangents: Sequence[Any]) -> bool:
     operands too) give ``mul t 2.0``, as JAX's; a varying one would give a
     rank-0 tangent where the result's is an array.
     """
-    avals = [get_aval(p) for p in primals]
-    if not mixed_ranks(avals):
-        return False
-    return any(
-        a.shape == () and not isinstance(t, Zero) for a, t in zip(avals, tangents, strict=True)
+    shapes = [get_aval(p).shape for p in primals]
+    return any(shapes) and any(
+        s == () and not isinstance(t, Zero) for s, t in zip(shapes, tangents, strict=True)
     )
 
 
@@ -177,14 +174,16 @@ def _broadcast_scalars(
     primals: Sequence[Any], tangents: Sequence[Any]
 ) -> tuple[list[Any], list[Any]]:
     """Rank-0 operands (and their tangents) broadcast to the others' shape, for the rules."""
-    primals = broadcast_scalars(primals)
-    shape = get_aval(primals[0]).shape
+    shape = next(s for s in (get_aval(p).shape for p in primals) if s)
+
+    def full(x: Any) -> Any:
+        if get_aval(x).shape == shape:
+            return x
+        return lax.broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=())
+
+    primals = [full(p) for p in primals]
     tangents = [
-        Zero.like(get_aval(p))
-        if isinstance(t, Zero)
-        else t
-        if get_aval(t).shape == shape
-        else lax.broadcast_in_dim_p.bind(t, shape=shape, broadcast_dimensions=())
+        Zero.like(get_aval(p)) if isinstance(t, Zero) else full(t)
         for p, t in zip(primals, tangents, strict=True)
     ]
     return primals, tangents

@@ -45,7 +45,7 @@ from didax.core.abstract import ShapedArray
 from didax.core.lax import special
 from didax.core.primitive import Primitive
 from didax.core.values import get_aval
-from didax.interpreters.batching import _broadcast_batcher
+from didax.interpreters.batching import elementwise_batcher
 from didax.interpreters.evaluation import IMPL_RULES, ImplRule
 from didax.interpreters.flops import FLOPS_RULES, Cost, FlopsRule, Operand
 from didax.interpreters.jvp import JVP_RULES, Zero, _defjvp
@@ -189,7 +189,7 @@ def _is_finite_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any
 # --- batching ---------------------------------------------------------------------------
 
 for _prim in special.SPECIAL_PRIMITIVES:
-    _broadcast_batcher(_prim)
+    elementwise_batcher(_prim)
 
 
 # --- flops ------------------------------------------------------------------------------

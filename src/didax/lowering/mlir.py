@@ -104,6 +104,11 @@ def full(aval: ShapedArray, value: bool | int | float | complex) -> IrValue:
     scalar = constant(np.asarray(value, aval.dtype))
     if aval.shape == ():
         return scalar
+    return broadcast_scalar(scalar, aval)
+
+
+def broadcast_scalar(scalar: IrValue, aval: ShapedArray) -> IrValue:
+    """The rank-0 ``scalar`` broadcast to an array of type ``aval``."""
     return hlo.broadcast_in_dim(aval_to_ir_type(aval), scalar, dense_i64(()))
 
 
@@ -211,9 +216,7 @@ def lower_jaxpr_body(mctx: ModuleContext, jaxpr: Jaxpr, args: Sequence[IrValue])
             if shape is None:
                 value = constant(x.val)
             else:
-                value = hlo.broadcast_in_dim(
-                    aval_to_ir_type(ShapedArray(shape, x.aval.dtype)), read(x), dense_i64(())
-                )
+                value = broadcast_scalar(read(x), ShapedArray(shape, x.aval.dtype))
             literals[key] = value
         return value
 
@@ -229,9 +232,7 @@ def lower_jaxpr_body(mctx: ModuleContext, jaxpr: Jaxpr, args: Sequence[IrValue])
                 if x.aval.shape == shape
                 else read(x, shape)
                 if isinstance(x, Literal)
-                else hlo.broadcast_in_dim(
-                    aval_to_ir_type(ShapedArray(shape, x.aval.dtype)), env[x], dense_i64(())
-                )
+                else broadcast_scalar(env[x], ShapedArray(shape, x.aval.dtype))
                 for x in eqn.inputs
             ]
             avals_in = tuple(ShapedArray(shape, a.dtype, a.weak_type) for a in avals_in)
