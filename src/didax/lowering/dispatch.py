@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import weakref
 from collections.abc import Hashable, Sequence
 from typing import Any, Final, final
 
@@ -204,9 +205,11 @@ class Compiled(_Inspectable):
     stages: list[_Stage] = attrs.field(init=False, factory=list)
     # The result whose readiness tells a stage is free (the smallest one: it is kept).
     smallest_out: int = attrs.field(init=False, default=0)
-    # By argument position, the last NumPy array's id and whether jaxlib aliases
-    # it (a hint: an id reused by another array only costs time, both ways are safe).
-    seen: dict[int, tuple[int, bool]] = attrs.field(init=False, factory=dict)
+    # By argument position, the last NumPy array (a weak reference: an id could
+    # be reused by another array once that one is freed) and whether jaxlib aliases it.
+    seen: dict[int, tuple[weakref.ref[np.ndarray[Any, Any]], bool]] = attrs.field(
+        init=False, factory=dict
+    )
 
     def __attrs_post_init__(self) -> None:
         outs = [(a.shape, a.dtype) for a in self.out_avals]
@@ -269,11 +272,11 @@ class Compiled(_Inspectable):
             passed = False
             if alias:
                 last = seen.get(i)
-                if last is not None and last[0] == id(v):
+                if last is not None and last[0]() is v:
                     passed = last[1]
                 else:  # reading the address costs ~1 µs: once per array object
                     passed = xla.aliased_on_transfer(v)
-                    seen[i] = (id(v), passed)
+                    seen[i] = (weakref.ref(v), passed)
             if passed:
                 wait = True
             else:
