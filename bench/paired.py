@@ -100,8 +100,9 @@ def per_example(
 
     On a CPU jaxlib aliases a 64-byte-aligned NumPy array (no copy, and
     reads it after the call has returned) and copies others; didax passes
-    an aligned one and returns once the program has run, and copies others
-    into reused aligned host arrays (see ``didax.lowering.dispatch``).
+    them as they are to a short program (this one) or an aligned one to
+    any, and returns once the program has run, and copies others into
+    reused aligned host arrays (see ``didax.lowering.dispatch``).
     Where a NumPy array lands is up to the allocator, so both cases are
     timed. With ``refill`` each call
     first writes the next of two batches into the argument arrays, as a

@@ -269,10 +269,34 @@ def _busy(x: Any) -> Any:
     return x
 
 
+@pytest.fixture(params=["short", "long"])
+def taken_as(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every program taken as short (run synchronously), or as long, however long its runs take.
+
+    Which a program is depends on timing (see ``dispatch._RunTime``): the
+    tests of either path choose it.
+    """
+    if request.param == "short":
+        monkeypatch.setattr(dispatch, "SHORT_RUN_S", float("inf"))
+    else:
+        monkeypatch.setattr(dispatch, "SHORT_RUN_S", 0.0)
+        monkeypatch.setattr(dispatch, "_TIMED_RUNS", 0)
+        monkeypatch.setattr(dispatch, "_RETIMED_EVERY", 1 << 30)
+    return str(request.param)
+
+
+@pytest.fixture
+def long_programs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every program taken as long: its unaligned NumPy arguments are copied."""
+    monkeypatch.setattr(dispatch, "SHORT_RUN_S", 0.0)
+    monkeypatch.setattr(dispatch, "_TIMED_RUNS", 0)
+    monkeypatch.setattr(dispatch, "_RETIMED_EVERY", 1 << 30)
+
+
 @pytest.mark.parametrize("offset", [0, 16])
 @pytest.mark.parametrize("outputs", [1, 2])
 def test_numpy_argument_written_after_the_call_does_not_change_the_result(
-    offset: int, outputs: int
+    offset: int, outputs: int, taken_as: str
 ) -> None:
     """A caller refilling its NumPy buffer right after a call (a data loader's pattern).
 
@@ -350,7 +374,7 @@ def test_a_compiled_program_with_its_fast_path_is_freed_with_the_caches() -> Non
     assert compiled() is None
 
 
-def test_calls_not_waited_for_each_read_their_own_arguments() -> None:
+def test_calls_not_waited_for_each_read_their_own_arguments(taken_as: str) -> None:
     """Calls made one after another, none waited for, each compute on their own argument.
 
     Unaligned arrays are copied into host arrays reused once the program
@@ -367,7 +391,9 @@ def test_calls_not_waited_for_each_read_their_own_arguments() -> None:
 
 
 @pytest.mark.parametrize("offset", [0, 16])
-def test_on_a_cpu_only_an_aligned_numpy_argument_makes_the_call_wait(offset: int) -> None:
+def test_on_a_cpu_a_long_program_waits_only_for_an_aligned_numpy_argument(
+    offset: int, long_programs: None
+) -> None:
     """jaxlib aliases an aligned array: its program must have read it when the call returns.
 
     An unaligned one is copied into the program's own host memory, and
@@ -387,8 +413,71 @@ def test_on_a_cpu_only_an_aligned_numpy_argument_makes_the_call_wait(offset: int
     assert not all(f(dx.numpy.asarray(x)).buffer.is_ready() for _ in range(8))  # Arrays
 
 
-def test_whether_an_argument_is_aligned_is_read_again_for_a_new_array_with_a_freed_ones_id(
+@pytest.mark.parametrize("offset", [0, 16])
+def test_on_a_cpu_a_short_program_passes_numpy_arguments_and_waits(
+    offset: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its arguments are not copied (no stage), and its results are ready when the call returns."""
+    monkeypatch.setattr(dispatch, "SHORT_RUN_S", 1.0)  # short, even on a busy machine
+    k = _unique_constant()
+    f = dx.jit(lambda x: x * k)
+    for _ in range(dispatch._TIMED_RUNS + 4):
+        x = _at_alignment(offset, (64, 64))
+        out = f(x)
+        assert out.buffer.is_ready()
+        x[...] = 7.0
+        np.testing.assert_array_equal(np.asarray(out), np.full((64, 64), k, np.float32))
+    (entry,) = f._cache._data.values()
+    compiled = entry.compiled
+    assert isinstance(compiled, dispatch.Compiled)
+    assert compiled.run_time.short()
+    assert compiled.stages == []
+
+
+class _Clock:
+    """Stands for the ``time`` module: each reading is ``run`` seconds past the one before."""
+
+    def __init__(self, run: float) -> None:
+        self.now = 0.0
+        self.run = run
+
+    def perf_counter(self) -> float:
+        self.now += self.run
+        return self.now
+
+
+def test_a_program_is_timed_and_only_a_short_one_runs_synchronously(
     monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Timed runs decide; a long program is timed again now and then, and may turn out short."""
+    clock = _Clock(1e-3)  # a run takes 1 ms: long
+    monkeypatch.setattr(dispatch, "time", clock)
+    k = _unique_constant()
+    f = dx.jit(lambda x: x * k)
+    x = _at_alignment(16, (8,))
+    for _ in range(dispatch._TIMED_RUNS):
+        assert f(x).buffer.is_ready()  # timed: synchronous
+    (entry,) = f._cache._data.values()
+    compiled = entry.compiled
+    assert isinstance(compiled, dispatch.Compiled)
+    run_time = compiled.run_time
+    assert run_time.runs == dispatch._TIMED_RUNS
+    assert run_time.shortest == pytest.approx(1e-3)
+    for _ in range(dispatch._RETIMED_EVERY - 1):
+        np.testing.assert_array_equal(np.asarray(f(x)), x * k)  # copied: not timed
+    assert run_time.runs == dispatch._TIMED_RUNS
+    assert len(compiled.stages) == 1
+    clock.run = 10e-6  # its first runs were slow only for a busy machine
+    f(x)
+    assert run_time.runs == dispatch._TIMED_RUNS + 1
+    assert run_time.shortest == pytest.approx(10e-6)
+    assert run_time.short()
+    f(x)
+    assert run_time.runs == dispatch._TIMED_RUNS + 1  # short for good: no longer timed
+
+
+def test_whether_an_argument_is_aligned_is_read_again_for_a_new_array_with_a_freed_ones_id(
+    monkeypatch: pytest.MonkeyPatch, long_programs: None
 ) -> None:
     """The per-position alignment hint holds its array weakly, not by ``id``.
 
@@ -434,7 +523,7 @@ def test_whether_an_argument_is_aligned_is_read_again_for_a_new_array_with_a_fre
     assert read == [0, 16]
 
 
-def test_host_copies_are_reused_once_their_program_ran() -> None:
+def test_host_copies_are_reused_once_their_program_ran(long_programs: None) -> None:
     k = _unique_constant()
     f = dx.jit(lambda x: x * k)
     x = _at_alignment(16, (2, 3))
@@ -452,7 +541,7 @@ def test_host_copies_are_reused_once_their_program_ran() -> None:
 
 
 def test_host_copies_kept_by_all_programs_stay_within_their_budget(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, long_programs: None
 ) -> None:
     import gc
 
@@ -475,7 +564,7 @@ def test_host_copies_kept_by_all_programs_stay_within_their_budget(
     assert memory.kept == kept_before  # released with the programs
 
 
-def test_aligned_and_unaligned_arrays_in_turn_at_one_position() -> None:
+def test_aligned_and_unaligned_arrays_in_turn_at_one_position(taken_as: str) -> None:
     """How an array is passed is decided per array object (a hint kept by position): any is safe."""
     f = dx.jit(lambda x, y: _busy(x) + y)
     for _ in range(3):
