@@ -540,6 +540,26 @@ def test_host_copies_are_reused_once_their_program_ran(long_programs: None) -> N
     assert compiled.stages[0].arrays[0] is held
 
 
+def test_a_call_that_waits_for_an_aligned_argument_reuses_its_copies_of_the_others(
+    long_programs: None,
+) -> None:
+    k = _unique_constant()
+    f = dx.jit(lambda x, y: x + y * k)
+    x, y = _at_alignment(0, (2, 3)), _at_alignment(16, (2, 3))  # passed, copied
+    f(x, y).block_until_ready()
+    (entry,) = f._cache._data.values()
+    compiled = entry.compiled
+    assert isinstance(compiled, dispatch.Compiled)
+    (stage,) = compiled.stages
+    held = stage.arrays[1]
+    assert 0 not in stage.arrays  # the aligned one is not copied
+    for i in range(3):
+        y[...] = float(i)
+        np.testing.assert_array_equal(np.asarray(f(x, y)), x + y * k)
+    (again,) = compiled.stages
+    assert again.arrays[1] is held
+
+
 def test_host_copies_kept_by_all_programs_stay_within_their_budget(
     monkeypatch: pytest.MonkeyPatch, long_programs: None
 ) -> None:

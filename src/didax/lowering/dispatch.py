@@ -358,8 +358,9 @@ class Compiled(_Inspectable):
                     stage = self._stage()
                 values[i] = stage.copy(i, v)
         if wait:
-            return self.run_time.run(self.fast, values, short=False)
-        outs = self.fast(x64_enabled(), *values)
+            outs = self.run_time.run(self.fast, values, short=False)
+        else:
+            outs = self.fast(x64_enabled(), *values)
         if stage is not None and outs and len(self.stages) < _STAGES:
             stage.last = outs[self.smallest_out]
             self.stages.append(stage)
