@@ -1,5 +1,21 @@
-"""Test-wide setup: JAX, the numerical oracle, computes in 64 bits like didax."""
+"""Test-wide setup: the suite compares didax with JAX, the numerical oracle, in 64 bits.
+
+Both libraries default to 32 bits. The suite's oracle comparisons run with
+``jax_enable_x64`` on in both (set here, at collection, so that module-level
+code and module fixtures see it too; the subprocesses tests start inherit
+it through ``JAX_ENABLE_X64``); the root ``conftest.py`` gives the doctests
+of ``src``, ``docs`` and the README the defaults a user gets. The 32-bit
+defaults are covered by the tests marked ``x64_off`` (or that set the mode
+themselves, as ``test_x64_modes.py`` does), which run with both libraries
+in 32-bit mode.
+"""
+
+import os
 
 import jax
 
+import didax as dx
+
+os.environ["JAX_ENABLE_X64"] = "1"
 jax.config.update("jax_enable_x64", True)
+dx.config.update("jax_enable_x64", True)

@@ -74,10 +74,10 @@ OPTIONS: Final[dict[str, Option]] = {
     for o in (
         Option(
             "jax_enable_x64",
-            True,
+            False,
             "JAX_ENABLE_X64",
             _as_bool,
-            "64-bit defaults (didax's default); False gives JAX's 32-bit defaults",
+            "64-bit defaults (float64, int64); off by default, as in JAX: 32-bit defaults",
             affects_tracing=True,
         ),
         Option(
@@ -131,7 +131,7 @@ class Config:
     """The process-wide options (``didax.config``), as ``jax.config``.
 
     >>> config.read("jax_enable_x64")
-    True
+    False
     >>> config.jax_disable_jit
     False
     """
@@ -231,9 +231,9 @@ def state_key() -> tuple[object, ...]:
 def enable_x64(new_val: bool = True) -> Iterator[None]:
     """64-bit mode on (or off) for this thread until the block ends (``jax.enable_x64``).
 
-    >>> with enable_x64(False):
+    >>> with enable_x64(True):
     ...     x64_enabled()
-    False
+    True
     """
     with config.override("jax_enable_x64", new_val):
         yield

@@ -1,10 +1,10 @@
 """dtypes: the element types didax supports, their defaults, and JAX's promotion lattice.
 
 Design rules:
-- didax's defaults are 64-bit, as JAX's with ``jax_enable_x64``: a Python
-  ``float`` is float64, an ``int`` is int64. With ``jax_enable_x64`` off
-  they are 32-bit, and 64-bit data is *canonicalized* to 32 bits where it
-  enters (``canonical``), as in JAX.
+- didax's defaults are JAX's: 32-bit, a Python ``float`` is float32 and an
+  ``int`` int32, and 64-bit data is *canonicalized* to 32 bits where it
+  enters (``canonical``). With ``jax_enable_x64`` on they are 64-bit
+  (float64, int64) and data keeps its dtype.
 - Promotion is JAX's type lattice (``jnp.promote_types``), not NumPy's
   table: ``int32 + float32`` is float32, ``bfloat16 + float16`` is float32,
   and Python scalars are *weakly typed*: a weak int or float is the lattice
