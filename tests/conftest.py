@@ -7,7 +7,8 @@ it through ``JAX_ENABLE_X64``); the root ``conftest.py`` gives the doctests
 of ``src``, ``docs`` and the README the defaults a user gets. The 32-bit
 defaults are covered by the tests marked ``x64_off`` (or that set the mode
 themselves, as ``test_x64_modes.py`` does), which run with both libraries
-in 32-bit mode.
+in 32-bit mode. ``DIDAX_TESTS_X64=0`` runs the whole suite in the 32-bit
+defaults instead (a survey: many tests spell out 64-bit expectations).
 """
 
 import os
@@ -16,6 +17,7 @@ import jax
 
 import didax as dx
 
-os.environ["JAX_ENABLE_X64"] = "1"
-jax.config.update("jax_enable_x64", True)
-dx.config.update("jax_enable_x64", True)
+if os.environ.get("DIDAX_TESTS_X64", "1") != "0":
+    os.environ["JAX_ENABLE_X64"] = "1"
+    jax.config.update("jax_enable_x64", True)
+    dx.config.update("jax_enable_x64", True)

@@ -11,6 +11,7 @@ the README's test command.
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import subprocess
 import sys
@@ -72,6 +73,11 @@ def test_cited_names_exist(page: Path) -> None:
     assert not missing, f"{page_id(page)} cites names that do not exist:\n" + "\n".join(missing)
 
 
+# The examples run as a user runs them: with didax's defaults (32-bit), not
+# the suite's 64-bit mode (tests/conftest.py sets JAX_ENABLE_X64 for it).
+USER_ENV: Final = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
+
+
 def test_quickstart_runs() -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "quickstart.py")],
@@ -79,6 +85,7 @@ def test_quickstart_runs() -> None:
         text=True,
         timeout=300,
         check=False,
+        env=USER_ENV,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "quickstart: all results match NumPy" in result.stdout
@@ -103,6 +110,7 @@ def test_readme_example_trains() -> None:
         text=True,
         timeout=300,
         check=False,
+        env=USER_ENV,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     match = re.search(r"test accuracy (\d+\.\d)%", result.stdout)

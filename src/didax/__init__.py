@@ -2,7 +2,7 @@
 
     >>> import didax as dx
     >>> dx.jvp(lambda x: x * x, (3.0,), (1.0,))
-    (Array(9., dtype=float64, weak_type=True), Array(6., dtype=float64, weak_type=True))
+    (Array(9., dtype=float32, weak_type=True), Array(6., dtype=float32, weak_type=True))
 
 The public names live here and in ``didax.numpy``, ``didax.lax``,
 ``didax.random``, ``didax.nn``, ``didax.scipy``, ``didax.tree_util``,

@@ -46,7 +46,7 @@ def device_put(x: Any, device: Any = None) -> Any:
 
     >>> import didax as dx
     >>> dx.device_put({"w": np.ones(2), "b": 0.5})
-    {'b': Array(0.5, dtype=float64, weak_type=True), 'w': Array([1., 1.], dtype=float64)}
+    {'b': Array(0.5, dtype=float32, weak_type=True), 'w': Array([1., 1.], dtype=float32)}
     """
     if device is None:
         return tree_util.tree_map(on_device, x)
@@ -62,7 +62,7 @@ def device_get(x: Any) -> Any:
 
     >>> import didax as dx
     >>> dx.device_get([dx.numpy.ones(2), "label"])
-    [array([1., 1.]), 'label']
+    [array([1., 1.], dtype=float32), 'label']
     """
     return tree_util.tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, Array) else leaf, x)
 

@@ -70,7 +70,7 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
     >>> import didax as dx
     >>> y, f_jvp = dx.linearize(dx.numpy.sin, 0.0)
     >>> f_jvp(2.0)
-    Array(2., dtype=float64, weak_type=True)
+    Array(2., dtype=float32, weak_type=True)
     """
     leaves, in_tree = _flat_inputs(primals, "linearize primal")
     flat = _FlatFun(fun, in_tree)
@@ -115,7 +115,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     >>> import didax as dx
     >>> y, f_vjp = dx.vjp(lambda x, y: x * y, 2.0, 3.0)
     >>> f_vjp(1.0)
-    (Array(3., dtype=float64, weak_type=True), Array(2., dtype=float64, weak_type=True))
+    (Array(3., dtype=float32, weak_type=True), Array(2., dtype=float32, weak_type=True))
     """
     leaves, in_tree = _flat_inputs(primals, "vjp primal")
 
@@ -185,7 +185,7 @@ def value_and_grad(
 
     >>> import didax as dx
     >>> dx.value_and_grad(lambda x: x * x)(3.0)
-    (Array(9., dtype=float64, weak_type=True), Array(6., dtype=float64, weak_type=True))
+    (Array(9., dtype=float32, weak_type=True), Array(6., dtype=float32, weak_type=True))
     """
 
     @functools.wraps(fun)
@@ -232,7 +232,7 @@ def grad(
 
     >>> import didax as dx
     >>> dx.grad(dx.numpy.sin)(0.0)
-    Array(1., dtype=float64, weak_type=True)
+    Array(1., dtype=float32, weak_type=True)
     """
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
@@ -259,7 +259,7 @@ def jacrev(
     >>> import numpy as np
     >>> dx.jacrev(lambda x: x * x)(np.array([1.0, 2.0]))
     Array([[2., 0.],
-           [0., 4.]], dtype=float64)
+           [0., 4.]], dtype=float32)
     """
 
     @functools.wraps(fun)
@@ -315,6 +315,6 @@ def hessian(
     >>> import numpy as np
     >>> dx.hessian(lambda x: (x * x * x).sum())(np.array([1.0, 2.0]))
     Array([[ 6.,  0.],
-           [ 0., 12.]], dtype=float64)
+           [ 0., 12.]], dtype=float32)
     """
     return jacfwd(jacrev(fun, argnums, holomorphic), argnums, holomorphic)

@@ -94,7 +94,7 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -
     >>> import didax as dx
     >>> from didax import lax
     >>> dx.jit(lambda i, x: lax.switch(i, [lambda x: -x, lambda x: 2 * x], x))(5, 3.0)
-    Array(6., dtype=float64, weak_type=True)
+    Array(6., dtype=float32, weak_type=True)
     """
     if not branches:
         raise ValueError("switch: branches must be a non-empty sequence of callables")
@@ -125,7 +125,7 @@ def cond(
     >>> import didax as dx
     >>> from didax import lax
     >>> dx.jit(lambda x: lax.cond(x > 0, lambda x: x, lambda x: -x, x))(-2.0)
-    Array(2., dtype=float64, weak_type=True)
+    Array(2., dtype=float32, weak_type=True)
     """
     aval = get_aval(pred)
     if aval.shape != ():
@@ -191,7 +191,7 @@ def while_loop(
     >>> import didax as dx
     >>> from didax import lax
     >>> dx.jit(lambda x: lax.while_loop(lambda v: v < 100.0, lambda v: 2.0 * v, x))(3.0)
-    Array(192., dtype=float64, weak_type=True)
+    Array(192., dtype=float32, weak_type=True)
     """
     leaves, tree = _flatten(init_val, "while_loop init_val")
     _, in_tree = tree_util.tree_flatten((init_val,))
@@ -281,7 +281,7 @@ def fori_loop(
     >>> import didax as dx
     >>> from didax import lax
     >>> dx.grad(lambda x: lax.fori_loop(0, 3, lambda i, v: v * x, 1.0))(2.0)
-    Array(12., dtype=float64)
+    Array(12., dtype=float32)
     """
     for bound in (lower, upper):
         aval = get_aval(bound)
@@ -343,7 +343,7 @@ def scan(
     >>> import numpy as np
     >>> from didax import lax
     >>> lax.scan(lambda c, x: (c + x, c * x), 0.0, np.arange(4.0))
-    (Array(6., dtype=float64), Array([0., 0., 2., 9.], dtype=float64))
+    (Array(6., dtype=float32), Array([0., 0., 2., 9.], dtype=float32))
     """
     init_leaves, carry_tree = _flatten(init, "scan init")
     xs_leaves, _ = _flatten(xs, "scan xs")
@@ -434,7 +434,7 @@ def map(f: Callable[[Any], Any], xs: Any) -> Any:  # noqa: A001 - lax's name
     >>> import numpy as np
     >>> from didax import lax
     >>> lax.map(lambda x: x * x, np.arange(3.0))
-    Array([0., 1., 4.], dtype=float64)
+    Array([0., 1., 4.], dtype=float32)
     """
     _, ys = scan(lambda carry, x: (carry, f(x)), (), xs)
     return ys

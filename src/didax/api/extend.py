@@ -44,7 +44,7 @@ class Primitive(_CorePrimitive):
     >>> twice_p.def_impl(lambda x: 2 * x)
     >>> twice_p.def_abstract_eval(lambda x: x)
     >>> twice_p.bind(np.arange(3.0))
-    Array([0., 2., 4.], dtype=float64)
+    Array([0., 2., 4.], dtype=float32)
     """
 
     def def_impl(self, impl: Callable[..., Any]) -> None:

@@ -731,7 +731,7 @@ def jit(
     >>> import didax as dx
     >>> f = dx.jit(lambda x: x * 2.0 + 1.0)
     >>> f(3.0)
-    Array(7., dtype=float64, weak_type=True)
+    Array(7., dtype=float32, weak_type=True)
 
     ``donate_argnums``/``donate_argnames`` donate those arguments' buffers
     to XLA, as JAX's: XLA may reuse them for results, and a donated Array is

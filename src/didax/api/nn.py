@@ -100,7 +100,7 @@ def relu(x: ArrayLike) -> Array:
 
     >>> import numpy as np
     >>> relu(np.array([-1.0, 0.0, 2.0]))
-    Array([0., 0., 2.], dtype=float64)
+    Array([0., 0., 2.], dtype=float32)
     """
     return maximum(x, 0)
 
@@ -127,7 +127,7 @@ def softplus(x: ArrayLike) -> Array:
 
     >>> import numpy as np
     >>> softplus(np.array([0.0, 1000.0]))
-    Array([6.93147181e-01, 1.00000000e+03], dtype=float64)
+    Array([6.931472e-01, 1.000000e+03], dtype=float32)
     """
     return logaddexp(x, 0)
 
@@ -146,7 +146,7 @@ def gelu(x: ArrayLike, approximate: bool = True) -> Array:
 
     >>> import numpy as np
     >>> gelu(np.array([-1.0, 0.0, 1.0]), approximate=False)
-    Array([-0.15865525,  0.        ,  0.84134475], dtype=float64)
+    Array([-0.15865527,  0.        ,  0.8413447 ], dtype=float32)
     """
     (v,), dt, _ = promote("gelu", x, inexact=True)
     if approximate:
@@ -190,7 +190,7 @@ def softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -> Ar
 
     >>> import numpy as np
     >>> softmax(np.array([0.0, np.log(3.0), -np.inf]))
-    Array([0.25, 0.75, 0.  ], dtype=float64)
+    Array([0.25, 0.75, 0.  ], dtype=float32)
     """
     v = as_result(operand(x))
     axes = _axes(v, axis, "softmax")
@@ -208,7 +208,7 @@ def log_softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -
 
     >>> import numpy as np
     >>> log_softmax(np.array([0.0, np.log(3.0)]))
-    Array([-1.38629436, -0.28768207], dtype=float64)
+    Array([-1.3862944 , -0.28768212], dtype=float32)
     """
     v = as_result(operand(x))
     axes = _axes(v, axis, "log_softmax")
@@ -231,7 +231,7 @@ def one_hot(x: ArrayLike, num_classes: int, *, dtype: Any = None, axis: int = -1
     >>> one_hot(np.array([0, 2, -1]), 3)
     Array([[1., 0., 0.],
            [0., 0., 1.],
-           [0., 0., 0.]], dtype=float64)
+           [0., 0., 0.]], dtype=float32)
     """
     n = operator.index(num_classes)
     v = as_result(operand(x))
@@ -271,7 +271,7 @@ def standardize(
 
     >>> import numpy as np
     >>> standardize(np.array([1.0, 3.0]), epsilon=0.0)
-    Array([-1.,  1.], dtype=float64)
+    Array([-1.,  1.], dtype=float32)
     """
     v = as_result(operand(x))
     axes = _axes(v, axis, "standardize")

@@ -94,7 +94,7 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
     >>> from didax.sharding import Mesh, NamedSharding, PartitionSpec as P
     >>> s = NamedSharding(Mesh(np.array(dx.devices()[:1]), ("x",)), P("x"))
     >>> dx.jit(lambda v: dx.lax.with_sharding_constraint(v * 2.0, s))(np.ones(2))
-    Array([2., 2.], dtype=float64)
+    Array([2., 2.], dtype=float32)
     """
     if isinstance(shardings, NamedSharding):
         return tree_util.tree_map(lambda leaf: sharding_constraint(leaf, shardings), x)

@@ -100,7 +100,7 @@ def solve_triangular(
 
     >>> import numpy as np
     >>> solve_triangular(np.array([[2.0, 0.0], [1.0, 4.0]]), np.array([2.0, 9.0]), lower=True)
-    Array([1., 2.], dtype=float64)
+    Array([1., 2.], dtype=float32)
     """
     del overwrite_b, debug, check_finite
     if trans in (0, "N"):
@@ -133,7 +133,7 @@ def cho_factor(
     >>> c, lower = cho_factor(np.array([[4.0, 2.0], [2.0, 5.0]]))
     >>> c
     Array([[2., 1.],
-           [0., 2.]], dtype=float64)
+           [0., 2.]], dtype=float32)
     """
     del overwrite_a, check_finite
     v = _inexact(a)
@@ -153,7 +153,7 @@ def cho_solve(
     >>> import numpy as np
     >>> a = np.array([[4.0, 2.0], [2.0, 5.0]])
     >>> cho_solve(cho_factor(a), np.array([6.0, 7.0]))
-    Array([1., 1.], dtype=float64)
+    Array([1., 1.], dtype=float32)
     """
     del overwrite_b, check_finite
     c, lower = c_and_lower
@@ -209,7 +209,7 @@ def lu_solve(
     >>> import numpy as np
     >>> a = np.array([[2.0, 1.0], [1.0, 2.0]])
     >>> lu_solve(lu_factor(a), np.array([3.0, 3.0]))
-    Array([1., 1.], dtype=float64)
+    Array([1., 1.], dtype=float32)
     """
     del overwrite_b, check_finite
     packed, pivots = lu_and_piv
@@ -264,7 +264,7 @@ def lu(
     >>> p, l, u = lu(np.array([[1.0, 2.0], [3.0, 4.0]]))
     >>> p
     Array([[0., 1.],
-           [1., 0.]], dtype=float64)
+           [1., 0.]], dtype=float32)
     """
     del overwrite_a, check_finite
     v = _inexact(a)
@@ -404,7 +404,7 @@ def expm(a: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 1
     >>> import numpy as np
     >>> expm(np.array([[0.0, 1.0], [0.0, 0.0]]))
     Array([[1., 1.],
-           [0., 1.]], dtype=float64)
+           [0., 1.]], dtype=float32)
     """
     v = _inexact(a)
     shape = get_aval(v).shape

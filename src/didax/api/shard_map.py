@@ -88,7 +88,7 @@ def shard_map(
     >>> total = dx.shard_map(lambda x: dx.lax.psum(x.sum(), "i"), mesh=mesh, in_specs=P("i"),
     ...                      out_specs=P())
     >>> total(np.arange(4.0))
-    Array(6., dtype=float64)
+    Array(6., dtype=float32)
     """
     if f is None:
         return functools.partial(
@@ -159,7 +159,7 @@ def pmap(
     >>> import numpy as np
     >>> import didax as dx
     >>> dx.pmap(lambda x: x / dx.lax.psum(x, "d"), axis_name="d")(np.ones(1))
-    Array([1.], dtype=float64)
+    Array([1.], dtype=float32)
     """
     if out_axes != 0:
         raise NotImplementedError("pmap supports out_axes=0 only")

@@ -99,7 +99,7 @@ def jvp(
     >>> import didax as dx
     >>> import didax.numpy as dnp
     >>> dx.jvp(dnp.sin, (0.0,), (1.0,))
-    (Array(0., dtype=float64, weak_type=True), Array(1., dtype=float64, weak_type=True))
+    (Array(0., dtype=float32, weak_type=True), Array(1., dtype=float32, weak_type=True))
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("jvp: primals and tangents must be tuples or lists of arguments")
@@ -192,13 +192,13 @@ def vmap(
     >>> import didax as dx
     >>> import numpy as np
     >>> dx.vmap(lambda x: x * 2.0)(np.arange(3.0))
-    Array([0., 2., 4.], dtype=float64)
+    Array([0., 2., 4.], dtype=float32)
 
     With ``axis_name``, collectives in ``fun`` may name the mapped axis, as
     JAX's: ``lax.psum(x, name)`` sums across the batch.
 
     >>> dx.vmap(lambda x: x / dx.lax.psum(x, "i"), axis_name="i")(np.arange(4.0))
-    Array([0.        , 0.16666667, 0.33333333, 0.5       ], dtype=float64)
+    Array([0.        , 0.16666667, 0.33333334, 0.5       ], dtype=float32)
     """
 
     @functools.wraps(fun)
@@ -365,7 +365,7 @@ def jacfwd(
     >>> import numpy as np
     >>> dx.jacfwd(lambda x: x * x)(np.array([1.0, 2.0]))
     Array([[2., 0.],
-           [0., 4.]], dtype=float64)
+           [0., 4.]], dtype=float32)
     """
 
     @functools.wraps(fun)
@@ -428,8 +428,8 @@ def make_jaxpr(
 
     >>> import didax as dx
     >>> print(dx.make_jaxpr(lambda x: 2. * x)(3.))
-    { lambda a:f64[] .
-      let b:f64[] = mul 2.0 a
+    { lambda a:f32[] .
+      let b:f32[] = mul 2.0 a
       in ( b ) }
     """
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)

@@ -139,7 +139,7 @@ def complex_dtype(dtype: DType) -> DType:
     """The complex dtype whose parts have ``dtype`` (float32 and smaller → ``complex64``).
 
     >>> complex_dtype(float64)
-    dtype('complex128')
+    dtype('complex64')
     """
     if is_complex(dtype):
         return dtype
@@ -227,6 +227,24 @@ def _to_dtype(dtype: object) -> DType:
     return dt
 
 
+def as_dtype(dtype: object) -> DType:
+    """A dtype argument as the supported dtype it names, not canonicalized to the x64 mode.
+
+    Python's ``float`` and ``int`` are float64 and int64 here, as NumPy's
+    (JAX's ``promote_types`` reads them so).
+
+    >>> as_dtype(float), as_dtype("int64")
+    (dtype('float64'), dtype('int64'))
+    """
+    try:
+        dt: DType = np.dtype(dtype)  # type: ignore[call-overload]
+    except TypeError as e:
+        raise TypeError(f"{dtype!r} is not a dtype") from e
+    if dt not in _SUPPORTED_SET and dt != float0:
+        raise unsupported(dt)
+    return dt
+
+
 def canonicalize(dtype: object) -> DType:
     """A dtype argument (``np.float32``, ``'int64'``, ``float``) as a supported dtype.
 
@@ -234,7 +252,7 @@ def canonicalize(dtype: object) -> DType:
     off a 64-bit request becomes 32-bit, with JAX's warning.
 
     >>> canonicalize(float)
-    dtype('float64')
+    dtype('float32')
     """
     dt = _to_dtype(dtype)
     if dt not in _SUPPORTED_SET and dt != float0:
@@ -243,7 +261,9 @@ def canonicalize(dtype: object) -> DType:
     if out != dt:
         warnings.warn(
             f"Explicitly requested dtype {dt} is not available with jax_enable_x64 off, "
-            f"and will be truncated to dtype {out}",
+            f"and will be truncated to dtype {out}. To enable more dtypes, set the "
+            "jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell environment "
+            "variable (as in JAX)",
             UserWarning,
             stacklevel=3,
         )
@@ -295,7 +315,7 @@ def to_inexact(dtype: DType) -> DType:
     float64, floats and complex numbers stay.
 
     >>> to_inexact(int32), to_inexact(int64)
-    (dtype('float32'), dtype('float64'))
+    (dtype('float32'), dtype('float32'))
     """
     return canonical(_INEXACT.get(dtype, dtype))
 
@@ -372,11 +392,16 @@ def promote_types(a: DType, b: DType) -> DType:
     dtype('float32')
     >>> promote_types(bfloat16, float16)
     dtype('float32')
+
+    As JAX's, the result is not canonicalized: 64-bit dtypes stay 64-bit
+    with x64 off (only the lattice is the 32-bit mode's).
+
+    >>> promote_types(complex64, float64)
+    dtype('complex128')
     """
     if a == b:
         return a
-    dtype, _ = result_type(((a, False), (b, False)))
-    return dtype
+    return _node_dtype(_least_upper_bound(x64_enabled(), frozenset((a, b))))
 
 
 def result_type(operands: Iterable[tuple[DType, bool]]) -> tuple[DType, bool]:
@@ -391,7 +416,7 @@ def result_type(operands: Iterable[tuple[DType, bool]]) -> tuple[DType, bool]:
     >>> result_type([(float32, False), (float64, True)])
     (dtype('float32'), False)
     >>> result_type([(int32, False), (float64, True)])
-    (dtype('float64'), True)
+    (dtype('float32'), True)
     """
     ops = tuple(operands)
     key = (ops, x64_enabled())

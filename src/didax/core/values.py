@@ -113,7 +113,7 @@ def get_aval(x: object) -> ShapedArray:
     """The abstract value of any didax value: a tracer, an array, or a (weak) Python scalar.
 
     >>> get_aval(2.0)
-    ShapedArray(f64[], weak)
+    ShapedArray(f32[], weak)
     """
     if type(x) is Array:  # the hot case: eager code on Arrays
         return x.aval
@@ -177,7 +177,7 @@ def to_array(x: object) -> Any:
     NumPy arrays, as in JAX.
 
     >>> to_array(2.0)
-    Array(2., dtype=float64, weak_type=True)
+    Array(2., dtype=float32, weak_type=True)
     """
     if type(x) is Array or isinstance(x, Tracer):
         return x

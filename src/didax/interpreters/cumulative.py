@@ -126,7 +126,7 @@ def associative_scan(
 
     >>> scan = associative_scan(lambda a, b: [lax.add(a[0], b[0])], [np.arange(5.0)], 0)
     >>> scan[0]
-    Array([ 0.,  1.,  3.,  6., 10.], dtype=float64)
+    Array([ 0.,  1.,  3.,  6., 10.], dtype=float32)
     """
     xs = [lax.rev(e, (axis,)) for e in elems] if reverse else list(elems)
 

@@ -118,7 +118,7 @@ def backward_pass(jaxpr: Jaxpr, args: Sequence[Any], cts_out: Sequence[Any]) -> 
     >>> closed = dx.make_jaxpr(lambda x: 3.0 * x)(1.0)
     >>> x = UndefinedPrimal(closed.in_avals[0])
     >>> backward_pass(closed.jaxpr, [x], [np.float64(2.0)])
-    [Array(6., dtype=float64)]
+    [Array(6., dtype=float32)]
     """
     if len(args) != len(jaxpr.in_binders):
         raise ValueError(f"backward_pass: {len(args)} arguments for {len(jaxpr.in_binders)} inputs")
@@ -233,7 +233,7 @@ def vjp_flat(
     >>> from didax.core import lax
     >>> outs, pullback = vjp_flat(lambda x, y: [lax.mul(x, y)], [2.0, 3.0])
     >>> pullback([np.float64(1.0)])
-    [Array(3., dtype=float64), Array(2., dtype=float64)]
+    [Array(3., dtype=float32), Array(2., dtype=float32)]
     """
     outs, linear, residuals, differentiable, nonzero = linearize_flat(fun, primals)
     in_avals = [get_aval(p) for p in primals]
@@ -264,10 +264,10 @@ def linear_transpose_flat(
 
     >>> from didax.core import dtypes, lax
     >>> f_t = linear_transpose_flat(
-    ...     lambda x: [lax.mul(x, 2.0)], [ShapedArray((), dtypes.float64)]
+    ...     lambda x: [lax.mul(x, 2.0)], [ShapedArray((), dtypes.float32)]
     ... )
-    >>> f_t(np.float64(1.5))
-    [Array(3., dtype=float64)]
+    >>> f_t(np.float32(1.5))
+    [Array(3., dtype=float32)]
     """
     closed = trace_to_jaxpr(fun, in_avals, "linear_transpose")
     args = [*closed.consts, *(UndefinedPrimal(a) for a in closed.in_avals)]

@@ -12,7 +12,7 @@ no one else uses are summed.
 >>> einsum("ij,jk,kl->il", a, b, c).shape
 (2, 5)
 >>> einsum("ii->i", np.arange(4.0).reshape(2, 2))
-Array([0., 3.], dtype=float64)
+Array([0., 3.], dtype=float32)
 """
 
 from __future__ import annotations
@@ -290,7 +290,7 @@ def vdot(a: ArrayLike, b: ArrayLike) -> Array:
     """The dot product of the flattened arrays, ``a`` conjugated (NumPy's ``vdot``).
 
     >>> vdot(np.array([1j, 2.0]), np.array([1j, 1.0]))
-    Array(3.+0.j, dtype=complex128)
+    Array(3.+0.j, dtype=complex64)
     """
     x = operand(a)
     if dtypes.is_complex(get_aval(x).dtype):
@@ -302,7 +302,7 @@ def kron(a: ArrayLike, b: ArrayLike) -> Array:
     """The Kronecker product: blocks ``a[i, j] * b``.
 
     >>> kron(np.array([1, 2]), np.array([1, 10]))
-    Array([ 1, 10,  2, 20], dtype=int64)
+    Array([ 1, 10,  2, 20], dtype=int32)
     """
     (x, y), _ = _promote_no_broadcast("kron", a, b)
     ax, bx = get_aval(x), get_aval(y)

@@ -163,7 +163,7 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
     """Evenly spaced values in ``[start, stop)`` (static arguments), built from ``iota``.
 
     >>> arange(2, 11, 3)
-    Array([2, 5, 8], dtype=int64)
+    Array([2, 5, 8], dtype=int32)
     """
     if stop is None:
         start, stop = 0, start
@@ -205,7 +205,7 @@ def linspace(
     ``start`` and ``stop`` may be traced arrays; ``num`` is static.
 
     >>> linspace(0.0, 1.0, 5)
-    Array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float64)
+    Array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
     """
     num = operator.index(num)
     if num < 0:

@@ -109,7 +109,7 @@ def divide(x1: ArrayLike, x2: ArrayLike) -> Array:
     ``to_inexact``: float32 up to 32 bits, float64 for 64-bit integers).
 
     >>> divide(np.array([1, 2]), 4)
-    Array([0.25, 0.5 ], dtype=float64)
+    Array([0.25, 0.5 ], dtype=float32)
     """
     (a, b), _, _ = promote("divide", x1, x2, inexact=True, scalars=True)
     return bind(lax.div_p, a, b)
@@ -171,7 +171,7 @@ def power(x1: ArrayLike, x2: ArrayLike) -> Array:
     (as JAX: any larger exponent overflows unless the base is 0 or +-1).
 
     >>> power(np.array([1.5, 2.0]), 2)
-    Array([2.25, 4.  ], dtype=float64)
+    Array([2.25, 4.  ], dtype=float32)
     """
     if is_static_int(x2):
         base = operand(x1)
@@ -234,7 +234,7 @@ def exp(x: ArrayLike) -> Array:
     """Element-wise exponential; integers and booleans give floats (``dtypes.to_inexact``).
 
     >>> exp(np.array([0, 1]))
-    Array([1.        , 2.71828183], dtype=float64)
+    Array([1.      , 2.718282], dtype=float32)
     """
     return _inexact_unary(lax.exp_p, x)
 
@@ -295,7 +295,7 @@ def round(a: ArrayLike, decimals: int = 0) -> Array:
     """Rounds to ``decimals`` places, halves to even (NumPy's ``round``).
 
     >>> round(np.array([0.5, 1.5, 2.5, 1.234]), 1)
-    Array([0.5, 1.5, 2.5, 1.2], dtype=float64)
+    Array([0.5, 1.5, 2.5, 1.2], dtype=float32)
     """
     decimals = operator.index(decimals)
     v = operand(a)
@@ -344,7 +344,7 @@ def clip(
     """``a`` limited to ``[a_min, a_max]`` (either may be None; ``min=``/``max=`` as NumPy 2).
 
     >>> clip(np.array([-2, 0, 5]), 0, 3)
-    Array([0, 0, 3], dtype=int64)
+    Array([0, 0, 3], dtype=int32)
     """
     lo = a_min if min is None else min
     hi = a_max if max is None else max
@@ -372,9 +372,9 @@ def where(
     true elements, on a concrete ``condition`` or with a static ``size``.
 
     >>> where(np.array([True, False]), 1.0, np.array([5.0, 6.0]))
-    Array([1., 6.], dtype=float64)
+    Array([1., 6.], dtype=float32)
     >>> where(np.array([0, 3, 4]))
-    (Array([1, 2], dtype=int64),)
+    (Array([1, 2], dtype=int32),)
     """
     if x is None or y is None:
         if x is None and y is None:

@@ -145,7 +145,7 @@ def fft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = N
     """The one-dimensional discrete Fourier transform along ``axis``.
 
     >>> fft(np.array([1.0, 0.0, 0.0, 0.0]))
-    Array([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j], dtype=complex128)
+    Array([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j], dtype=complex64)
     """
     return _fft_core("fft", FftType.FFT, a, *_one_axis(n, axis), norm)
 
@@ -159,7 +159,7 @@ def rfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = 
     """The transform of real input: the ``n // 2 + 1`` non-negative frequencies.
 
     >>> rfft(np.array([1.0, 2.0, 3.0, 4.0]))
-    Array([10.+0.j, -2.+2.j, -2.+0.j], dtype=complex128)
+    Array([10.+0.j, -2.+2.j, -2.+0.j], dtype=complex64)
     """
     return _fft_core("rfft", FftType.RFFT, a, *_one_axis(n, axis), norm)
 
@@ -258,7 +258,7 @@ def fftfreq(n: int, d: ArrayLike = 1.0, *, dtype: Any = None) -> Array:
     """The sample frequencies of an ``n``-point transform with sample spacing ``d``.
 
     >>> fftfreq(4)
-    Array([ 0.  ,  0.25, -0.5 , -0.25], dtype=float64)
+    Array([ 0.  ,  0.25, -0.5 , -0.25], dtype=float32)
     """
     n = operator.index(n)
     k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
@@ -269,7 +269,7 @@ def rfftfreq(n: int, d: ArrayLike = 1.0, *, dtype: Any = None) -> Array:
     """The non-negative sample frequencies of ``rfft`` (``n // 2 + 1`` of them).
 
     >>> rfftfreq(4)
-    Array([0.  , 0.25, 0.5 ], dtype=float64)
+    Array([0.  , 0.25, 0.5 ], dtype=float32)
     """
     n = operator.index(n)
     return _frequencies(np.arange(0, n // 2 + 1), n, d, dtype)
@@ -290,7 +290,7 @@ def fftshift(x: ArrayLike, axes: int | Sequence[int] | None = None) -> Array:
     """Moves the zero frequency to the middle of each axis in ``axes`` (all by default).
 
     >>> fftshift(fftfreq(5))
-    Array([-0.4, -0.2,  0. ,  0.2,  0.4], dtype=float64)
+    Array([-0.4, -0.2,  0. ,  0.2,  0.4], dtype=float32)
     """
     return _shift(x, axes, 1)
 

@@ -666,12 +666,12 @@ def getitem(x: ArrayLike, index: Any) -> Array:
     >>> import didax.numpy as dnp
     >>> x = dnp.arange(6.0).reshape(2, 3)
     >>> x[1, ::-1]
-    Array([5., 4., 3.], dtype=float64)
+    Array([5., 4., 3.], dtype=float32)
     >>> x[:, dnp.array([2, 0, 2])]
     Array([[2., 0., 2.],
-           [5., 3., 5.]], dtype=float64)
+           [5., 3., 5.]], dtype=float32)
     >>> x[x > 2.5]
-    Array([3., 4., 5.], dtype=float64)
+    Array([3., 4., 5.], dtype=float32)
     """
     return rewriting_take(x, index)
 
@@ -776,7 +776,7 @@ class IndexUpdateHelper:
     >>> import didax.numpy as dnp
     >>> x = dnp.zeros(4)
     >>> x.at[dnp.array([0, 0, 2, 9])].add(1.0)
-    Array([2., 0., 1., 0.], dtype=float64)
+    Array([2., 0., 1., 0.], dtype=float32)
     """
 
     __slots__ = ("array",)
@@ -1012,7 +1012,7 @@ def take(
     >>> x = dnp.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     >>> take(x, dnp.array([2, 0, 7]), axis=1)
     Array([[ 3.,  1., nan],
-           [ 6.,  4., nan]], dtype=float64)
+           [ 6.,  4., nan]], dtype=float32)
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to take is not supported.")
@@ -1089,7 +1089,7 @@ def take_along_axis(
     >>> x = dnp.array([[5, 3, 4], [2, 7, 6]])
     >>> take_along_axis(x, dnp.array([[1, 2, 0], [0, 2, 1]]), axis=1)
     Array([[3, 4, 5],
-           [2, 6, 7]], dtype=int64)
+           [2, 6, 7]], dtype=int32)
     """
     a = as_result(operand(arr))
     idx = as_result(operand(indices))

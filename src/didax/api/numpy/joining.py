@@ -81,7 +81,7 @@ def vstack(tup: Sequence[ArrayLike], dtype: Any = None) -> Array:
 
     >>> vstack([np.array([1, 2]), np.array([3, 4])])
     Array([[1, 2],
-           [3, 4]], dtype=int64)
+           [3, 4]], dtype=int32)
     """
     return concatenate([_atleast(a, 2) for a in tup], axis=0, dtype=dtype)
 
@@ -199,7 +199,7 @@ def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:
     """``A`` repeated ``reps`` times along each axis.
 
     >>> tile(np.array([1, 2]), 2)
-    Array([1, 2, 1, 2], dtype=int64)
+    Array([1, 2, 1, 2], dtype=int32)
     """
     v = as_result(operand(A))
     reps_t = (
@@ -229,7 +229,7 @@ def repeat(
     """Each element of ``a`` repeated (``repeats`` static: an int, or one count per element).
 
     >>> repeat(np.array([1, 2]), [1, 3])
-    Array([1, 2, 2, 2], dtype=int64)
+    Array([1, 2, 2, 2], dtype=int32)
     """
     v = as_result(operand(a))
     if axis is None:

@@ -82,11 +82,11 @@ def norm(
     """The vector norm (one axis) or matrix norm (two axes) of order ``ord``.
 
     >>> norm(np.array([3.0, 4.0]))
-    Array(5., dtype=float64)
+    Array(5., dtype=float32)
     >>> norm(np.array([[1.0, -2.0], [3.0, 4.0]]), ord=1)
-    Array(6., dtype=float64)
+    Array(6., dtype=float32)
     >>> norm(np.array([3 + 4j]))
-    Array(5., dtype=float64)
+    Array(5., dtype=float32)
     """
     v = operand(x)
     aval = get_aval(v)
@@ -263,7 +263,7 @@ def slogdet(a: ArrayLike) -> SlogdetResult:
 
     >>> sign, logabsdet = slogdet(np.array([[1.0, 2.0], [3.0, 4.0]]))
     >>> sign, logabsdet
-    (Array(-1., dtype=float64), Array(0.69314718, dtype=float64))
+    (Array(-1., dtype=float32), Array(0.6931471, dtype=float32))
     """
     sign, logdet = _slogdet_lu(_square("slogdet", a))
     return SlogdetResult(sign, logdet)
@@ -325,7 +325,7 @@ def det(a: ArrayLike) -> Array:
     """The determinants of square matrices (through ``lu``; JAX's cofactor jvp).
 
     >>> det(np.array([[1.0, 2.0], [3.0, 4.0]]))
-    Array(-2., dtype=float64)
+    Array(-1.9999999, dtype=float32)
     """
     return _det(_square("det", a))
 
@@ -337,7 +337,7 @@ def solve(a: ArrayLike, b: ArrayLike) -> Array:
     """Solves ``a @ x = b``; ``b`` is a vector when it has one axis, else matrices (NumPy 2's rule).
 
     >>> solve(np.array([[2.0, 1.0], [1.0, 3.0]]), np.array([3.0, 5.0]))
-    Array([0.8, 1.4], dtype=float64)
+    Array([0.8, 1.4], dtype=float32)
     """
     a_val, b_val = operand(a), operand(b)
     dtype, _ = dtypes.result_type(
@@ -367,7 +367,7 @@ def inv(a: ArrayLike) -> Array:
 
     >>> inv(np.array([[2.0, 0.0], [0.0, 4.0]]))
     Array([[0.5 , 0.  ],
-           [0.  , 0.25]], dtype=float64)
+           [0.  , 0.25]], dtype=float32)
     """
     v = _square("inv", a)
     shape = get_aval(v).shape
@@ -380,7 +380,7 @@ def matrix_power(a: ArrayLike, n: int) -> Array:
 
     >>> matrix_power(np.array([[1.0, 1.0], [0.0, 1.0]]), 3)
     Array([[1., 3.],
-           [0., 1.]], dtype=float64)
+           [0., 1.]], dtype=float32)
     """
     v = operand(a)
     shape = get_aval(v).shape
@@ -417,7 +417,7 @@ def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True
 
     >>> cholesky(np.array([[4.0, 2.0], [2.0, 5.0]]))
     Array([[2., 0.],
-           [1., 2.]], dtype=float64)
+           [1., 2.]], dtype=float32)
     """
     factor = lax_linalg.cholesky(_inexact(a), symmetrize_input=symmetrize_input)
     return _h(factor) if upper else factor
@@ -427,8 +427,8 @@ def qr(a: ArrayLike, mode: str = "reduced") -> Any:
     """QR decomposition; ``mode`` is ``"reduced"``, ``"complete"`` or ``"r"`` (R alone).
 
     >>> qr(np.array([[3.0, 1.0], [4.0, 2.0]]), mode="r")
-    Array([[-5. , -2.2],
-           [ 0. ,  0.4]], dtype=float64)
+    Array([[-5.        , -2.2       ],
+           [ 0.        ,  0.39999998]], dtype=float32)
     """
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
@@ -442,7 +442,7 @@ def svd(
     """Singular value decomposition ``(U, S, Vh)``, or ``S`` alone; ``S`` descending.
 
     >>> svd(np.array([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False)
-    Array([4., 3.], dtype=float64)
+    Array([4., 3.], dtype=float32)
     """
     v = _inexact(a)
     if not compute_uv:
@@ -455,7 +455,7 @@ def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True) -
     """Eigenvalues (ascending) and eigenvectors (columns) of symmetric matrices.
 
     >>> eigh(np.array([[2.0, 1.0], [1.0, 2.0]])).eigenvalues
-    Array([1., 3.], dtype=float64)
+    Array([1., 3.], dtype=float32)
     """
     if UPLO not in (None, "L", "U"):
         raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
@@ -469,7 +469,7 @@ def eigvalsh(a: ArrayLike, UPLO: str | None = "L", *, symmetrize_input: bool = T
     """The eigenvalues (ascending) of symmetric matrices.
 
     >>> eigvalsh(np.array([[2.0, 1.0], [1.0, 2.0]]))
-    Array([1., 3.], dtype=float64)
+    Array([1., 3.], dtype=float32)
     """
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
@@ -485,7 +485,7 @@ def lstsq(
     >>> x, resid, rank, s = lstsq(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
     ...                           np.array([1.0, 1.0, 2.0]))
     >>> x, rank
-    (Array([1., 1.], dtype=float64), Array(2, dtype=int64))
+    (Array([1.0000002, 1.       ], dtype=float32), Array(2, dtype=int32))
     """
     (a_val, b_val), _, _ = _promote_pair("lstsq", a, b)
     a_shape, b_shape = get_aval(a_val).shape, get_aval(b_val).shape
@@ -578,7 +578,7 @@ def pinv(a: ArrayLike, rtol: float | None = None, hermitian: bool = False) -> Ar
 
     >>> pinv(np.array([[1.0, 0.0], [0.0, 0.0]]))
     Array([[1., 0.],
-           [0., 0.]], dtype=float64)
+           [0., 0.]], dtype=float32)
     """
     v = _inexact(a)
     if get_aval(v).ndim < 2:

@@ -53,7 +53,7 @@ def dot(a: ArrayLike, b: ArrayLike) -> Array:
     """NumPy's ``dot``: contracts ``a``'s last axis with ``b``'s second-to-last (or only) axis.
 
     >>> dot(np.array([[1.0, 2.0]]), np.array([3.0, 4.0]))
-    Array([11.], dtype=float64)
+    Array([11.], dtype=float32)
     """
     (x, y), dt = _promote_no_broadcast("dot", a, b)
     ax, bx = get_aval(x), get_aval(y)

@@ -146,7 +146,7 @@ def select(
 
     >>> select([np.array([True, False, False]), np.array([True, True, False])],
     ...        [np.array([1, 2, 3]), np.array([10, 20, 30])], default=-1)
-    Array([ 1, 20, -1], dtype=int64)
+    Array([ 1, 20, -1], dtype=int32)
     """
     if len(condlist) != len(choicelist):
         raise ValueError("select: condlist and choicelist must have the same length")
@@ -215,7 +215,7 @@ def nonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) ->
     returned, padded with ``fill_value`` (default 0), under ``jit`` too.
 
     >>> nonzero(np.array([0, 3, 0, 5]))
-    (Array([1, 3], dtype=int64),)
+    (Array([1, 3], dtype=int32),)
     """
     if size is None:
         host = _concrete_host("nonzero", a)
@@ -284,7 +284,7 @@ def polyval(p: ArrayLike, x: ArrayLike) -> Array:
     """The polynomial with coefficients ``p`` (highest power first) at ``x`` (Horner's rule).
 
     >>> polyval(np.array([1.0, 0.0, -1.0]), np.array([2.0, 3.0]))
-    Array([3., 8.], dtype=float64)
+    Array([3., 8.], dtype=float32)
     """
     coeffs = as_result(operand(p))
     n = get_aval(coeffs).shape[0] if get_aval(coeffs).ndim else 1
@@ -345,7 +345,7 @@ def convolve(a: ArrayLike, v: ArrayLike, mode: str = "full") -> Array:
     """The discrete linear convolution of two 1-d sequences (``mode`` full, same or valid).
 
     >>> convolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]))
-    Array([0. , 1. , 2.5, 4. , 1.5], dtype=float64)
+    Array([0. , 1. , 2.5, 4. , 1.5], dtype=float32)
     """
     (x, y), _ = _promote_no_broadcast("convolve", _one_d("convolve", a), _one_d("convolve", v))
     n, m = get_aval(x).shape[0], get_aval(y).shape[0]
@@ -404,7 +404,7 @@ def real(val: ArrayLike) -> Array:
     """The real part (a real array itself).
 
     >>> real(np.array([1 + 2j]))
-    Array([1.], dtype=float64)
+    Array([1.], dtype=float32)
     """
     v = operand(val)
     return as_result(lax.real(v) if dtypes.is_complex(get_aval(v).dtype) else v)
@@ -414,7 +414,7 @@ def imag(val: ArrayLike) -> Array:
     """The imaginary part (zeros for a real array).
 
     >>> imag(np.array([1 + 2j]))
-    Array([2.], dtype=float64)
+    Array([2.], dtype=float32)
     """
     v = operand(val)
     if dtypes.is_complex(get_aval(v).dtype):
@@ -426,7 +426,7 @@ def conj(x: ArrayLike) -> Array:
     """The complex conjugate (a real array itself, as NumPy's).
 
     >>> conj(np.array([1 + 2j]))
-    Array([1.-2.j], dtype=complex128)
+    Array([1.-2.j], dtype=complex64)
     """
     v = operand(x)
     return as_result(lax.conj(v) if dtypes.is_complex(get_aval(v).dtype) else v)
@@ -439,7 +439,7 @@ def angle(z: ArrayLike, deg: bool = False) -> Array:
     """The argument of ``z``, ``atan2(imag, real)``, in radians or degrees.
 
     >>> angle(np.array([1j, -1.0]))
-    Array([1.57079633, 3.14159265], dtype=float64)
+    Array([1.5707964, 3.1415927], dtype=float32)
     """
     v = operand(z)
     dtype = get_aval(v).dtype
@@ -631,7 +631,7 @@ def histogram(
     """Counts (or summed ``weights``, or a density) of ``a`` in ``bins``; the last bin is closed.
 
     >>> histogram(np.array([0.0, 0.5, 1.0, 2.0]), bins=2)[0]
-    Array([2., 2.], dtype=float64)
+    Array([2., 2.], dtype=float32)
     """
     edges = histogram_bin_edges(a, bins, range)
     x = ravel(a)

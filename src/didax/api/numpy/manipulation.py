@@ -91,7 +91,7 @@ def reshape(a: ArrayLike, shape: int | Sequence[int], order: str = "C") -> Array
 
     >>> reshape(np.arange(6), (2, -1))
     Array([[0, 1, 2],
-           [3, 4, 5]], dtype=int64)
+           [3, 4, 5]], dtype=int32)
     """
     if order != "C":
         raise NotImplementedError(f"reshape: only order='C' is supported, got {order!r}")
@@ -122,7 +122,7 @@ def broadcast_to(array: ArrayLike, shape: int | Sequence[int]) -> Array:
 
     >>> broadcast_to(np.array([1, 2]), (2, 2))
     Array([[1, 2],
-           [1, 2]], dtype=int64)
+           [1, 2]], dtype=int32)
     """
     v = operand(array)
     return as_result(broadcast_to_shape(v, shape_arg(shape, "broadcast_to")))
@@ -190,7 +190,7 @@ def stack(arrays: Sequence[ArrayLike], axis: int = 0, dtype: Any = None) -> Arra
 
     >>> stack([np.array([1, 2]), np.array([3, 4])], axis=1)
     Array([[1, 3],
-           [2, 4]], dtype=int64)
+           [2, 4]], dtype=int32)
     """
     if len(arrays) == 0:
         raise ValueError("stack: need at least one array to stack")

@@ -136,7 +136,7 @@ def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> A
     """The ``offset``-th diagonal of the ``axis1``/``axis2`` planes, as the result's last axis.
 
     >>> diagonal(np.arange(9).reshape(3, 3))
-    Array([0, 4, 8], dtype=int64)
+    Array([0, 4, 8], dtype=int32)
     """
     v = as_result(operand(a))
     nd = get_aval(v).ndim
@@ -179,7 +179,7 @@ def diag(v: ArrayLike, k: int = 0) -> Array:
 
     >>> diag(np.array([1, 2]))
     Array([[1, 0],
-           [0, 2]], dtype=int64)
+           [0, 2]], dtype=int32)
     """
     x = as_result(operand(v))
     aval = get_aval(x)

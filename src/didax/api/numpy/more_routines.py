@@ -172,7 +172,7 @@ def positive(x: ArrayLike) -> Array:
     """``+x``: the value itself, of its (numeric) dtype.
 
     >>> positive(np.array([-1, 2]))
-    Array([-1,  2], dtype=int64)
+    Array([-1,  2], dtype=int32)
     """
     (v,), _, _ = promote("positive", x)
     return as_result(v)
@@ -251,7 +251,7 @@ def rint(x: ArrayLike) -> Array:
     """Round to the nearest integer, halves to even; integers become the default float.
 
     >>> rint(np.array([0.5, 1.5, -2.5]))
-    Array([ 0.,  2., -2.], dtype=float64)
+    Array([ 0.,  2., -2.], dtype=float32)
     """
     v = operand(x)
     dt = get_aval(v).dtype
@@ -317,7 +317,7 @@ def gcd(x1: ArrayLike, x2: ArrayLike) -> Array:
     """The greatest common divisor (Euclid's algorithm in a ``while_loop``, as JAX's).
 
     >>> gcd(np.array([12, 7, 0]), 18)
-    Array([ 6,  1, 18], dtype=int64)
+    Array([ 6,  1, 18], dtype=int32)
     """
     from didax.api.control_flow import while_loop
 
@@ -444,7 +444,7 @@ def bincount(
     concrete ``x``: ``max(minlength, max(x) + 1)``.
 
     >>> bincount(np.array([0, 1, 1, 3]))
-    Array([1, 2, 0, 1], dtype=int64)
+    Array([1, 2, 0, 1], dtype=int32)
     """
     v = as_result(operand(x))
     if v.dtype == dtypes.bool_:
@@ -707,10 +707,15 @@ def issubdtype(arg1: Any, arg2: Any) -> bool:
 def promote_types(a: Any, b: Any) -> np.dtype[Any]:
     """The dtype two dtypes promote to on JAX's lattice.
 
+    As JAX's, the dtypes are taken as they are, not canonicalized to the
+    x64 mode (``float`` is float64, and a 64-bit dtype stays 64-bit).
+
     >>> promote_types(np.int32, np.float32)
     dtype('float32')
+    >>> promote_types(np.complex64, np.float64)
+    dtype('complex128')
     """
-    return dtypes.promote_types(np.dtype(dtype_arg(a)), np.dtype(dtype_arg(b)))
+    return dtypes.promote_types(dtypes.as_dtype(a), dtypes.as_dtype(b))
 
 
 def result_type(*args: Any) -> np.dtype[Any]:

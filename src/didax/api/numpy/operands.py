@@ -198,7 +198,7 @@ def asarray(a: ArrayLike, dtype: Any = None) -> Array:
     Python scalar without a ``dtype`` gives a weakly typed Array, as JAX's.
 
     >>> asarray([1, 2.5])
-    Array([1. , 2.5], dtype=float64)
+    Array([1. , 2.5], dtype=float32)
     >>> asarray(np.arange(3), dtype=np.float32)
     Array([0., 1., 2.], dtype=float32)
     """

@@ -162,7 +162,7 @@ def quantile(
     """The ``q``-th quantiles (``q`` in [0, 1], a scalar or a vector) of ``a`` along ``axis``.
 
     >>> quantile(np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.25, 0.5]))
-    Array([1.75, 2.5 ], dtype=float64)
+    Array([1.75, 2.5 ], dtype=float32)
     """
     return _quantile("quantile", a, q, axis, method, keepdims, False, out, overwrite_input)
 
@@ -197,7 +197,7 @@ def percentile(
     """The ``q``-th percentiles (``q`` in [0, 100]) of ``a`` along ``axis``.
 
     >>> percentile(np.arange(11.0), 30)
-    Array(3., dtype=float64)
+    Array(3., dtype=float32)
     """
     return _quantile(
         "percentile", a, _percent(q), axis, method, keepdims, False, out, overwrite_input
@@ -229,7 +229,7 @@ def median(
     """The median along ``axis`` (the mean of the two middle elements for an even count).
 
     >>> median(np.array([[3, 1, 2], [4, 6, 5]]), axis=1)
-    Array([2., 5.], dtype=float64)
+    Array([2., 5.], dtype=float32)
     """
     return _quantile("median", a, 0.5, axis, "midpoint", keepdims, False, out, overwrite_input)
 
@@ -260,7 +260,7 @@ def interp(
     ``period`` interpolates periodic data.
 
     >>> interp(np.array([0.5, 2.5, 9.0]), np.array([0.0, 1.0, 3.0]), np.array([0.0, 10.0, 30.0]))
-    Array([ 5., 25., 30.], dtype=float64)
+    Array([ 5., 25., 30.], dtype=float32)
     """
     xv, xpv, fpv = (as_result(_inexact(v)) for v in (x, xp, fp))
     if get_aval(xpv).shape != get_aval(fpv).shape or get_aval(xpv).ndim != 1:

@@ -69,7 +69,7 @@ def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
 
     >>> rot90(np.array([[1, 2], [3, 4]]))
     Array([[2, 4],
-           [1, 3]], dtype=int64)
+           [1, 3]], dtype=int32)
     """
     v = as_result(operand(m))
     nd = get_aval(v).ndim
@@ -94,7 +94,7 @@ def roll(
     """``a`` with elements shifted by ``shift`` along ``axis``, wrapping around.
 
     >>> roll(np.arange(5), 2)
-    Array([3, 4, 0, 1, 2], dtype=int64)
+    Array([3, 4, 0, 1, 2], dtype=int32)
     """
     v = as_result(operand(a))
     aval = get_aval(v)
@@ -148,7 +148,7 @@ def diff(
     """The ``n``-th discrete difference along ``axis`` (booleans differ by ``!=``).
 
     >>> diff(np.array([1, 4, 9, 16]))
-    Array([3, 5, 7], dtype=int64)
+    Array([3, 5, 7], dtype=int32)
     """
     v = as_result(operand(a))
     aval = get_aval(v)
@@ -220,7 +220,7 @@ def pad(
     Modes ``constant``, ``edge``, ``reflect``, ``symmetric`` and ``wrap``.
 
     >>> pad(np.array([1, 2, 3]), (1, 2), mode="edge")
-    Array([1, 1, 2, 3, 3, 3], dtype=int64)
+    Array([1, 1, 2, 3, 3, 3], dtype=int32)
     """
     v = as_result(operand(array))
     aval = get_aval(v)

@@ -79,7 +79,7 @@ def sum(
     """Sum over ``axis`` (all axes by default); booleans and small integers sum in the default int.
 
     >>> sum(np.array([[1, 2], [3, 4]], np.int32), axis=0)
-    Array([4, 6], dtype=int64)
+    Array([4, 6], dtype=int32)
     """
     dt = dtype_arg(dtype) or _accumulator_dtype(get_aval(operand(a)).dtype)
     return _reduce_over("sum", lax.reduce_sum, a, axis, keepdims, dt)
@@ -115,7 +115,7 @@ def mean(
     """Arithmetic mean over ``axis``; integers and booleans average as floats (``to_inexact``).
 
     >>> mean(np.array([[1, 2], [3, 5]]), axis=1)
-    Array([1.5, 4. ], dtype=float64)
+    Array([1.5, 4. ], dtype=float32)
     """
     v = operand(a)
     aval = get_aval(v)
@@ -165,7 +165,7 @@ def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
 
     >>> cumsum(np.array([[1, 2], [3, 4]]), axis=1)
     Array([[1, 3],
-           [3, 7]], dtype=int64)
+           [3, 7]], dtype=int32)
     """
     v = operand(a)
     if axis is None:

@@ -53,9 +53,9 @@ def sort(
     >>> import numpy as np
     >>> sort(np.array([[3, 1, 2], [0, 5, 4]]))
     Array([[1, 2, 3],
-           [0, 4, 5]], dtype=int64)
+           [0, 4, 5]], dtype=int32)
     >>> sort(np.array([2.0, np.nan, -1.0]), descending=True)
-    Array([nan,  2., -1.], dtype=float64)
+    Array([nan,  2., -1.], dtype=float32)
     """
     v, dim = _prepare("sort", a, axis, kind, order)
     out = lax.sort_p.bind(v, dimension=dim, is_stable=bool(stable), num_keys=1)[0]
@@ -76,9 +76,9 @@ def argsort(
 
     >>> import numpy as np
     >>> argsort(np.array([3.0, 1.0, 2.0, 1.0]))
-    Array([1, 3, 2, 0], dtype=int64)
+    Array([1, 3, 2, 0], dtype=int32)
     >>> argsort(np.array([3.0, 1.0, 2.0, 1.0]), descending=True)
-    Array([0, 2, 1, 3], dtype=int64)
+    Array([0, 2, 1, 3], dtype=int32)
     """
     v, dim = _prepare("argsort", a, axis, kind, order)
     shape = get_aval(v).shape

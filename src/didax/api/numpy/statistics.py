@@ -98,7 +98,7 @@ def cumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
 
     >>> cumprod(np.array([[1, 2], [3, 4]]), axis=1)
     Array([[ 1,  2],
-           [ 3, 12]], dtype=int64)
+           [ 3, 12]], dtype=int32)
     """
     v = as_result(operand(a))
     if axis is None:
@@ -123,7 +123,7 @@ def var(
     """The variance along ``axis`` (``ddof``/``correction`` subtracted from the count).
 
     >>> var(np.array([1.0, 2.0, 3.0, 4.0]))
-    Array(1.25, dtype=float64)
+    Array(1.25, dtype=float32)
     """
     if where is not None:
         raise NotImplementedError("var: where= is not supported")

@@ -80,7 +80,7 @@ def cumprod(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
 
     >>> import numpy as np
     >>> cumprod(np.array([1, 2, 3, 4]))
-    Array([ 1,  2,  6, 24], dtype=int64)
+    Array([ 1,  2,  6, 24], dtype=int32)
     """
     return _bind(cumprod_p, operand, axis, reverse)
 
@@ -90,7 +90,7 @@ def cummax(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
 
     >>> import numpy as np
     >>> cummax(np.array([1, 3, 2, 5]), reverse=True)
-    Array([5, 5, 5, 5], dtype=int64)
+    Array([5, 5, 5, 5], dtype=int32)
     """
     return _bind(cummax_p, operand, axis, reverse)
 
@@ -100,7 +100,7 @@ def cummin(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
 
     >>> import numpy as np
     >>> cummin(np.array([3, 1, 2, 0]))
-    Array([3, 1, 1, 0], dtype=int64)
+    Array([3, 1, 1, 0], dtype=int32)
     """
     return _bind(cummin_p, operand, axis, reverse)
 
@@ -110,6 +110,6 @@ def cumlogsumexp(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> An
 
     >>> import numpy as np
     >>> cumlogsumexp(np.log(np.array([1.0, 2.0, 3.0])))
-    Array([0.        , 1.09861229, 1.79175947], dtype=float64)
+    Array([0.       , 1.0986123, 1.7917595], dtype=float32)
     """
     return _bind(cumlogsumexp_p, operand, axis, reverse)

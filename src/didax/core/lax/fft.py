@@ -92,7 +92,7 @@ def fft(x: ArrayLike, fft_type: FftType | str, fft_lengths: Sequence[int]) -> An
 
     >>> import numpy as np
     >>> fft(np.array([1.0, 2.0, 3.0, 4.0]), "RFFT", (4,))
-    Array([10.+0.j, -2.+2.j, -2.+0.j], dtype=complex128)
+    Array([10.+0.j, -2.+2.j, -2.+0.j], dtype=complex64)
     """
     kind = FftType[fft_type.upper()] if isinstance(fft_type, str) else FftType(fft_type)
     if is_python_scalar(x):

@@ -566,7 +566,7 @@ def gather(
     >>> dnums = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
     ...                                    start_index_map=(0,))
     >>> lax.gather(np.array([10, 11, 12]), np.array([[2], [0], [2]]), dnums, (1,))
-    Array([12, 10, 12], dtype=int64)
+    Array([12, 10, 12], dtype=int32)
     """
     parsed = (
         GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else GatherScatterMode.from_any(mode)
@@ -630,7 +630,7 @@ def scatter(
     >>> dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
     ...                                     scatter_dims_to_operand_dims=(0,))
     >>> lax.scatter(np.zeros(3), np.array([[2], [0]]), np.array([5.0, 6.0]), dnums)
-    Array([6., 0., 5.], dtype=float64)
+    Array([6., 0., 5.], dtype=float32)
     """
     return _bind_scatter(
         scatter_p,
@@ -660,7 +660,7 @@ def scatter_add(
     >>> dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
     ...                                     scatter_dims_to_operand_dims=(0,))
     >>> lax.scatter_add(np.zeros(3), np.array([[2], [2], [7]]), np.ones(3), dnums)
-    Array([0., 0., 2.], dtype=float64)
+    Array([0., 0., 2.], dtype=float32)
     """
     return _bind_scatter(
         scatter_add_p,

@@ -185,8 +185,8 @@ def _H(x: Any) -> Any:
 def _triangle_mask(x: Any, k: int, lower: bool) -> Any:
     shape = get_aval(x).shape
     m, n = shape[-2], shape[-1]
-    rows = w.broadcast_in_dim(w.iota(dtypes.int64, m), (m, n), (0,))
-    cols = w.broadcast_in_dim(w.iota(dtypes.int64, n), (m, n), (1,))
+    rows = w.broadcast_in_dim(w.iota(dtypes.int32, m), (m, n), (0,))
+    cols = w.broadcast_in_dim(w.iota(dtypes.int32, n), (m, n), (1,))
     shifted = w.add(rows, k)
     mask = w.ge(shifted, cols) if lower else w.le(shifted, cols)
     return w.broadcast_in_dim(mask, shape, (len(shape) - 2, len(shape) - 1))
@@ -208,7 +208,7 @@ def symmetrize(x: ArrayLike) -> Any:
     >>> import numpy as np
     >>> symmetrize(np.array([[1.0, 2.0], [0.0, 1.0]]))
     Array([[1., 1.],
-           [1., 1.]], dtype=float64)
+           [1., 1.]], dtype=float32)
     """
     x = _as_operand(x)
     return w.div(w.add(x, _H(x)), 2.0)
@@ -229,7 +229,7 @@ def cholesky(x: ArrayLike, *, symmetrize_input: bool = True) -> Any:
     >>> import numpy as np
     >>> cholesky(np.array([[4.0, 2.0], [2.0, 5.0]]))
     Array([[2., 0.],
-           [1., 2.]], dtype=float64)
+           [1., 2.]], dtype=float32)
     """
     x = _as_operand(x)
     if symmetrize_input and _symmetrizable(x):
@@ -257,7 +257,7 @@ def triangular_solve(
     >>> a = np.array([[2.0, 0.0], [1.0, 4.0]])
     >>> triangular_solve(a, np.array([[2.0], [9.0]]), left_side=True, lower=True)
     Array([[1.],
-           [2.]], dtype=float64)
+           [2.]], dtype=float32)
     """
     return triangular_solve_p.bind(
         _as_operand(a),
@@ -288,8 +288,8 @@ def qr(x: ArrayLike, *, full_matrices: bool = True) -> tuple[Any, Any]:
     >>> import numpy as np
     >>> q, r = qr(np.array([[3.0, 1.0], [4.0, 2.0]]))
     >>> r
-    Array([[-5. , -2.2],
-           [ 0. ,  0.4]], dtype=float64)
+    Array([[-5.        , -2.2       ],
+           [ 0.        ,  0.39999998]], dtype=float32)
     """
     q, r = qr_p.bind(_as_operand(x), full_matrices=bool(full_matrices))
     return q, r
@@ -307,7 +307,7 @@ def eigh(
     >>> import numpy as np
     >>> v, w = eigh(np.array([[2.0, 1.0], [1.0, 2.0]]))
     >>> w
-    Array([1., 3.], dtype=float64)
+    Array([1., 3.], dtype=float32)
     """
     x = _as_operand(x)
     if symmetrize_input and _symmetrizable(x):
@@ -324,7 +324,7 @@ def svd(x: ArrayLike, *, full_matrices: bool = True, compute_uv: bool = True) ->
 
     >>> import numpy as np
     >>> svd(np.array([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False)
-    Array([4., 3.], dtype=float64)
+    Array([4., 3.], dtype=float32)
     """
     outs = svd_p.bind(
         _as_operand(x), full_matrices=bool(full_matrices), compute_uv=bool(compute_uv)

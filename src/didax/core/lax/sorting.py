@@ -66,10 +66,10 @@ def sort(
 
     >>> import numpy as np
     >>> sort(np.array([3.0, np.nan, -1.0, 2.0]))
-    Array([-1.,  2.,  3., nan], dtype=float64)
+    Array([-1.,  2.,  3., nan], dtype=float32)
     >>> keys, values = sort((np.array([2, 1, 2]), np.array([10, 20, 30])))
     >>> values
-    Array([20, 10, 30], dtype=int64)
+    Array([20, 10, 30], dtype=int32)
     """
     if isinstance(operand, (list, tuple)):
         if not operand:

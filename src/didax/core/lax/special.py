@@ -196,7 +196,7 @@ def erf_inv(x: ArrayLike) -> Any:
 
     >>> import numpy as np
     >>> erf_inv(np.array([0.0, 0.5, 1.0]))
-    Array([0.        , 0.47693628,        inf], dtype=float64)
+    Array([0.        , 0.47693628,        inf], dtype=float32)
     """
     return _nary(erf_inv_p, x)
 
@@ -261,7 +261,7 @@ def atan2(x: ArrayLike, y: ArrayLike) -> Any:
 
     >>> import numpy as np
     >>> atan2(np.array([1.0, -1.0]), -1.0)
-    Array([ 2.35619449, -2.35619449], dtype=float64)
+    Array([ 2.3561945, -2.3561945], dtype=float32)
     """
     return _nary(atan2_p, x, y)
 

@@ -395,7 +395,7 @@ def real(x: ArrayLike) -> Any:
     """The real part of a complex ``x``.
 
     >>> real(np.array([1 + 2j]))
-    Array([1.], dtype=float64)
+    Array([1.], dtype=float32)
     """
     return _nary(real_p, x)
 
@@ -404,7 +404,7 @@ def imag(x: ArrayLike) -> Any:
     """The imaginary part of a complex ``x``.
 
     >>> imag(np.array([1 + 2j]))
-    Array([2.], dtype=float64)
+    Array([2.], dtype=float32)
     """
     return _nary(imag_p, x)
 
@@ -413,7 +413,7 @@ def conj(x: ArrayLike) -> Any:
     """The complex conjugate of ``x``; as JAX's, a real ``x`` gives a complex result.
 
     >>> conj(np.array([1 + 2j]))
-    Array([1.-2.j], dtype=complex128)
+    Array([1.-2.j], dtype=complex64)
     """
     return conj_p.bind(x, input_dtype=get_aval(x).dtype)
 
@@ -422,7 +422,7 @@ def complex(x: ArrayLike, y: ArrayLike) -> Any:  # noqa: A001 - lax's name
     """The complex number ``x + i y`` of two real arrays of one dtype.
 
     >>> complex(np.array([1.0]), np.array([2.0]))
-    Array([1.+2.j], dtype=complex128)
+    Array([1.+2.j], dtype=complex64)
     """
     return _nary(complex_p, x, y)
 
@@ -581,7 +581,7 @@ def pad(
     A weakly typed padding value (a Python scalar) takes the operand's dtype.
 
     >>> pad(np.arange(2.0), 0.0, [(1, 1, 0)])
-    Array([0., 0., 1., 0.], dtype=float64)
+    Array([0., 0., 1., 0.], dtype=float32)
     """
     operand = _as_operand(operand)
     aval = get_aval(operand)
