@@ -18,7 +18,6 @@ from didax.core.trace import current_trace, eager_evaluation
 from didax.interpreters.evaluation import (
     EVAL_TRACE,
     IMPL_RULES,
-    VALUE_IMPLS,
     EvalTrace,
     eval_closed_jaxpr,
     eval_jaxpr,
@@ -139,12 +138,13 @@ def test_multiple_results_come_back_as_a_list_of_typed_arrays() -> None:
     np.testing.assert_array_equal(outs[1], [1, 2])
 
 
-def test_value_impls_take_device_arrays_as_they_are() -> None:
-    assert jit_p in VALUE_IMPLS
+def test_the_compiled_route_takes_device_arrays_as_they_are() -> None:
+    assert jit_p not in IMPL_RULES  # no host impl: always compiled
     body = dx.make_jaxpr(lambda x: core_lax.mul(x, 2.0))(np.ones(2)).jaxpr
     dev = dx.device_put(np.array([1.0, 2.0]))
     (out,) = EVAL_TRACE.process_primitive(jit_p, [dev], {"jaxpr": body, "name": "double"})
     assert isinstance(out, dx.Array)
+    assert out.is_on_device and out._host is None  # computed by XLA, not on the host
     np.testing.assert_array_equal(np.asarray(out), [2.0, 4.0])
 
 

@@ -11,6 +11,10 @@ Every case is checked for:
   impl rule itself (before the evaluator casts its result);
 - staging: the jaxpr typechecks, contains the primitive, and evaluates to
   the eager result;
+- eager against jit: eager evaluation's compiled route (one-equation XLA
+  programs, as on an accelerator) gives the jitted result bit for bit, and
+  its host route (NumPy, a CPU's fast path) gives it to the dtype's
+  tolerance;
 - jvp (float inputs; every nonempty subset of them differentiated, the rest
   constant): equals ``jax.jvp``; at float64 also central finite differences;
   its jaxpr typechecks and evaluates to the same;
@@ -40,7 +44,12 @@ from didax import lax as dlax
 from didax.core import lax as core_lax
 from didax.core.abstract_eval import abstract_eval
 from didax.core.primitive import Primitive
-from didax.interpreters.evaluation import IMPL_RULES, eval_closed_jaxpr, eval_jaxpr
+from didax.interpreters.evaluation import (
+    IMPL_RULES,
+    compiled_route,
+    eval_closed_jaxpr,
+    eval_jaxpr,
+)
 from didax.ir.jaxpr import Jaxpr
 from didax.ir.typecheck import typecheck_jaxpr
 
@@ -583,6 +592,19 @@ def test_staging(c: Case, dtype: DType) -> None:
     assert (out_type.shape, out_type.dtype) == (np.shape(eager), np.asarray(eager).dtype)
     (staged,) = eval_closed_jaxpr(closed, args)
     assert_same(staged, eager)
+
+
+@pytest.mark.parametrize(("c", "dtype"), params(CASE_DTYPES))
+def test_eager_equals_jit(c: Case, dtype: DType) -> None:
+    args = make_args(c, dtype)
+    jitted = np.asarray(didax.jit(c.fun)(*args))
+    with compiled_route():
+        compiled = c.fun(*args)
+    assert isinstance(compiled, didax.Array)
+    assert compiled._host is None, "the compiled route computed on the host"
+    assert np.asarray(compiled).dtype == jitted.dtype
+    np.testing.assert_array_equal(np.asarray(compiled), jitted)
+    assert_same(c.fun(*args), jitted, "host route: ")
 
 
 # IEEE special values, outside the domains the table keeps to: results as

@@ -57,6 +57,24 @@ HIGHER_ORDER: Final = {"jit", "cond", "while", "scan", "checkpoint"}
 # The special element-wise primitives (didax.core.lax.special).
 SPECIAL_NAMES: Final = tuple(p.name for p in SPECIAL_PRIMITIVES)
 
+# The special functions XLA defines (chlo ops it expands with its own algorithms).
+SPECIAL_XLA_DEFINED: Final = (
+    "erf",
+    "erfc",
+    "erf_inv",
+    "lgamma",
+    "digamma",
+    "polygamma",
+    "sinh",
+    "cosh",
+    "asin",
+    "acos",
+    "atan",
+    "asinh",
+    "acosh",
+    "atanh",
+)
+
 # (primitive name, table name) -> why that primitive needs no rule in that table.
 EXEMPT: Final[dict[tuple[str, str], str]] = {
     **{
@@ -291,6 +309,38 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
     },
     ("pmax", "transpose"): "not linear (and not differentiable, as JAX's: its jvp raises)",
     ("axis_index", "transpose"): "it has no operands, so nothing to transpose",
+    # The impl table holds the host route of eager evaluation (NumPy, the
+    # CPU's fast path); a primitive without one takes the compiled route (its
+    # one-equation program), which needs only its lowering.
+    **{
+        (name, "impl"): (
+            "a higher-order primitive: evaluated eagerly by its compiled program, so a loop "
+            "runs in XLA, not as one NumPy call per iteration"
+        )
+        for name in ("jit", "cond", "while", "scan", "shard_map")
+    },
+    **{
+        (name, "impl"): (
+            "defined by XLA's algorithms (a chlo op XLA expands, XLA's FFT): evaluated "
+            "eagerly by its compiled program, so eager values are the jitted ones, bit for bit"
+        )
+        for name in (*SPECIAL_XLA_DEFINED, "fft")
+    },
+    **{
+        (name, "impl"): (
+            "a LAPACK (or, on GPUs, cuSOLVER) kernel XLA calls: evaluated eagerly by its "
+            "compiled program, so eager values are the jitted ones"
+        )
+        for name in ("cholesky", "triangular_solve", "lu", "qr", "eigh", "svd")
+    },
+    **{
+        (name, "impl"): (
+            "for complex numbers JAX's lexicographic pick does not propagate NaNs, so the "
+            "answer depends on the scan's pairing: evaluated eagerly by its compiled program "
+            "(that same scan)"
+        )
+        for name in ("cummax", "cummin")
+    },
 }
 
 

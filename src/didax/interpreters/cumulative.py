@@ -7,11 +7,12 @@ none has a transpose rule: linearize computes them in the known part.
 
 Design rules:
 - The impl is NumPy's ``accumulate`` of the matching ufunc
-  (``multiply``, ``maximum``, ``minimum``, ``logaddexp``) in the operand's
-  dtype, on the flipped axis when ``reverse``; 16-bit floats go through
-  ``in_float32`` as ``cumsum``'s impl does. Complex ``cummax``/``cummin``
-  run their lowering on XLA instead: JAX's lexicographic pick does not
-  propagate NaNs, so with a NaN the answer depends on the scan's pairing.
+  (``multiply``, ``logaddexp``) in the operand's dtype, on the flipped
+  axis when ``reverse``; 16-bit floats go through ``in_float32`` as
+  ``cumsum``'s impl does. ``cummax``/``cummin`` have none: eager
+  evaluation compiles their lowering, since for complex numbers JAX's
+  lexicographic pick does not propagate NaNs, so with a NaN the answer
+  depends on the scan's pairing.
 - The jvp is JAX's: the tangent is the jvp of an associative scan of the
   binary operation (``associative_scan`` below, the same odd/even
   recursion as the lowering's and as JAX's ``lax.associative_scan``, on
@@ -46,7 +47,6 @@ from didax.interpreters.batching import BATCH_RULES, Dim
 from didax.interpreters.evaluation import IMPL_RULES, in_float32
 from didax.interpreters.flops import FLOPS_RULES, ZERO, Cost, Operand
 from didax.interpreters.jvp import JVP_RULES
-from didax.interpreters.special import by_xla
 
 Array = np.ndarray[Any, Any]
 # A combination of two tuples of arrays (one element of the scan each) into one.
@@ -70,20 +70,11 @@ def _accumulate_impl(ufunc: np.ufunc) -> Callable[..., Array]:
 IMPL_RULES.register(cumprod_p, _accumulate_impl(np.multiply))
 
 
-def _ordered_impl(prim: Primitive, ufunc: np.ufunc) -> Callable[..., Array]:
-    # Complex numbers: JAX's lexicographic pick is not associative where a NaN
-    # is met (it does not propagate NaNs as NumPy's does), so its answer is the
-    # one its scan's pairing gives: eager runs didax's lowering (that same scan).
-    real, on_xla = _accumulate_impl(ufunc), by_xla(prim)
-
-    def impl(x: Array, *, axis: int, reverse: bool) -> Array:
-        return (on_xla if x.dtype.kind == "c" else real)(x, axis=axis, reverse=reverse)
-
-    return impl
-
-
-IMPL_RULES.register(cummax_p, _ordered_impl(cummax_p, np.maximum))
-IMPL_RULES.register(cummin_p, _ordered_impl(cummin_p, np.minimum))
+# cummax and cummin have no impl rule: eager evaluation compiles them (see
+# interpreters.evaluation). For complex numbers JAX's lexicographic pick is
+# not associative where a NaN is met (it does not propagate NaNs as NumPy's
+# does), so its answer is the one its scan's pairing gives: didax's lowering
+# (that same scan) computes it, eagerly as under jit.
 IMPL_RULES.register(cumlogsumexp_p, _accumulate_impl(np.logaddexp))
 
 

@@ -30,15 +30,11 @@ from didax.core.abstract import ShapedArray
 from didax.core.lax.fft import FftType, fft_p
 from didax.core.values import get_aval
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
-from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.flops import FLOPS_RULES, Cost, Operand
 from didax.interpreters.jvp import JVP_RULES, instantiate_zeros
-from didax.interpreters.special import by_xla
 from didax.interpreters.transpose import TRANSPOSE_RULES
 
 __all__: list[str] = []
-
-IMPL_RULES.register(fft_p, by_xla(fft_p))
 
 
 @JVP_RULES.defines(fft_p)

@@ -57,7 +57,7 @@ from didax.interpreters.custom_derivatives import (
     custom_vjp_call_p,
     forward_mode_refused,
 )
-from didax.interpreters.evaluation import IMPL_RULES, VALUE_IMPLS
+from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.jit import jit_p
 from didax.ir.jaxpr import Atom, Jaxpr, JaxprEqn, Literal, Var
 from didax.ir.passes import dce_jaxpr
@@ -218,7 +218,6 @@ def _fold(eqn: JaxprEqn, values: Sequence[np.generic | None]) -> list[Any]:
     impl = IMPL_RULES.get(prim)
     if (
         impl is None
-        or prim in VALUE_IMPLS
         or any(v is None for v in values)
         or not all(knowable(v.aval) for v in eqn.out_binders)
     ):

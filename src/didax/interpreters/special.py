@@ -9,11 +9,11 @@ Design rules:
   ``lgamma``, ``digamma``, ``polygamma``, ``sinh``, ``cosh``, ``asin``,
   ``acos``, ``atan``, ``asinh``, ``acosh``, ``atanh``) are defined by those
   algorithms: NumPy has no ``erf``, and its ``sinh`` or ``arctan`` differ
-  from XLA's by up to 10 ulps. So they run as one-primitive programs
-  through XLA (the executor that ``lowering.special`` installs with
-  ``set_xla_executor``: ``lowering.dispatch.apply_primitive``, compiled
-  once per operand type), and eager values equal jitted ones and JAX's,
-  bit for bit (``random.normal`` depends on ``erf_inv`` exactly). The
+  from XLA's by up to 10 ulps. So they have no impl rule: eager
+  evaluation runs them by its compiled route (one-primitive programs,
+  compiled once per operand type; see ``interpreters.evaluation``), and
+  eager values equal jitted ones and JAX's, bit for bit
+  (``random.normal`` depends on ``erf_inv`` exactly). The
   others are NumPy's ufuncs, as ``sin`` and ``tanh`` are: ``arctan2``
   (within an ulp of XLA's), ``isfinite``, ``nextafter`` (exact; XLA's
   differs only in flushing subnormal operands to zero), and ``exp2`` with
@@ -36,7 +36,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 import numpy as np
 
@@ -52,40 +52,10 @@ from didax.interpreters.jvp import JVP_RULES, Zero, _defjvp
 
 Array = np.ndarray[Any, Any]
 
-__all__ = ["XlaExecutor", "set_xla_executor", "by_xla", "FLOPS_PER_ELEMENT"]
+__all__ = ["FLOPS_PER_ELEMENT"]
 
 
 # --- impl rules -----------------------------------------------------------------------
-
-
-class XlaExecutor(Protocol):
-    """Runs one primitive on host arrays through XLA; returns its results (``Array``s)."""
-
-    def __call__(self, prim: Primitive, *args: Any, **params: Any) -> list[Any]: ...
-
-
-_xla_executor: list[XlaExecutor] = []
-
-
-def set_xla_executor(executor: XlaExecutor) -> None:
-    """Installs how the XLA-defined special functions run eagerly (``lowering.special`` does)."""
-    _xla_executor[:] = [executor]
-
-
-def by_xla(prim: Primitive) -> ImplRule:
-    """An impl rule running ``prim`` (one result) as a one-primitive XLA program."""
-
-    def impl(*args: Array, **params: Any) -> Array:
-        if not _xla_executor:
-            raise RuntimeError(
-                f"{prim.name} is evaluated eagerly by XLA, and no executor is installed: "
-                "import didax (or didax.lowering) first"
-            )
-        (out,) = _xla_executor[0](prim, *args, **params)
-        return np.asarray(out.host())
-
-    impl.__name__ = f"_{prim.name}_impl"
-    return impl
 
 
 def _exp2(x: Array) -> Array:
@@ -101,23 +71,6 @@ _NUMPY_SPECIAL: Final[dict[Primitive, ImplRule]] = {
 }
 for _prim, _fn in _NUMPY_SPECIAL.items():
     IMPL_RULES.register(_prim, _fn)
-for _prim in (
-    special.erf_p,
-    special.erfc_p,
-    special.erf_inv_p,
-    special.lgamma_p,
-    special.digamma_p,
-    special.polygamma_p,
-    special.sinh_p,
-    special.cosh_p,
-    special.asin_p,
-    special.acos_p,
-    special.atan_p,
-    special.asinh_p,
-    special.acosh_p,
-    special.atanh_p,
-):
-    IMPL_RULES.register(_prim, by_xla(_prim))
 
 
 # --- jvp rules ------------------------------------------------------------------------

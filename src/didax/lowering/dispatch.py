@@ -29,13 +29,13 @@ Design rules:
   JAX 0.10.2 as in didax). The CPU does the work either way, so waiting
   costs little; accelerators keep asynchronous dispatch.
 - One dispatch path: ``Compiled.run`` executes every program, whether the
-  api's jit cache-hit path, a nested eager jit call (the jit primitive's
-  impl) or a control-flow primitive applied eagerly (``apply_primitive``).
+  api's jit cache-hit path, a nested eager jit call, or any primitive
+  applied eagerly by the compiled route (``apply_primitive``: eager
+  evaluation's one route to XLA, see ``interpreters.evaluation``).
 """
 
 from __future__ import annotations
 
-import functools
 import threading
 import time
 import weakref
@@ -54,18 +54,14 @@ from didax.core.config import x64_enabled
 from didax.core.primitive import Primitive
 from didax.core.sharding import Mesh, NamedSharding
 from didax.core.values import as_array, get_aval
-from didax.interpreters.cond import cond_p
-from didax.interpreters.evaluation import IMPL_RULES, VALUE_IMPLS, set_device_executor
+from didax.interpreters.evaluation import set_compiled_evaluator
 from didax.interpreters.jit import jit_p
 from didax.interpreters.parallel import program_meshes
-from didax.interpreters.scan import scan_p
-from didax.interpreters.shard_map import shard_map_p
-from didax.interpreters.while_loop import while_p
 from didax.ir.fingerprint import fingerprint
 from didax.ir.jaxpr import Jaxpr, JaxprEqn, Var
 from didax.lowering import persistent_cache, xla
 from didax.lowering.array import BACKEND
-from didax.lowering.mlir import SpmdAnnotations, lower_to_module
+from didax.lowering.mlir import LOWERING_RULES, SpmdAnnotations, lower_to_module
 from didax.lowering.sharding import (
     SpmdLayout,
     device_order,
@@ -467,8 +463,8 @@ def compile_cache_info() -> CacheInfo:
 
 def clear_caches() -> None:
     """Empties the compile cache and the caches of device scalars and one-equation programs."""
-    for cache in (COMPILE_CACHE, _ONE_EQUATION):
-        cache.clear()
+    COMPILE_CACHE.clear()
+    _EAGER_PROGRAMS.clear()
     _SCALAR_BUFFERS.clear()
 
 
@@ -611,28 +607,39 @@ def _keep_scalar(key: Hashable, x: Any) -> xla.Buffer:
     return buffer
 
 
-@IMPL_RULES.defines(jit_p)
-def _jit_impl(*args: Any, jaxpr: Jaxpr, name: str) -> list[Array]:
-    # The one dispatch path: the api's cache-hit path runs ``Compiled.run`` too.
-    return _compiled_for(jaxpr, name, args).run((), args)
+# --- the compiled route of eager evaluation ---------------------------------------------
 
-
-VALUE_IMPLS.add(jit_p)
-
-
-# A higher-order primitive applied eagerly runs as a one-equation program, as
-# JAX's ``apply_primitive``: a loop compiles once and runs in XLA, not one
-# NumPy call per iteration. The program for a (primitive, operand types,
-# params) is built once; params hold jaxprs, which hash by identity.
-_ONE_EQUATION: Final[LRUCache[Jaxpr]] = LRUCache(maxsize=256)
+# A primitive applied eagerly runs as a one-equation program, as JAX's
+# ``apply_primitive``: the program for a (primitive, operands' jit keys,
+# params) is found with one dict lookup (the jit keys hold the operands'
+# types and, for an Array laid out over several devices, its sharding).
+# Bounded: cleared when full (the compile cache keeps the executables).
+_EAGER_PROGRAMS: Final[dict[Hashable, AnyCompiled]] = {}
+_EAGER_PROGRAMS_MAX: Final = 1024
 
 
 def apply_primitive(prim: Primitive, *args: Any, **params: Any) -> list[Array]:
-    """Runs ``prim`` on ``args`` now, compiled by XLA; results are device Arrays."""
-    avals = tuple(get_aval(x) for x in args)
-    key = (prim, avals, tuple(sorted(params.items())))
-    jaxpr = _ONE_EQUATION.get_or_create(key, lambda: _one_equation(prim, avals, params))
-    return _compiled_for(jaxpr, prim.name, args).run((), args)
+    """Runs ``prim`` on ``args`` now, compiled by XLA, where they live; results are device Arrays.
+
+    A jit equation's program is its jaxpr itself (the one dispatch path:
+    the api's cache-hit path runs ``Compiled.run`` too).
+    """
+    if prim is jit_p:
+        return _compiled_for(params["jaxpr"], params["name"], args).run((), args)
+    keys = [x.jit_key if type(x) is Array else get_aval(x) for x in args]
+    try:
+        key: Hashable = (prim, *keys, *params.items())
+        program = _EAGER_PROGRAMS.get(key)
+    except TypeError:  # an unhashable param: compiled (and found in the compile cache) each time
+        key, program = None, None
+    if program is None:
+        avals = [k if isinstance(k, ShapedArray) else k[0] for k in keys]
+        program = _compiled_for(_one_equation(prim, avals, params), prim.name, args)
+        if key is not None:
+            if len(_EAGER_PROGRAMS) >= _EAGER_PROGRAMS_MAX:
+                _EAGER_PROGRAMS.clear()
+            _EAGER_PROGRAMS[key] = program
+    return program.run((), args)
 
 
 def _one_equation(prim: Primitive, avals: Sequence[ShapedArray], params: dict[str, Any]) -> Jaxpr:
@@ -641,16 +648,18 @@ def _one_equation(prim: Primitive, avals: Sequence[ShapedArray], params: dict[st
     return Jaxpr(ins, (JaxprEqn(prim, ins, params, outs),), outs)
 
 
-for _prim in (cond_p, while_p, scan_p, shard_map_p):
-    IMPL_RULES.register(_prim, functools.partial(apply_primitive, _prim))
-    VALUE_IMPLS.add(_prim)
+@final
+class _CompiledRoute:
+    """Eager evaluation's compiled route (``interpreters.evaluation.CompiledEvaluator``)."""
+
+    def run(self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
+        return apply_primitive(prim, *args, **params)
+
+    def lowers(self, prim: Primitive) -> bool:
+        return prim in LOWERING_RULES
+
+    def platform(self) -> str:
+        return xla.platform()
 
 
-def _on_start(platform: str) -> None:
-    # Data that lives only on an accelerator is computed on there, one compiled
-    # primitive at a time, rather than copied back for NumPy (see core.array).
-    if platform != "cpu":
-        set_device_executor(apply_primitive)
-
-
-xla.on_backend_start(_on_start)
+set_compiled_evaluator(_CompiledRoute())

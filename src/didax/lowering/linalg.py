@@ -29,16 +29,16 @@ Design rules:
 - ``lu``'s permutation is computed from the pivots in the program (a
   ``stablehlo.while`` applying the row swaps), as JAX's
   ``lu_pivots_to_permutation``.
-- Eager evaluation runs each primitive as a one-equation program through
-  XLA (``lowering.dispatch.apply_primitive``, compiled once per operand
-  type), as the higher-order primitives do: the LAPACK kernels are XLA's
-  to call, so eager values equal jitted ones.
+- These primitives have no impl rule: eager evaluation runs each as a
+  one-equation program through XLA (its compiled route, see
+  ``interpreters.evaluation``), as the higher-order primitives do: the
+  LAPACK kernels are XLA's to call, so eager values equal jitted ones.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -47,7 +47,6 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.lax.linalg import (
-    LINALG_PRIMITIVES,
     cholesky_p,
     eigh_p,
     lu_p,
@@ -55,9 +54,6 @@ from didax.core.lax.linalg import (
     svd_p,
     triangular_solve_p,
 )
-from didax.core.primitive import Primitive
-from didax.interpreters.evaluation import IMPL_RULES, VALUE_IMPLS
-from didax.lowering.dispatch import apply_primitive
 from didax.lowering.mlir import (
     LOWERING_RULES,
     IrValue,
@@ -457,20 +453,3 @@ def _svd_lowering(
     if compute_uv:
         outs += [_nan_unless(ok, u, u_aval, nb), _nan_unless(ok, vt, vt_aval, nb)]
     return outs
-
-
-# --- eager evaluation: one compiled equation ------------------------------------------------------
-
-
-def _compiled_impl(prim: Primitive) -> Any:
-    def impl(*args: Any, **params: Any) -> Any:
-        outs = apply_primitive(prim, *args, **params)
-        return outs if prim.multiple_results else outs[0]
-
-    impl.__name__ = f"_{prim.name}_impl"
-    return impl
-
-
-for _prim in LINALG_PRIMITIVES:
-    IMPL_RULES.register(_prim, _compiled_impl(_prim))
-    VALUE_IMPLS.add(_prim)

@@ -6,10 +6,9 @@ trigonometric ones are ``chlo`` ops (``chlo.erf``, ``chlo.erf_inv``,
 with its own algorithms; ``atan2`` and ``is_finite`` are StableHLO ops;
 ``exp2`` is ``exp(log(2) * x)``.
 
-Importing this module also installs ``lowering.dispatch.apply_primitive``
-as the executor of the special functions' eager impls
-(``interpreters.special.set_xla_executor``): they are defined by XLA's
-algorithms, so they run as one-primitive programs.
+The functions XLA defines have no impl rule: eager evaluation compiles
+them (``interpreters.evaluation``'s compiled route), so eager values are
+XLA's algorithms, as jitted ones.
 """
 
 from __future__ import annotations
@@ -23,8 +22,6 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core.lax import special
 from didax.core.primitive import Primitive
-from didax.interpreters.special import set_xla_executor
-from didax.lowering.dispatch import apply_primitive
 from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, aval_to_ir_type, full
 
 __all__: list[str] = []
@@ -67,6 +64,3 @@ def _exp2_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
     (aval,) = ctx.avals_in
     log2 = full(aval, float(np.log(2)))
     return [hlo.exponential(hlo.multiply(log2, x))]
-
-
-set_xla_executor(apply_primitive)
