@@ -2,8 +2,8 @@
 
 Run from the repository root (didax need not be installed)::
 
-    PYTHONPATH=src python bench/gpu.py            # everything (about 10 minutes on an H100)
-    PYTHONPATH=src python bench/gpu.py --quick    # fewer rounds, one process per first call
+    PYTHONPATH=src python bench/gpu.py            # 15 rounds, 3 processes per first call
+    PYTHONPATH=src python bench/gpu.py --quick    # 5 rounds, 1 process per first call
     PYTHONPATH=src python bench/gpu.py --only mlp # the workloads whose name contains "mlp"
 
 Options: ``--rounds N`` (alternating rounds, default 15, 5 with ``--quick``),
