@@ -14,9 +14,24 @@ from didax.lowering import xla
 
 
 def test_installed_versions_are_in_the_tested_range() -> None:
-    xla.check_version()
+    xla.check_version()  # warnings are errors here
+    assert xla.untested_versions() == []
     low, high = xla.TESTED_JAX_RANGE
     assert low < high
+
+
+def test_an_untested_version_warns_naming_the_range(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+
+    real = importlib.metadata.version
+    monkeypatch.setattr(
+        importlib.metadata, "version", lambda name: "0.11.2" if name == "jaxlib" else real(name)
+    )
+    assert xla.untested_versions() == ["jaxlib 0.11.2"]
+    with pytest.warns(
+        xla.UntestedJaxWarning, match=r"in \[0\.10\.2, 0\.11\.0\), found jaxlib 0\.11\.2"
+    ):
+        xla.check_version()
 
 
 def test_version_parsing() -> None:

@@ -6,10 +6,11 @@ Design rules:
   imports jaxlib). JAX's own Autodidax broke on these APIs five times
   between 2023 and 2026; when they change again, this file changes and
   nothing else.
-- It is pinned to the jax/jaxlib range it was tested with
-  (``TESTED_JAX_RANGE``); ``check_version`` says clearly when the installed
-  version is outside it. ``tests/lowering/test_xla_adapter.py`` is the smoke
-  test.
+- It is tested with one jax/jaxlib range (``TESTED_JAX_RANGE``, the
+  range ``pyproject.toml`` installs); outside it ``check_version`` warns at
+  import, naming the range, instead of refusing: GPU images ship other
+  versions, and the adapter's calls often still work there.
+  ``tests/lowering/test_xla_adapter.py`` is the smoke test.
 - Programs over several devices are compiled for XLA's SPMD partitioner
   (``compile_spmd``): one program, ``num_partitions`` = the number of
   devices, the device assignment in the mesh's order, shardings read from
@@ -25,6 +26,7 @@ from __future__ import annotations
 import functools
 import io
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeAlias
 
@@ -61,19 +63,32 @@ def _version_tuple(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in version.split(".")[:3] if p.isdigit())
 
 
-def check_version() -> None:
-    """Raises ``RuntimeError`` if the installed jax/jaxlib is outside the tested range."""
+class UntestedJaxWarning(UserWarning):
+    """The installed jax or jaxlib is outside the range didax's adapter is tested with."""
+
+
+def untested_versions() -> list[str]:
+    """The installed jax/jaxlib versions outside ``TESTED_JAX_RANGE`` (``"jaxlib 0.11.2"``...)."""
     low, high = TESTED_JAX_RANGE
     from importlib.metadata import version as installed_version
 
-    for name in ("jax", "jaxlib"):
-        version = installed_version(name)
-        if not low <= _version_tuple(version) < high:
-            raise RuntimeError(
-                f"didax's lowering adapter is tested with {name} in "
-                f"[{'.'.join(map(str, low))}, {'.'.join(map(str, high))}), "
-                f"found {version}; install a version in that range"
-            )
+    found = [(name, installed_version(name)) for name in ("jax", "jaxlib")]
+    return [f"{n} {v}" for n, v in found if not low <= _version_tuple(v) < high]
+
+
+def check_version() -> None:
+    """Warns (``UntestedJaxWarning``) if the installed jax/jaxlib is outside the tested range."""
+    untested = untested_versions()
+    if untested:
+        low, high = TESTED_JAX_RANGE
+        warnings.warn(
+            f"didax's lowering adapter is tested with jax and jaxlib in "
+            f"[{'.'.join(map(str, low))}, {'.'.join(map(str, high))}), found "
+            f"{' and '.join(untested)}: didax may fail or compute wrongly with it; "
+            "`pip install .` installs a tested version",
+            UntestedJaxWarning,
+            stacklevel=2,
+        )
 
 
 check_version()
