@@ -35,11 +35,13 @@ def _x64_mode(request: pytest.FixtureRequest) -> Iterator[None]:
     if not (is_doctest or request.node.get_closest_marker("x64_off")):
         yield
         return
-    previous, previous_jax = dx.config.jax_enable_x64, jax.config.jax_enable_x64
+    # jax's config is untyped: read and set through Any.
+    jax_config: Any = jax.config
+    previous, previous_jax = dx.config.jax_enable_x64, jax_config.read("jax_enable_x64")
     dx.config.update("jax_enable_x64", False)
-    jax.config.update("jax_enable_x64", False)
+    jax_config.update("jax_enable_x64", False)
     try:
         yield
     finally:
         dx.config.update("jax_enable_x64", previous)
-        jax.config.update("jax_enable_x64", previous_jax)
+        jax_config.update("jax_enable_x64", previous_jax)

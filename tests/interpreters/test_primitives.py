@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import warnings
 import zlib
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeAlias
@@ -288,7 +289,8 @@ def case(
 
 
 def _idx(i: Any) -> Any:
-    return jlax.convert_element_type(i, np.int64)  # JAX wants one index dtype
+    # JAX wants one index dtype: its default int (int32 without x64).
+    return jlax.convert_element_type(i, jax.dtypes.canonicalize_dtype(np.int64))
 
 
 def convert_case(target: DType, args: ArgMaker, dtypes: tuple[DType, ...], variant: str) -> Case:
@@ -605,6 +607,27 @@ def test_eager_equals_jit(c: Case, dtype: DType) -> None:
     assert np.asarray(compiled).dtype == jitted.dtype
     np.testing.assert_array_equal(np.asarray(compiled), jitted)
     assert_same(c.fun(*args), jitted, "host route: ")
+
+
+# The cases of 32-bit (and narrower) dtypes again with both libraries in their
+# default mode (x64 off), where Python scalars and index results are 32-bit.
+DEFAULT_MODE_CASES: Final = [(c, d) for c, d in CASE_DTYPES if d.itemsize <= 4]
+
+
+@pytest.mark.x64_off
+@pytest.mark.parametrize(("c", "dtype"), params(DEFAULT_MODE_CASES))
+def test_eager_and_jit_match_jax_in_the_default_mode(c: Case, dtype: DType) -> None:
+    args = make_args(c, dtype)
+    # A case that asks for a 64-bit dtype gets JAX's truncation warning from both.
+    with warnings.catch_warnings(record=True) as jax_warned:
+        warnings.simplefilter("always")
+        expected = c.oracle(*args)
+    with warnings.catch_warnings(record=True) as didax_warned:
+        warnings.simplefilter("always")
+        eager, jitted = c.fun(*args), didax.jit(c.fun)(*args)
+    assert bool(didax_warned) == bool(jax_warned), [str(w.message) for w in didax_warned]
+    assert_same(eager, expected, "eager: ")
+    assert_same(jitted, expected, "jit: ")
 
 
 # IEEE special values, outside the domains the table keeps to: results as
