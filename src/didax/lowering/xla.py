@@ -37,6 +37,7 @@ import numpy as np
 from jax._src import config as _jax_config
 from jax._src import core as _jax_core
 from jax._src import tree_util as _jax_tree_util
+from jax._src import xla_bridge as _xla_bridge
 from jax._src.interpreters import mlir as _jax_mlir
 from jax._src.interpreters import pxla as _pxla
 from jax.extend import backend as jax_backend
@@ -202,7 +203,14 @@ def devices() -> list[_jaxlib.Device]:
 
 
 def platform() -> str:
-    return _backend().platform
+    """The backend's platform as lowering rules name it: ``"cpu"``, ``"cuda"``, ``"rocm"``...
+
+    jaxlib's client calls both GPU platforms ``"gpu"``; JAX's own
+    ``canonicalize_platform`` says which one is present, as JAX asks it
+    before lowering.
+    """
+    name: str = _xla_bridge.canonicalize_platform(_backend().platform)
+    return name
 
 
 # The LAPACK kernels jaxlib registers with XLA for CPUs (typed FFI custom
