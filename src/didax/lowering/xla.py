@@ -241,6 +241,43 @@ def lapack_target(fn_base: str, dtype: np.dtype[Any]) -> str:
     return name
 
 
+# The GPU kernels jaxlib's CUDA (ROCm) plugin registers with XLA as typed FFI
+# targets (jaxlib's gpu_solver and gpu_linalg modules; importing JAX's linalg
+# module registers them where the plugin is installed). Their names carry
+# the platform's prefix and, unlike LAPACK's, no dtype: the kernels read it
+# from their operands. Names, attributes and operand layouts are the same in
+# jax/jaxlib 0.10.2 and 0.11.0 up to 0.11.1's development (jax/_src/lax/
+# linalg.py, jaxlib/gpu_solver.py, jaxlib/gpu_linalg.py and the kernels'
+# attribute decoders compared): there is no version to decide on yet.
+_GPU_PREFIX: Final = {"cuda": "cu", "rocm": "hip"}
+
+
+def _gpu_prefix(platform: str) -> str:
+    from jax._src.lax import linalg as _jax_linalg  # noqa: F401  (registers the targets)
+
+    if platform not in _GPU_PREFIX:
+        raise NotImplementedError(f"no GPU solver kernels on platform {platform!r}")
+    return _GPU_PREFIX[platform]
+
+
+def gpu_solver_target(platform: str, fn_base: str) -> str:
+    """The custom-call target of cuSOLVER's (hipSOLVER's) ``fn_base`` on ``platform``.
+
+    >>> gpu_solver_target("cuda", "getrf")
+    'cusolver_getrf_ffi'
+    """
+    return f"{_gpu_prefix(platform)}solver_{fn_base}_ffi"
+
+
+def gpu_linalg_target(platform: str, fn_base: str) -> str:
+    """The custom-call target of jaxlib's own GPU linear-algebra kernel ``fn_base``.
+
+    >>> gpu_linalg_target("cuda", "lu_pivots_to_permutation")
+    'cu_lu_pivots_to_permutation'
+    """
+    return f"{_gpu_prefix(platform)}_{fn_base}"
+
+
 def module_bytecode(module: ir.Module) -> bytes:
     """The module as MLIR bytecode: what XLA parses fastest, and what the disk cache keys on."""
     out = io.BytesIO()
