@@ -10,6 +10,11 @@ defines: the standard primitives plus every ``Primitive`` bound to a name at
 the top level of a ``didax.*`` module (the higher-order ones live with the
 interpreters). Primitives that tests or users create are not the package's
 concern here.
+
+Lowering rules are per platform (``lowering.mlir``): the ``lowering`` table
+is complete when every primitive lowers on CPUs (its own rule there, or
+one for every platform); each other platform of ``GPU_PLATFORMS`` is
+checked as the table ``lowering[<platform>]``, with its own exemptions.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from didax.interpreters.jvp import JVP_RULES
 from didax.interpreters.partial_eval import PE_RULES
 from didax.interpreters.transpose import TRANSPOSE_RULES
 from didax.ir.passes import DCE_RULES
-from didax.lowering.mlir import LOWERING_RULES
+from didax.lowering.mlir import LOWERING_RULES, PLATFORMS
 
 RULE_TABLES: Final[list[tuple[str, RuleTable[Any]]]] = [
     ("abstract_eval", ABSTRACT_EVAL),
@@ -49,6 +54,10 @@ RULE_TABLES: Final[list[tuple[str, RuleTable[Any]]]] = [
     ("dce", DCE_RULES),
     ("flops", FLOPS_RULES),
 ]
+
+# The platforms besides the CPU that every primitive should lower on; gaps
+# are exempted as (name, "lowering[<platform>]").
+GPU_PLATFORMS: Final = tuple(p for p in PLATFORMS if p != "cpu")
 
 # The higher-order primitives: they carry jaxprs, so the default partial
 # evaluation (stage it whole) and DCE (keep it whole) are not good enough.
@@ -308,6 +317,16 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         for table in ("partial_eval", "dce")
     },
     ("pmax", "transpose"): "not linear (and not differentiable, as JAX's: its jvp raises)",
+    # issue 26: linear algebra per platform
+    **{
+        (p.name, "lowering[rocm]"): (
+            "no ROCm rule yet: hipSOLVER's kernels take the CUDA rules' shape, but no test "
+            "has compared them with JAX's rocm lowering, so lowering the primitive for "
+            "rocm fails with the clear error instead of emitting unchecked calls"
+        )
+        for p in LINALG_PRIMITIVES
+        if p.name not in ("cholesky", "triangular_solve")  # StableHLO's ops everywhere
+    },
     ("axis_index", "transpose"): "it has no operands, so nothing to transpose",
     # The impl table holds the host route of eager evaluation (NumPy, the
     # CPU's fast path); a primitive without one takes the compiled route (its
@@ -380,25 +399,53 @@ def test_primitives_made_outside_the_package_are_not_walked() -> None:
     assert made_here not in package_primitives()
 
 
+def _has_rule(table_name: str, table: RuleTable[Any], prim: Primitive) -> bool:
+    if table_name.startswith("lowering["):
+        return LOWERING_RULES.lowers_on(prim, table_name[len("lowering[") : -1])
+    if table is LOWERING_RULES:
+        return LOWERING_RULES.lowers_on(prim, "cpu")
+    return prim in table
+
+
 @pytest.mark.parametrize(("table_name", "table"), RULE_TABLES, ids=TABLE_NAMES)
 def test_every_primitive_has_a_rule(table_name: str, table: RuleTable[Any]) -> None:
-    missing = [p.name for p in PRIMITIVES if p not in table and (p.name, table_name) not in EXEMPT]
+    missing = [
+        p.name
+        for p in PRIMITIVES
+        if not _has_rule(table_name, table, p) and (p.name, table_name) not in EXEMPT
+    ]
     assert not missing, (
         f"primitives with no {table.interpreter} rule (register one, or add "
         f"(name, {table_name!r}) to EXEMPT with the reason): {missing}"
     )
 
 
+@pytest.mark.parametrize("platform", GPU_PLATFORMS)
+def test_every_primitive_lowers_on_every_platform(platform: str) -> None:
+    table_name = f"lowering[{platform}]"
+    missing = [
+        p.name
+        for p in PRIMITIVES
+        if not LOWERING_RULES.lowers_on(p, platform) and (p.name, table_name) not in EXEMPT
+    ]
+    assert not missing, (
+        f"primitives with no lowering rule for {platform} (register one with "
+        f"platform={platform!r}, or add (name, {table_name!r}) to EXEMPT with the reason): "
+        f"{missing}"
+    )
+
+
 def test_exemptions_are_not_stale() -> None:
     known = {p.name: p for p in PRIMITIVES}
-    tables = dict(RULE_TABLES)
+    tables: dict[str, RuleTable[Any]] = dict(RULE_TABLES)
+    tables.update({f"lowering[{p}]": LOWERING_RULES for p in GPU_PLATFORMS})
     stale = []
     for (name, table_name), reason in EXEMPT.items():
         if name not in known:
             stale.append(f"{name}: no such primitive in the package")
         elif table_name not in tables:
             stale.append(f"{table_name}: no such rule table")
-        elif known[name] in tables[table_name]:
+        elif _has_rule(table_name, tables[table_name], known[name]):
             stale.append(f"{name} has a {table_name} rule now: drop the exemption")
         if not reason.strip():
             stale.append(f"({name}, {table_name}) has no written reason")

@@ -55,9 +55,14 @@ class Primitive(_CorePrimitive):
         """``rule(*avals, **params) -> ShapedArray`` (a list if multiple_results)."""
         ABSTRACT_EVAL.register(self, rule)
 
-    def def_lowering(self, rule: Callable[..., Sequence[Any]]) -> None:
-        """``rule(ctx, *ir_values, **params) -> [ir_value, ...]`` (StableHLO ops)."""
-        LOWERING_RULES.register(self, rule)
+    def def_lowering(self, rule: Callable[..., Sequence[Any]], platform: str | None = None) -> None:
+        """``rule(ctx, *ir_values, **params) -> [ir_value, ...]`` (StableHLO ops).
+
+        For every platform, or for ``platform`` ("cpu", "cuda", "rocm") only,
+        where it takes precedence (JAX's ``register_lowering(..., platform=)``);
+        ``ctx.platform`` says which platform a module is lowered for.
+        """
+        LOWERING_RULES.register(self, rule, platform)
 
     def def_jvp(self, rule: Callable[..., tuple[Any, Any]]) -> None:
         """``rule(primals, tangents, **params) -> (primal_out, tangent_out)``.

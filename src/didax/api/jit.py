@@ -624,11 +624,16 @@ class Lowered:
         self._name = name
         self._layout = layout
 
-    def as_text(self) -> str:
-        """The StableHLO module, as text (annotated with ``mhlo.sharding`` over a mesh)."""
+    def as_text(self, platform: str | None = None) -> str:
+        """The StableHLO module, as text (annotated with ``mhlo.sharding`` over a mesh).
+
+        Lowered for ``platform`` ("cpu", "cuda"...; by default the backend's):
+        a program's text for a platform this machine lacks, as JAX's
+        ``jax.export(..., platforms=[...])`` gives it.
+        """
         jaxpr = self._entry.jaxpr
         spmd = None if self._layout is None else spmd_annotations(jaxpr, self._layout)
-        return lower_to_text(jaxpr, self._name, spmd)
+        return lower_to_text(jaxpr, self._name, spmd, platform)
 
     def compile(self) -> CompiledFunction:
         compiled = compile_jaxpr(self._entry.jaxpr, self._name, layout=self._layout)

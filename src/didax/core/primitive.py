@@ -15,7 +15,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, Final, Generic, TypeVar, final
+from typing import Any, Final, Generic, TypeVar
 
 from didax.core import trace as _trace
 
@@ -58,7 +58,8 @@ class Primitive:
 ALL_PRIMITIVES: Final[list[Primitive]] = []
 
 
-@final
+# Not final: the lowering's table (lowering.mlir.LoweringRuleTable) adds
+# rules per platform beside these.
 class RuleTable(Generic[R]):
     """A mapping from primitive to rule, for one interpreter.
 

@@ -656,7 +656,7 @@ class _CompiledRoute:
         return apply_primitive(prim, *args, **params)
 
     def lowers(self, prim: Primitive) -> bool:
-        return prim in LOWERING_RULES
+        return LOWERING_RULES.lowers_on(prim, xla.platform())
 
     def platform(self) -> str:
         return xla.platform()

@@ -1,22 +1,41 @@
-"""The StableHLO lowering of the linear-algebra primitives (``core.lax.linalg``).
+"""The StableHLO lowering of the linear-algebra primitives (``core.lax.linalg``), per platform.
 
-``cholesky`` is StableHLO's own op (XLA expands it); ``triangular_solve``,
-``lu``, ``qr``, ``eigh`` and ``svd`` are custom calls to the LAPACK kernels
-that jaxlib registers with XLA for CPUs (``trsm``, ``getrf``, ``geqrf`` +
-``orgqr``, ``syevd``, ``gesdd``; for the complex dtypes ``ungqr`` in place
-of ``orgqr`` and ``heevd`` of ``syevd``, with LAPACK's ``c``/``z``
-prefixes), exactly as JAX lowers them there: typed
-FFI calls whose attributes are a ``mhlo.backend_config`` dictionary of
-LAPACK's one-letter options, whose matrices are column major (layout
-``(n-2, n-1, n-3, ..., 0)``) and whose first operand is overwritten by
-the first result. Never a host callback.
+Each platform calls its own kernels, exactly as JAX lowers for it (the
+kernels are XLA's to call: never a host callback), with typed FFI custom
+calls whose options are a ``mhlo.backend_config`` dictionary, whose
+matrices are column major (layout ``(n-2, n-1, n-3, ..., 0)``) and whose
+first operand is overwritten by the first result:
 
-``triangular_solve`` was first lowered to ``stablehlo.triangular_solve``;
-XLA's CPU expansion of it made a jitted 256x256 ``solve`` 3.4 times as
-slow as JAX's (``bench/bench_linalg.py``) and, on a singular matrix, gave
-NaN where JAX's ``trsm`` gives inf. With ``trsm`` both match JAX.
+- On CPUs (``"cpu"``): ``cholesky`` is StableHLO's own op (XLA expands it);
+  ``triangular_solve``, ``lu``, ``qr``, ``eigh`` and ``svd`` call the LAPACK
+  kernels jaxlib registers (``trsm``, ``getrf``, ``geqrf`` + ``orgqr``,
+  ``syevd``, ``gesdd``; for the complex dtypes ``ungqr`` in place of
+  ``orgqr`` and ``heevd`` of ``syevd``, with LAPACK's ``c``/``z``
+  prefixes); their options are LAPACK's one-letter ones.
+- On CUDA GPUs (``"cuda"``): the cuSOLVER kernels of jaxlib's CUDA plugin
+  (``potrf``, ``getrf`` then jaxlib's ``lu_pivots_to_permutation``,
+  ``geqrf`` + ``orgqr``, ``syevd``, ``gesvdj`` up to 1024x1024 and ``gesvd``
+  beyond), one target per kernel for every dtype, with the kernels' own
+  options (``lower = true``...); ``triangular_solve`` is
+  ``stablehlo.triangular_solve``, which XLA's GPU compiler gives to cuBLAS.
+- ``cholesky`` and ``triangular_solve`` have a rule for every platform
+  (StableHLO's ops, JAX's default rules) and one of their own on CUDA
+  (``potrf``) and on CPUs (``trsm``). ``lu``, ``qr``, ``eigh`` and ``svd``
+  lower on CPUs and CUDA only: elsewhere (ROCm) lowering them fails, naming
+  the primitive and the platform, rather than emitting calls to kernels no
+  test has compared with JAX's.
+
+``triangular_solve`` was first lowered to ``stablehlo.triangular_solve`` on
+CPUs too; XLA's CPU expansion of it made a jitted 256x256 ``solve`` 3.4
+times as slow as JAX's (``bench/bench_linalg.py``) and, on a singular
+matrix, gave NaN where JAX's ``trsm`` gives inf. With ``trsm`` both match
+JAX.
 
 Design rules:
+- One rule per primitive serves both platforms where JAX's does: the
+  kernels' names and options depend on ``ctx.platform``, the
+  post-processing (below) does not, so both give the decompositions the
+  interpreters' rules expect (``core.lax.linalg``'s conventions).
 - Failure is JAX's: the kernels' ``info`` result says, per matrix, whether
   the decomposition succeeded; where it did not, the results are NaN
   (``lu`` only fails on invalid arguments: a singular matrix is a valid LU
@@ -25,14 +44,20 @@ Design rules:
   ``stablehlo.cholesky`` gives NaNs somewhere in a matrix that is not
   positive definite; the lowering fills that whole matrix with NaNs, as
   JAX's ``potrf`` path does, then zeroes the upper triangle (as JAX's
-  does, after its NaN fill).
-- ``lu``'s permutation is computed from the pivots in the program (a
-  ``stablehlo.while`` applying the row swaps), as JAX's
-  ``lu_pivots_to_permutation``.
+  does, after its NaN fill; ``potrf`` leaves it as it found it).
+- ``lu``'s permutation is computed from the pivots: on CPUs in the program
+  (a ``stablehlo.while`` applying the row swaps, as JAX's generic
+  ``lu_pivots_to_permutation``), on CUDA by jaxlib's kernel, as JAX's.
+- ``svd`` on CUDA: ``gesvdj`` gives V, not V^H (the rule transposes and
+  conjugates it), and computes full U and V unless ``full_matrices`` is
+  off and both sides exceed 32 (its batched form has no economy mode; the
+  rule slices); ``gesvd`` on a wide matrix (m < n) factors the transpose
+  (row-major layouts, ``transposed = true``), so its U and V^H come swapped.
 - These primitives have no impl rule: eager evaluation runs each as a
   one-equation program through XLA (its compiled route, see
   ``interpreters.evaluation``), as the higher-order primitives do: the
-  LAPACK kernels are XLA's to call, so eager values equal jitted ones.
+  kernels are XLA's to call, so eager values equal jitted ones, on
+  whatever platform the backend is.
 """
 
 from __future__ import annotations
@@ -64,11 +89,19 @@ from didax.lowering.mlir import (
     full,
 )
 from didax.lowering.rules import compare
-from didax.lowering.xla import lapack_target
+from didax.lowering.xla import gpu_linalg_target, gpu_solver_target, lapack_target
 
 __all__: list[str] = []
 
 _I32: Final = dtypes.int32
+
+# JAX's choice of SVD kernel on CUDA (``_resolve_gpu_svd_implementation``):
+# Jacobi (gesvdj) while both sides are at most this, after NVIDIA's
+# measurements; QR (gesvd) beyond.
+_GESVDJ_MAX_SIDE: Final = 1024
+# gesvdj works in economy mode only when both sides exceed this: smaller
+# matrices take its batched form, which has none.
+_GESVDJ_BATCHED_SIDE: Final = 32
 
 
 # --- custom calls -----------------------------------------------------------------------
@@ -99,33 +132,43 @@ def _char(c: str) -> ir.Attribute:
     return ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), ord(c))
 
 
-def _lapack_call(
+def _flag(b: bool) -> ir.Attribute:
+    """A cuSOLVER kernel's boolean option."""
+    return ir.BoolAttr.get(b)
+
+
+def _ffi_call(
     target: str,
     operands: Sequence[IrValue],
     in_avals: Sequence[ShapedArray],
     out_avals: Sequence[ShapedArray],
     *,
-    matrices_out: Sequence[bool],
     config: dict[str, ir.Attribute],
-    num_batch: int,
     alias: tuple[int, int] | None = (0, 0),
+    column_major: bool = True,
+    non_batch_dims: int = 2,
 ) -> list[IrValue]:
-    """One typed-FFI custom call to ``target``; ``matrices_out`` says which results are matrices."""
-    in_layouts = [
-        _matrix_layout(a.ndim) if a.ndim == num_batch + 2 else _row_major(a.ndim) for a in in_avals
-    ]
-    out_layouts = [
-        _matrix_layout(a.ndim) if is_matrix else _row_major(a.ndim)
-        for a, is_matrix in zip(out_avals, matrices_out, strict=True)
-    ]
+    """One typed-FFI custom call to ``target``, laid out as JAX lays out its linear-algebra calls.
+
+    The operands and results whose rank is the highest operand rank are the
+    matrices: column major when ``column_major``, row major otherwise, as
+    are the others (pivots, taus, eigenvalues, infos). The axes before the
+    last ``non_batch_dims`` of that rank are batch axes. ``alias`` is
+    (operand, result): the result overwrites the operand.
+    """
+    rank = max(a.ndim for a in in_avals)
+
+    def layout(a: ShapedArray) -> tuple[int, ...]:
+        return _matrix_layout(a.ndim) if column_major and a.ndim == rank else _row_major(a.ndim)
+
     attributes: dict[str, ir.Attribute] = {
         "call_target_name": ir.StringAttr.get(target),
         "has_side_effect": ir.BoolAttr.get(False),
         "backend_config": ir.StringAttr.get(""),
         "api_version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
         "called_computations": ir.ArrayAttr.get([]),
-        "operand_layouts": _layouts(in_layouts),
-        "result_layouts": _layouts(out_layouts),
+        "operand_layouts": _layouts([layout(a) for a in in_avals]),
+        "result_layouts": _layouts([layout(a) for a in out_avals]),
     }
     if alias is not None:
         operand, result = alias
@@ -146,14 +189,30 @@ def _lapack_call(
     # The typed FFI reads its attributes from this dictionary (JAX's way of
     # passing them with api_version 1).
     op.operation.attributes["mhlo.backend_config"] = ir.DictAttr.get(config)
+    # XLA's batch partitioner splits the call along these axes.
     op.operation.attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
-        {"num_batch_dims": ir.StringAttr.get(str(num_batch))}
+        {"num_batch_dims": ir.StringAttr.get(str(rank - non_batch_dims))}
     )
     return list(op.results)
 
 
+def _solver_target(
+    ctx: LoweringRuleContext, fn_base: str, dtype: np.dtype[Any], complex_lapack: str = ""
+) -> str:
+    """The target of the solver kernel ``fn_base`` ("getrf"...) on the rule's platform.
+
+    LAPACK's on CPUs, for ``dtype`` (``complex_lapack`` names its complex
+    variant where LAPACK has one: ``heevd`` for ``syevd``); cuSOLVER's on
+    CUDA, one kernel for every dtype.
+    """
+    if ctx.platform == "cpu":
+        name = complex_lapack if complex_lapack and dtypes.is_complex(dtype) else fn_base
+        return lapack_target(f"{name}_ffi", dtype)
+    return gpu_solver_target(ctx.platform, fn_base)
+
+
 def _ok(info: IrValue, batch: tuple[int, ...], direction: str) -> IrValue:
-    """Per matrix, whether LAPACK's ``info`` compares to 0 by ``direction`` (success)."""
+    """Per matrix, whether the kernel's ``info`` compares to 0 by ``direction`` (success)."""
     return compare(info, full(ShapedArray(batch, _I32), 0), direction, _I32)
 
 
@@ -165,7 +224,7 @@ def _nan_unless(ok: IrValue, x: IrValue, aval: ShapedArray, num_batch: int) -> I
     return hlo.select(mask, x, full(aval, nan))
 
 
-# --- masks and slices --------------------------------------------------------------------------
+# --- masks, slices, conjugates ----------------------------------------------------------------
 
 
 def _triangle(x: IrValue, aval: ShapedArray, lower: bool, k: int = 0) -> IrValue:
@@ -190,7 +249,22 @@ def _slice(x: IrValue, aval: ShapedArray, rows: int, cols: int) -> tuple[IrValue
     return out, ShapedArray(limits, aval.dtype)
 
 
-# --- cholesky and triangular_solve: StableHLO's ops -----------------------------------------------
+def _conj(x: IrValue, aval: ShapedArray) -> IrValue:
+    """The complex conjugate (``x`` itself for the real dtypes)."""
+    if not dtypes.is_complex(aval.dtype):
+        return x
+    return hlo.complex(hlo.real(x), hlo.negate(hlo.imag(x)))
+
+
+def _adjoint(x: IrValue, aval: ShapedArray) -> tuple[IrValue, ShapedArray]:
+    """The conjugate transpose of each matrix."""
+    nb = aval.ndim - 2
+    *batch, m, n = aval.shape
+    out = hlo.transpose(x, dense_i64((*range(nb), nb + 1, nb)))
+    return _conj(out, aval), ShapedArray((*batch, n, m), aval.dtype)
+
+
+# --- cholesky: StableHLO's op; potrf on CUDA ------------------------------------------------------
 
 
 @LOWERING_RULES.defines(cholesky_p)
@@ -216,6 +290,37 @@ def _cholesky_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
     return [_triangle(_nan_unless(ok, factor, aval, len(batch)), aval, True)]
 
 
+@LOWERING_RULES.defines(cholesky_p, platform="cuda")
+def _cholesky_potrf_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
+    (aval,) = ctx.avals_in
+    batch = aval.shape[:-2]
+    factor, info = _ffi_call(
+        _solver_target(ctx, "potrf", aval.dtype),
+        [x],
+        [aval],
+        [aval, ShapedArray(batch, _I32)],
+        config={"lower": _flag(True)},
+    )
+    factor = _nan_unless(_ok(info, batch, "EQ"), factor, aval, len(batch))
+    return [_triangle(factor, aval, True)]
+
+
+# --- triangular_solve: StableHLO's op; trsm on CPUs -----------------------------------------------
+
+
+def _triangular_op(
+    a: IrValue, a_aval: ShapedArray, transpose_a: bool, conjugate_a: bool
+) -> tuple[IrValue, str]:
+    """``a`` and what the solve applies to it: ``"N"`` (itself), ``"T"`` or ``"C"`` (adjoint).
+
+    Neither trsm nor StableHLO has a conjugate-without-transpose option:
+    then ``a`` is conjugated first.
+    """
+    if not transpose_a:
+        return (_conj(a, a_aval) if conjugate_a else a), "N"
+    return a, "C" if conjugate_a else "T"
+
+
 @LOWERING_RULES.defines(triangular_solve_p)
 def _triangular_solve_lowering(
     ctx: LoweringRuleContext,
@@ -228,29 +333,45 @@ def _triangular_solve_lowering(
     conjugate_a: bool,
     unit_diagonal: bool,
 ) -> list[IrValue]:
+    a, op = _triangular_op(a, ctx.avals_in[0], transpose_a, conjugate_a)
+    out = hlo.triangular_solve(
+        a,
+        b,
+        ir.BoolAttr.get(left_side),
+        ir.BoolAttr.get(lower),
+        ir.BoolAttr.get(unit_diagonal),
+        hlo.TransposeAttr.get({"N": "NO_TRANSPOSE", "T": "TRANSPOSE", "C": "ADJOINT"}[op]),
+    )
+    return [out]
+
+
+@LOWERING_RULES.defines(triangular_solve_p, platform="cpu")
+def _triangular_solve_trsm_lowering(
+    ctx: LoweringRuleContext,
+    a: IrValue,
+    b: IrValue,
+    *,
+    left_side: bool,
+    lower: bool,
+    transpose_a: bool,
+    conjugate_a: bool,
+    unit_diagonal: bool,
+) -> list[IrValue]:
     # LAPACK's trsm, as JAX lowers it on CPUs (see the module docstring for why
-    # not stablehlo.triangular_solve). conjugate_a without transpose_a
-    # conjugates a first (trsm has no such option; nothing to do for the
-    # real dtypes); with it, the op is the adjoint ("C").
+    # not stablehlo.triangular_solve).
     a_aval, b_aval = ctx.avals_in
-    if conjugate_a and not transpose_a:
-        if dtypes.is_complex(a_aval.dtype):
-            a = hlo.complex(hlo.real(a), hlo.negate(hlo.imag(a)))
-        conjugate_a = False
-    trans = ("C" if conjugate_a else "T") if transpose_a else "N"
-    (out,) = _lapack_call(
+    a, trans = _triangular_op(a, a_aval, transpose_a, conjugate_a)
+    (out,) = _ffi_call(
         lapack_target("trsm_ffi", a_aval.dtype),
         [a, b],
         [a_aval, b_aval],
         [b_aval],
-        matrices_out=[True],
         config={
             "side": _char("L" if left_side else "R"),
             "uplo": _char("L" if lower else "U"),
             "trans_x": _char(trans),
             "diag": _char("U" if unit_diagonal else "N"),
         },
-        num_batch=b_aval.ndim - 2,
         alias=(1, 0),
     )
     return [out]
@@ -304,7 +425,8 @@ def _pivots_to_permutation(pivots: IrValue, batch: tuple[int, ...], k: int, m: i
     return perm_out
 
 
-@LOWERING_RULES.defines(lu_p)
+@LOWERING_RULES.defines(lu_p, platform="cpu")
+@LOWERING_RULES.defines(lu_p, platform="cuda")
 def _lu_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
     (aval,) = ctx.avals_in
     lu_aval, pivots_aval, perm_aval = ctx.avals_out
@@ -319,24 +441,36 @@ def _lu_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
         )
         return [x, pivots, lanes]
     info_aval = ShapedArray(batch, _I32)
-    packed, pivots, info = _lapack_call(
-        lapack_target("getrf_ffi", aval.dtype),
+    packed, pivots, info = _ffi_call(
+        _solver_target(ctx, "getrf", aval.dtype),
         [x],
         [aval],
         [lu_aval, pivots_aval, info_aval],
-        matrices_out=[True, False, False],
         config={},
-        num_batch=len(batch),
     )
-    pivots = hlo.subtract(pivots, full(pivots_aval, 1))  # LAPACK counts from 1
+    pivots = hlo.subtract(pivots, full(pivots_aval, 1))  # the kernels count from 1
     packed = _nan_unless(_ok(info, batch, "GE"), packed, lu_aval, len(batch))
-    return [packed, pivots, _pivots_to_permutation(pivots, batch, k, m)]
+    if ctx.platform == "cpu":
+        perm = _pivots_to_permutation(pivots, batch, k, m)
+    else:
+        (perm,) = _ffi_call(
+            gpu_linalg_target(ctx.platform, "lu_pivots_to_permutation"),
+            [pivots],
+            [pivots_aval],
+            [perm_aval],
+            config={},
+            alias=None,
+            column_major=False,
+            non_batch_dims=1,
+        )
+    return [packed, pivots, perm]
 
 
 # --- qr: geqrf, then orgqr ------------------------------------------------------------------------
 
 
-@LOWERING_RULES.defines(qr_p)
+@LOWERING_RULES.defines(qr_p, platform="cpu")
+@LOWERING_RULES.defines(qr_p, platform="cuda")
 def _qr_lowering(ctx: LoweringRuleContext, x: IrValue, *, full_matrices: bool) -> list[IrValue]:
     (aval,) = ctx.avals_in
     q_aval, r_aval = ctx.avals_out
@@ -349,27 +483,17 @@ def _qr_lowering(ctx: LoweringRuleContext, x: IrValue, *, full_matrices: bool) -
         eye = np.broadcast_to(np.eye(m, qk, dtype=aval.dtype), q_aval.shape)
         return [constant(np.ascontiguousarray(eye)), full(r_aval, 0)]
     taus_aval = ShapedArray((*batch, k), aval.dtype)
-    r, taus = _lapack_call(
-        lapack_target("geqrf_ffi", aval.dtype),
+    r, taus = _ffi_call(
+        _solver_target(ctx, "geqrf", aval.dtype),
         [x],
         [aval],
         [aval, taus_aval],
-        matrices_out=[True, False],
         config={},
-        num_batch=nb,
     )
-    orgqr = lapack_target("ungqr_ffi" if dtypes.is_complex(aval.dtype) else "orgqr_ffi", aval.dtype)
+    orgqr = _solver_target(ctx, "orgqr", aval.dtype, complex_lapack="ungqr")
 
     def householder(a: IrValue, a_aval: ShapedArray) -> IrValue:
-        (q,) = _lapack_call(
-            orgqr,
-            [a, taus],
-            [a_aval, taus_aval],
-            [a_aval],
-            matrices_out=[True],
-            config={},
-            num_batch=nb,
-        )
+        (q,) = _ffi_call(orgqr, [a, taus], [a_aval, taus_aval], [a_aval], config={})
         return q
 
     if m < n:
@@ -390,10 +514,11 @@ def _qr_lowering(ctx: LoweringRuleContext, x: IrValue, *, full_matrices: bool) -
     return [q, _triangle(r, r_aval, lower=False)]
 
 
-# --- eigh: syevd (heevd for the complex dtypes) ---------------------------------------------------
+# --- eigh: syevd (LAPACK's heevd for the complex dtypes) ------------------------------------------
 
 
-@LOWERING_RULES.defines(eigh_p)
+@LOWERING_RULES.defines(eigh_p, platform="cpu")
+@LOWERING_RULES.defines(eigh_p, platform="cuda")
 def _eigh_lowering(
     ctx: LoweringRuleContext, x: IrValue, *, lower: bool, sort_eigenvalues: bool
 ) -> list[IrValue]:
@@ -403,23 +528,101 @@ def _eigh_lowering(
     batch = aval.shape[:-2]
     if aval.size == 0:
         return [x, full(w_aval, 0)]
-    v, ev, info = _lapack_call(
-        lapack_target("heevd_ffi" if dtypes.is_complex(aval.dtype) else "syevd_ffi", aval.dtype),
+    if ctx.platform == "cpu":
+        config = {"mode": _char("V"), "uplo": _char("L" if lower else "U")}
+    else:
+        # algorithm 0: cuSOLVER's own choice, JAX's when no algorithm is asked for.
+        config = {
+            "lower": _flag(lower),
+            "algorithm": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), 0),
+        }
+    v, ev, info = _ffi_call(
+        _solver_target(ctx, "syevd", aval.dtype, complex_lapack="heevd"),
         [x],
         [aval],
         [v_aval, w_aval, ShapedArray(batch, _I32)],
-        matrices_out=[True, False, False],
-        config={"mode": _char("V"), "uplo": _char("L" if lower else "U")},
-        num_batch=len(batch),
+        config=config,
     )
     ok = _ok(info, batch, "EQ")
     return [_nan_unless(ok, v, v_aval, len(batch)), _nan_unless(ok, ev, w_aval, len(batch))]
 
 
-# --- svd: gesdd ----------------------------------------------------------------------------
+# --- svd: gesdd on CPUs; gesvdj or gesvd on CUDA --------------------------------------------------
 
 
-@LOWERING_RULES.defines(svd_p)
+def _gesdd(
+    ctx: LoweringRuleContext, x: IrValue, *, full_matrices: bool, compute_uv: bool
+) -> tuple[IrValue, IrValue, IrValue, IrValue]:
+    """LAPACK's divide and conquer: ``(s, u, vt, info)`` (``u``, ``vt`` only when asked for)."""
+    (aval,) = ctx.avals_in
+    s_aval = ctx.avals_out[0]
+    *batch, m, n = aval.shape
+    k = min(m, n)
+    u_aval = ShapedArray((*batch, m, m if full_matrices else k), aval.dtype)
+    vt_aval = ShapedArray((*batch, n if full_matrices else k, n), aval.dtype)
+    mode = "N" if not compute_uv else ("A" if full_matrices else "S")
+    _, s, u, vt, info = _ffi_call(
+        lapack_target("gesdd_ffi", aval.dtype),
+        [x],
+        [aval],
+        [aval, s_aval, u_aval, vt_aval, ShapedArray(tuple(batch), _I32)],
+        config={"mode": _char(mode)},
+    )
+    return s, u, vt, info
+
+
+def _gpu_svd(
+    ctx: LoweringRuleContext, x: IrValue, *, full_matrices: bool, compute_uv: bool
+) -> tuple[IrValue, IrValue, IrValue, IrValue]:
+    """cuSOLVER's Jacobi (gesvdj) or QR (gesvd) SVD, chosen as JAX chooses: ``(s, u, vt, info)``."""
+    (aval,) = ctx.avals_in
+    s_aval = ctx.avals_out[0]
+    *batch_list, m, n = aval.shape
+    batch = tuple(batch_list)
+    k = min(m, n)
+    info_aval = ShapedArray(batch, _I32)
+    if m <= _GESVDJ_MAX_SIDE and n <= _GESVDJ_MAX_SIDE:
+        econ = not full_matrices and m > _GESVDJ_BATCHED_SIDE and n > _GESVDJ_BATCHED_SIDE
+        u_aval = ShapedArray((*batch, m, k if econ else m), aval.dtype)
+        v_aval = ShapedArray((*batch, n, k if econ else n), aval.dtype)
+        _, s, u, v, info = _ffi_call(
+            gpu_solver_target(ctx.platform, "gesvdj"),
+            [x],
+            [aval],
+            [aval, s_aval, u_aval, v_aval, info_aval],
+            config={"full_matrices": _flag(not econ), "compute_uv": _flag(compute_uv)},
+        )
+        if not compute_uv:
+            return s, u, v, info
+        vt, vt_aval = _adjoint(v, v_aval)
+        if not full_matrices and not econ:
+            u, _ = _slice(u, u_aval, m, k)
+            vt, _ = _slice(vt, vt_aval, k, n)
+        return s, u, vt, info
+    # Without compute_uv, gesvd's U and V^H results are placeholders (rank 0).
+    scalar = ShapedArray((), aval.dtype)
+    _, u_out, vt_out = ctx.avals_out if compute_uv else (s_aval, scalar, scalar)
+    # A wide matrix's transpose, read column major, is the row-major matrix
+    # as it lies: gesvd factors that, and its U and V^H come swapped.
+    transposed = m < n
+    _, s, first, second, info = _ffi_call(
+        gpu_solver_target(ctx.platform, "gesvd"),
+        [x],
+        [aval],
+        [aval, s_aval, *((vt_out, u_out) if transposed else (u_out, vt_out)), info_aval],
+        config={
+            "full_matrices": _flag(full_matrices),
+            "compute_uv": _flag(compute_uv),
+            "transposed": _flag(transposed),
+        },
+        column_major=not transposed,
+    )
+    u, vt = (second, first) if transposed else (first, second)
+    return s, u, vt, info
+
+
+@LOWERING_RULES.defines(svd_p, platform="cpu")
+@LOWERING_RULES.defines(svd_p, platform="cuda")
 def _svd_lowering(
     ctx: LoweringRuleContext, x: IrValue, *, full_matrices: bool, compute_uv: bool
 ) -> list[IrValue]:
@@ -429,27 +632,18 @@ def _svd_lowering(
     batch = tuple(batch_list)
     nb = len(batch)
     k = min(m, n)
-    u_aval = ShapedArray((*batch, m, m if full_matrices else k), aval.dtype)
-    vt_aval = ShapedArray((*batch, n if full_matrices else k, n), aval.dtype)
     if k == 0:
         outs = [full(s_aval, 0)]
         if compute_uv:
-            for a in (u_aval, vt_aval):
+            for a in ctx.avals_out[1:]:
                 eye = np.broadcast_to(np.eye(*a.shape[-2:], dtype=a.dtype), a.shape)
                 outs.append(constant(np.ascontiguousarray(eye)))
         return outs
-    mode = "N" if not compute_uv else ("A" if full_matrices else "S")
-    _, s, u, vt, info = _lapack_call(
-        lapack_target("gesdd_ffi", aval.dtype),
-        [x],
-        [aval],
-        [aval, s_aval, u_aval, vt_aval, ShapedArray(batch, _I32)],
-        matrices_out=[True, False, True, True, False],
-        config={"mode": _char(mode)},
-        num_batch=nb,
-    )
+    kernel = _gesdd if ctx.platform == "cpu" else _gpu_svd
+    s, u, vt, info = kernel(ctx, x, full_matrices=full_matrices, compute_uv=compute_uv)
     ok = _ok(info, batch, "EQ")
     outs = [_nan_unless(ok, s, s_aval, nb)]
     if compute_uv:
+        _, u_aval, vt_aval = ctx.avals_out
         outs += [_nan_unless(ok, u, u_aval, nb), _nan_unless(ok, vt, vt_aval, nb)]
     return outs

@@ -4,8 +4,23 @@ Design rules:
 - ``LOWERING_RULES`` maps each primitive to a rule
   ``(ctx, *operands: IrValue, **params) -> list[IrValue]``; ``ctx``
   (``LoweringRuleContext``) carries the operands' and results' abstract
-  values and the module being built. Rules for the standard primitives
-  live in ``lowering.rules``.
+  values, the module being built and the platform it is built for. Rules
+  for the standard primitives live in ``lowering.rules``.
+- Rules per platform, as JAX's ``mlir.register_lowering(prim, rule,
+  platform=...)``: a module is lowered for one platform (``"cpu"``,
+  ``"cuda"``, ``"rocm"``; ``lower_to_module(..., platform=None)`` takes the
+  backend's, ``xla.platform()``). A rule registered with no platform
+  (``LOWERING_RULES.defines(p)``) lowers ``p`` on every platform; one
+  registered for a platform (``LOWERING_RULES.defines(p, platform="cuda")``)
+  takes precedence there. The platform-independent rule is StableHLO that
+  XLA compiles anywhere; platform rules call that platform's kernels (the
+  linear-algebra primitives: LAPACK on CPUs, cuSOLVER on CUDA). Each
+  (primitive, platform) pair registers at most once. A primitive with no
+  rule for the platform fails when it is lowered, naming the primitive, its
+  operand types and the platform, never later when XLA runs the program
+  (a custom call whose kernel the platform lacks only fails then).
+  A new platform joins by adding its name to ``PLATFORMS`` and registering
+  rules for it where the platform-independent ones do not do.
 - A module has one public ``main``. A nested jit call lowers to a
   ``func.call`` of a private function, and an identical nested jaxpr (equal
   fingerprint) is emitted once per module.
@@ -15,7 +30,7 @@ Design rules:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final, Protocol, TypeAlias, final
 
 import attrs
@@ -26,7 +41,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
-from didax.core.primitive import RuleTable
+from didax.core.primitive import Primitive, RuleTable
 from didax.ir.fingerprint import Fingerprint, fingerprint
 from didax.ir.jaxpr import Atom, Jaxpr, Literal, Var
 from didax.lowering import xla
@@ -48,7 +63,86 @@ class LoweringRule(Protocol):
 # The StableHLO dialect, re-exported for rules written outside (didax.extend.lowering).
 stablehlo: Final = hlo
 
-LOWERING_RULES: Final[RuleTable[LoweringRule]] = RuleTable("lowering (StableHLO)")
+# The platforms a rule may be registered for and a module lowered for (JAX's
+# names for them, as ``xla.platform()`` reports the backend's).
+PLATFORMS: Final = ("cpu", "cuda", "rocm")
+
+
+def _check_platform(platform: str) -> None:
+    if platform not in PLATFORMS:
+        raise ValueError(f"unknown platform {platform!r}: didax lowers for {', '.join(PLATFORMS)}")
+
+
+@final
+class LoweringRuleTable(RuleTable[LoweringRule]):
+    """The lowering rules: one per primitive for every platform, and/or one per platform.
+
+    ``table[p]``, ``p in table`` and ``table.get(p)`` see the rules for every
+    platform (``RuleTable``'s meaning); ``rule_for(p, platform)`` is the rule
+    a module for ``platform`` uses.
+
+    >>> table = LoweringRuleTable("example")
+    >>> p = Primitive("p_platform_example")
+    >>> table.register(p, lambda ctx, x: [x], platform="cpu")
+    >>> table.lowers_on(p, "cpu"), table.lowers_on(p, "cuda")
+    (True, False)
+    """
+
+    def __init__(self, interpreter: str) -> None:
+        super().__init__(interpreter)
+        self._per_platform: dict[str, dict[Primitive, LoweringRule]] = {p: {} for p in PLATFORMS}
+
+    def register(self, prim: Primitive, rule: LoweringRule, platform: str | None = None) -> None:
+        """Registers ``rule`` for ``platform`` (for every platform when None)."""
+        if platform is None:
+            super().register(prim, rule)
+            return
+        _check_platform(platform)
+        rules = self._per_platform[platform]
+        if prim in rules:
+            raise ValueError(
+                f"{self.interpreter} rule for {prim.name} on {platform} is already registered"
+            )
+        rules[prim] = rule
+
+    def defines(
+        self, *prims: Primitive, platform: str | None = None
+    ) -> Callable[[LoweringRule], LoweringRule]:
+        """Decorator form of ``register``; stack one per platform that shares a rule."""
+
+        def deco(rule: LoweringRule) -> LoweringRule:
+            for p in prims:
+                self.register(p, rule, platform)
+            return rule
+
+        return deco
+
+    def platforms(self, prim: Primitive) -> tuple[str, ...]:
+        """The platforms with a rule of their own for ``prim``."""
+        return tuple(p for p in PLATFORMS if prim in self._per_platform[p])
+
+    def lowers_on(self, prim: Primitive, platform: str) -> bool:
+        return prim in self._per_platform.get(platform, {}) or prim in self
+
+    def rule_for(
+        self, prim: Primitive, platform: str, avals_in: Sequence[ShapedArray] = ()
+    ) -> LoweringRule:
+        """The rule lowering ``prim`` for ``platform``: its own, else the one for every platform."""
+        rule = self._per_platform.get(platform, {}).get(prim)
+        if rule is None:
+            rule = self.get(prim)
+        if rule is None:
+            types = ", ".join(str(a) for a in avals_in)
+            others = self.platforms(prim)
+            raise NotImplementedError(
+                f"primitive '{prim.name}' has no {self.interpreter} rule for platform "
+                f"'{platform}': cannot lower {prim.name}({types}) for {platform}"
+                + (f" (it lowers on {', '.join(others)})" if others else "")
+            )
+        return rule
+
+
+LOWERING_RULES: Final = LoweringRuleTable("lowering (StableHLO)")
 
 
 # --- types and constants ---------------------------------------------------------
@@ -122,10 +216,11 @@ def dense_i64(values: Sequence[int]) -> Any:
 
 @final
 class ModuleContext:
-    """The module being built: where private functions for nested jaxprs go."""
+    """The module being built for ``platform``: where private functions for nested jaxprs go."""
 
-    def __init__(self, module: ir.Module) -> None:
+    def __init__(self, module: ir.Module, platform: str) -> None:
         self.module = module
+        self.platform = platform
         self.functions: dict[Fingerprint, func.FuncOp] = {}
         self._count = 0
         # The mesh of the enclosing shard_map body being lowered (its
@@ -158,6 +253,11 @@ class LoweringRuleContext:
     module_context: ModuleContext
     avals_in: tuple[ShapedArray, ...]
     avals_out: tuple[ShapedArray, ...]
+
+    @property
+    def platform(self) -> str:
+        """The platform the module is lowered for (``"cpu"``, ``"cuda"``...)."""
+        return self.module_context.platform
 
 
 def _sanitize(name: str) -> str:
@@ -239,7 +339,8 @@ def lower_jaxpr_body(mctx: ModuleContext, jaxpr: Jaxpr, args: Sequence[IrValue])
         else:
             ins = [read(x) for x in eqn.inputs]
         ctx = LoweringRuleContext(mctx, avals_in, tuple(v.aval for v in eqn.out_binders))
-        outs = LOWERING_RULES[eqn.primitive](ctx, *ins, **eqn.params)
+        rule = LOWERING_RULES.rule_for(eqn.primitive, mctx.platform, avals_in)
+        outs = rule(ctx, *ins, **eqn.params)
         outs = list(outs)
         if len(outs) != len(eqn.out_binders):
             raise RuntimeError(
@@ -265,14 +366,20 @@ def lower_to_module(
     name: str = "main",
     donated: frozenset[int] = frozenset(),
     spmd: SpmdAnnotations | None = None,
+    platform: str | None = None,
 ) -> ir.Module:
     """A StableHLO module whose public ``main`` computes ``jaxpr`` (constant-free).
 
     The inputs at the positions in ``donated`` are marked as buffer donors.
     With ``spmd``, the module is one program for ``num_partitions`` devices:
     its arguments and results carry ``mhlo.sharding`` attributes, which
-    XLA's SPMD partitioner reads.
+    XLA's SPMD partitioner reads. The module is lowered for ``platform``
+    (one of ``PLATFORMS``; by default the backend's, which it then starts).
     """
+    if platform is None:
+        platform = xla.platform()
+    else:
+        _check_platform(platform)
     with xla.ir_context(), ir.Location.unknown():
         module = ir.Module.create()
         module.operation.attributes["sym_name"] = ir.StringAttr.get(_sanitize(name))
@@ -283,15 +390,20 @@ def lower_to_module(
             )
             module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
         _lower_function(
-            ModuleContext(module), jaxpr, "main", public=True, donated=donated, spmd=spmd
+            ModuleContext(module, platform), jaxpr, "main", public=True, donated=donated, spmd=spmd
         )
         if not module.operation.verify():
             raise RuntimeError(f"didax produced an invalid StableHLO module:\n{module}")
     return module
 
 
-def lower_to_text(jaxpr: Jaxpr, name: str = "main", spmd: SpmdAnnotations | None = None) -> str:
+def lower_to_text(
+    jaxpr: Jaxpr,
+    name: str = "main",
+    spmd: SpmdAnnotations | None = None,
+    platform: str | None = None,
+) -> str:
     """The StableHLO text of ``lower_to_module``."""
-    module = lower_to_module(jaxpr, name, spmd=spmd)
+    module = lower_to_module(jaxpr, name, spmd=spmd, platform=platform)
     with module.context:
         return str(module)

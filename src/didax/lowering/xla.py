@@ -39,6 +39,7 @@ import numpy as np
 from jax._src import config as _jax_config
 from jax._src import core as _jax_core
 from jax._src import tree_util as _jax_tree_util
+from jax._src import xla_bridge as _xla_bridge
 from jax._src.interpreters import mlir as _jax_mlir
 from jax._src.interpreters import pxla as _pxla
 from jax.extend import backend as jax_backend
@@ -217,7 +218,14 @@ def devices() -> list[_jaxlib.Device]:
 
 
 def platform() -> str:
-    return _backend().platform
+    """The backend's platform as lowering rules name it: ``"cpu"``, ``"cuda"``, ``"rocm"``...
+
+    jaxlib's client calls both GPU platforms ``"gpu"``; JAX's own
+    ``canonicalize_platform`` says which one is present, as JAX asks it
+    before lowering.
+    """
+    name: str = _xla_bridge.canonicalize_platform(_backend().platform)
+    return name
 
 
 # The LAPACK kernels jaxlib registers with XLA for CPUs (typed FFI custom
@@ -246,6 +254,43 @@ def lapack_target(fn_base: str, dtype: np.dtype[Any]) -> str:
         raise NotImplementedError(f"no LAPACK kernel for {dtype}")
     name: str = _lapack.prepare_lapack_call(fn_base, dtype)  # type: ignore[no-untyped-call]
     return name
+
+
+# The GPU kernels jaxlib's CUDA (ROCm) plugin registers with XLA as typed FFI
+# targets (jaxlib's gpu_solver and gpu_linalg modules; importing JAX's linalg
+# module registers them where the plugin is installed). Their names carry
+# the platform's prefix and, unlike LAPACK's, no dtype: the kernels read it
+# from their operands. Names, attributes and operand layouts are the same in
+# jax/jaxlib 0.10.2 and 0.11.0 up to 0.11.1's development (jax/_src/lax/
+# linalg.py, jaxlib/gpu_solver.py, jaxlib/gpu_linalg.py and the kernels'
+# attribute decoders compared): there is no version to decide on yet.
+_GPU_PREFIX: Final = {"cuda": "cu", "rocm": "hip"}
+
+
+def _gpu_prefix(platform: str) -> str:
+    from jax._src.lax import linalg as _jax_linalg  # noqa: F401  (registers the targets)
+
+    if platform not in _GPU_PREFIX:
+        raise NotImplementedError(f"no GPU solver kernels on platform {platform!r}")
+    return _GPU_PREFIX[platform]
+
+
+def gpu_solver_target(platform: str, fn_base: str) -> str:
+    """The custom-call target of cuSOLVER's (hipSOLVER's) ``fn_base`` on ``platform``.
+
+    >>> gpu_solver_target("cuda", "getrf")
+    'cusolver_getrf_ffi'
+    """
+    return f"{_gpu_prefix(platform)}solver_{fn_base}_ffi"
+
+
+def gpu_linalg_target(platform: str, fn_base: str) -> str:
+    """The custom-call target of jaxlib's own GPU linear-algebra kernel ``fn_base``.
+
+    >>> gpu_linalg_target("cuda", "lu_pivots_to_permutation")
+    'cu_lu_pivots_to_permutation'
+    """
+    return f"{_gpu_prefix(platform)}_{fn_base}"
 
 
 def module_bytecode(module: ir.Module) -> bytes:

@@ -259,13 +259,17 @@ def triangular_solve(
     Array([[1.],
            [2.]], dtype=float32)
     """
+    a, b = _as_operand(a), _as_operand(b)
+    # As JAX's: a real a's conjugate is itself, so its solves are plain
+    # transposes (and lower to the kernels' "T", as JAX's programs do).
+    conjugate_a = bool(conjugate_a) and dtypes.is_complex(get_aval(a).dtype)
     return triangular_solve_p.bind(
-        _as_operand(a),
-        _as_operand(b),
+        a,
+        b,
         left_side=bool(left_side),
         lower=bool(lower),
         transpose_a=bool(transpose_a),
-        conjugate_a=bool(conjugate_a),
+        conjugate_a=conjugate_a,
         unit_diagonal=bool(unit_diagonal),
     )
 
