@@ -217,6 +217,7 @@ def devices() -> list[_jaxlib.Device]:
     return list(_backend().devices())
 
 
+@functools.cache
 def platform() -> str:
     """The backend's platform as lowering rules name it: ``"cpu"``, ``"cuda"``, ``"rocm"``...
 
