@@ -1,20 +1,30 @@
-"""Doctest namespace and modes.
+"""Doctest namespace and the x64 mode of each test.
 
-Every docstring example may use ``np`` (NumPy) without importing it, and
-runs with didax's defaults (32-bit, as JAX's), whatever mode the tests
-collected in the same process set (``tests/conftest.py`` turns 64 bits on
-for the suite's comparisons with JAX). A test marked ``x64_off`` runs with
-both didax and JAX in their default 32-bit mode.
+Every docstring example may use ``np`` (NumPy) without importing it.
+
+Modes: the suite under ``tests/`` compares didax with JAX in 64 bits
+(``tests/conftest.py`` turns both on when it is collected, so that module
+code and fixtures see it too); everything else runs with the defaults a
+user gets (32-bit, as JAX's): the doctests of ``src``, ``docs`` and the
+README, and the benchmarks of ``bench``. A test marked ``x64_off`` runs in
+the default mode too. Each item's mode is set for its duration, whatever
+the item before it left.
 """
 
+import os
 from collections.abc import Iterator
-from typing import Any
+from pathlib import Path
+from typing import Any, Final
 
 import jax
 import numpy as np
 import pytest
 
 import didax as dx
+
+TESTS: Final = Path(__file__).parent / "tests"
+# DIDAX_TESTS_X64=0 runs the suite in the default mode too (see tests/conftest.py).
+_SUITE_X64: Final = os.environ.get("DIDAX_TESTS_X64", "1") != "0"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -28,18 +38,20 @@ def _doctest_numpy(doctest_namespace: dict[str, Any]) -> None:
     doctest_namespace["np"] = np
 
 
+def _suite_x64(item: pytest.Item) -> bool:
+    """Whether ``item`` runs with x64 on: a test of the suite, unless marked ``x64_off``."""
+    in_suite = TESTS in Path(str(item.path)).parents
+    return in_suite and item.get_closest_marker("x64_off") is None and _SUITE_X64
+
+
 @pytest.fixture(autouse=True)
 def _x64_mode(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Doctests and ``x64_off`` tests run in the 32-bit default mode; others as collected."""
-    is_doctest = request.node.__class__.__name__ == "DoctestItem"
-    if not (is_doctest or request.node.get_closest_marker("x64_off")):
-        yield
-        return
+    want = _suite_x64(request.node)
     # jax's config is untyped: read and set through Any.
     jax_config: Any = jax.config
     previous, previous_jax = dx.config.jax_enable_x64, jax_config.read("jax_enable_x64")
-    dx.config.update("jax_enable_x64", False)
-    jax_config.update("jax_enable_x64", False)
+    dx.config.update("jax_enable_x64", want)
+    jax_config.update("jax_enable_x64", want)
     try:
         yield
     finally:

@@ -1,7 +1,7 @@
 """jit: cache-hit dispatch, XLA execution, first-call time, re-created jit.
 
 Each workload runs for didax and for JAX in the same process:
-- cache-hit dispatch of a jitted ``x * y + x`` on scalars and on f64[3]
+- cache-hit dispatch of a jitted ``x * y + x`` on scalars and on f32[3]
   Arrays made with ``dnp.asarray``/``jnp.asarray`` (the trace cache hit plus
   one XLA call; an Array is transferred on its first call only; both wait
   for the result);
@@ -33,11 +33,6 @@ if TYPE_CHECKING:  # conftest.py is pytest's to import; only its types are neede
     from bench.conftest import Impl, Record
 
 
-def _with_x64(fun: Callable[[], Any]) -> Any:
-    with jax.enable_x64(True):
-        return fun()
-
-
 # --- cache-hit dispatch --------------------------------------------------------
 
 
@@ -50,24 +45,21 @@ def _hit(impl: Impl, scalar: bool) -> tuple[Callable[[], Any], Any]:
         )
     else:
         f = jax.jit(lambda x, y: x * y + x)
-        args = (
-            (2.0, 3.0)
-            if scalar
-            else _with_x64(lambda: (jnp.asarray(np.ones(3)), jnp.asarray(np.full(3, 3.0))))
-        )
+        args = (2.0, 3.0) if scalar else (jnp.asarray(np.ones(3)), jnp.asarray(np.full(3, 3.0)))
     f(*args)  # trace and compile outside the timing
     return (lambda: f(*args).block_until_ready()), args
 
 
 @pytest.mark.benchmark(group="jit cache hit", warmup=True)
-@pytest.mark.parametrize("scalar", [True, False], ids=["scalars", "f64[3]"])
+@pytest.mark.parametrize("scalar", [True, False], ids=["scalars", "f32[3]"])
 @pytest.mark.parametrize("impl", ["didax", "jax"])
 def bench_cache_hit(benchmark: BenchmarkFixture, record: Record, impl: Impl, scalar: bool) -> None:
     call, args = _hit(impl, scalar)
     out = benchmark(call)
-    what = "scalars" if scalar else "f64[3] Arrays"
+    what = "scalars" if scalar else "f32[3] Arrays"
     record(benchmark, workload=f"jit cache hit, {what}", impl=impl)
-    x, y = (np.asarray(a, np.float64) for a in args)
+    x, y = (np.asarray(a, np.float32) for a in args)
+    assert np.asarray(out).dtype == np.float32  # the default mode, as JAX's
     np.testing.assert_allclose(np.asarray(out), x * y + x)
 
 

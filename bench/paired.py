@@ -66,9 +66,8 @@ def _checked(ours: Call, theirs: Call, rtol: float = 1e-5, atol: float = 1e-6) -
 def cache_hit_arrays() -> tuple[Call, Call]:
     x, y = np.ones(3), np.full(3, 3.0)
     f, jf = dx.jit(lambda a, b: a * b + a), jax.jit(lambda a, b: a * b + a)
-    args = (dnp.asarray(x), dnp.asarray(y))  # didax's default is 64-bit, as JAX's x64 mode
-    with jax.enable_x64(True):
-        jargs = (jnp.asarray(x), jnp.asarray(y))
+    args = (dnp.asarray(x), dnp.asarray(y))  # f32[3]: both libraries' default mode
+    jargs = (jnp.asarray(x), jnp.asarray(y))
     return _checked(lambda: f(*args).block_until_ready(), lambda: jf(*jargs).block_until_ready())
 
 
@@ -356,7 +355,7 @@ def mnist_fromscratch(epochs: int = 2) -> tuple[Call, Call]:
 
 # (name, make, calls per round)
 WORKLOADS: list[tuple[str, Callable[[], tuple[Call, Call]], int]] = [
-    ("jit cache hit, f64[3] Arrays", cache_hit_arrays, 400),
+    ("jit cache hit, f32[3] Arrays", cache_hit_arrays, 400),
     ("jit cache hit, Python scalars", cache_hit_scalars, 400),
     ("re-created jit(f), per call", recreated_jit, 200),
     ("per-example grads, dnp.asarray Arrays", per_example(False), 100),

@@ -1,14 +1,12 @@
 """Test-wide setup: the suite compares didax with JAX, the numerical oracle, in 64 bits.
 
 Both libraries default to 32 bits. The suite's oracle comparisons run with
-``jax_enable_x64`` on in both (set here, at collection, so that module-level
-code and module fixtures see it too; the subprocesses tests start inherit
-it through ``JAX_ENABLE_X64``); the root ``conftest.py`` gives the doctests
-of ``src``, ``docs`` and the README the defaults a user gets. The 32-bit
-defaults are covered by the tests marked ``x64_off`` (or that set the mode
-themselves, as ``test_x64_modes.py`` does), which run with both libraries
-in 32-bit mode. ``DIDAX_TESTS_X64=0`` runs the whole suite in the 32-bit
-defaults instead (a survey: many tests spell out 64-bit expectations).
+``jax_enable_x64`` on in both: set here, at collection, so that module-level
+code sees it too (the subprocesses tests start inherit it through
+``JAX_ENABLE_X64``), and for each test by the root ``conftest.py``, which
+gives the doctests, the benchmarks and the tests marked ``x64_off`` the
+defaults a user gets. ``DIDAX_TESTS_X64=0`` runs the whole suite in the
+32-bit defaults instead (a survey: many tests spell out 64-bit expectations).
 """
 
 import os

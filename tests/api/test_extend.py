@@ -103,10 +103,26 @@ def test_every_transformation_matches_jax() -> None:
     typecheck_jaxpr(dx.make_jaxpr(dx.grad(f))(x, y))
 
 
+def test_a_primitive_without_an_impl_is_evaluated_by_its_lowering() -> None:
+    # Eager evaluation's compiled route, as for the standard primitives that
+    # have no NumPy impl; with neither, the error names both.
+    p = _scaled_add_primitive("lowered_only", skip="impl")
+    x, y = RNG.normal(size=(3,)), RNG.normal(size=(3,))
+    out = p.bind(x, y, scale=2.0)
+    assert isinstance(out, dx.Array)
+    np.testing.assert_allclose(np.asarray(out), 2.0 * x + y, rtol=1e-12)
+    bare = Primitive("no_impl_no_lowering")
+    bare.def_abstract_eval(lambda x: x)
+    with pytest.raises(
+        NotImplementedError,
+        match=r"'no_impl_no_lowering' has no impl .* rule, and no lowering for platform 'cpu'",
+    ):
+        bare.bind(x)
+
+
 @pytest.mark.parametrize(
     ("transform", "rule"),
     [
-        (lambda g: g, "impl"),
         (dx.jit, "lowering"),
         (lambda g: lambda x, y: dx.jvp(g, (x, y), (x, y)), "jvp"),
         (dx.grad, "transpose"),

@@ -84,7 +84,7 @@ class ImplRule(Protocol):
 
 # The host route's rules (see the module's design rules): optional, the CPU's
 # fast path. A primitive without one is evaluated by its compiled program.
-IMPL_RULES: Final[RuleTable[ImplRule]] = RuleTable("impl (eager evaluation on the host)")
+IMPL_RULES: Final[RuleTable[ImplRule]] = RuleTable("impl (eager evaluation)")
 
 
 class CompiledEvaluator(Protocol):
@@ -144,9 +144,10 @@ def compiled_route() -> Iterator[None]:
 def _compiled(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
     """``prim`` on ``args`` by the compiled route (results checked for NaNs if asked)."""
     if not _evaluator or not _evaluator[0].lowers(prim):
+        where = f" for platform '{_evaluator[0].platform()}'" if _evaluator else ""
         raise NotImplementedError(
-            f"primitive '{prim.name}' cannot be evaluated eagerly: it has neither an impl "
-            "rule (eager evaluation on the host) nor a lowering (its compiled program)"
+            f"primitive '{prim.name}' has no {IMPL_RULES.interpreter} rule, and no lowering"
+            f"{where} to compile it"
         )
     outs = _evaluator[0].run(prim, args, params)
     if flag("jax_debug_nans"):
