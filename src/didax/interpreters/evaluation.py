@@ -649,11 +649,11 @@ def _dot_general_params_impl(
     """
     out = preferred_element_type
     if out is None or out == lhs.dtype:
-        return _dot_general_impl(lhs, rhs, dimension_numbers=dimension_numbers)
+        return np.asarray(_dot_general_impl(lhs, rhs, dimension_numbers=dimension_numbers))
     if _dot_upcasts(lhs.dtype, out):
         lhs, rhs = lhs.astype(out), rhs.astype(out)
-        return _dot_general_impl(lhs, rhs, dimension_numbers=dimension_numbers)
-    result = _dot_general_impl(lhs, rhs, dimension_numbers=dimension_numbers)
+        return np.asarray(_dot_general_impl(lhs, rhs, dimension_numbers=dimension_numbers))
+    result = np.asarray(_dot_general_impl(lhs, rhs, dimension_numbers=dimension_numbers))
     if dtypes.is_complex(result.dtype) and not dtypes.is_complex(out):
         result = result.real  # (XLA's conversion, without NumPy's warning)
     return np.asarray(result.astype(out))

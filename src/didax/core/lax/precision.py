@@ -54,10 +54,7 @@ class Precision(enum.Enum):
 
     @classmethod
     def _missing_(cls, value: object) -> Precision | None:
-        try:
-            return _PRECISION_STRINGS.get(value)
-        except TypeError:  # an unhashable value is no alias
-            return None
+        return _PRECISION_STRINGS.get(value)
 
     def __repr__(self) -> str:
         return f"Precision.{self.name}"

@@ -438,10 +438,11 @@ def _dot_general_abstract_eval(
     _check_kinds("iufc", "numbers", lhs, rhs)
     if lhs.dtype != rhs.dtype:
         raise dtype_failure(f"operands must have equal dtypes, got {lhs.dtype} and {rhs.dtype}")
-    if precision is not None and not (
-        isinstance(precision, tuple)
-        and len(precision) == 2
-        and builtins.all(isinstance(p, Precision) for p in precision)
+    given: object = precision  # (bound directly, it may be anything)
+    if given is not None and not (
+        isinstance(given, tuple)
+        and len(given) == 2
+        and builtins.all(isinstance(p, Precision) for p in given)
     ):
         raise dtype_failure(f"precision must be None or a pair of lax.Precision, got {precision}")
     _check_axes(lc + lb, lhs.ndim, "lhs contracting and batch dimensions")
@@ -478,7 +479,8 @@ def _dot_result_dtype(operands: DType, preferred: DType | None) -> DType:
     """
     if preferred is None or preferred == operands:
         return operands
-    if not isinstance(preferred, np.dtype) or preferred not in dtypes.SUPPORTED:
+    given: object = preferred  # (bound directly, it may be anything)
+    if not isinstance(given, np.dtype) or given not in dtypes.SUPPORTED:
         raise dtype_failure(f"preferred_element_type must be a supported dtype, got {preferred!r}")
     if not dtypes.is_float(operands) and _bit_width(preferred) < _bit_width(operands):
         raise dtype_failure(
