@@ -42,7 +42,9 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "nn scipy "
         # issue 14: devices and shardings
         "devices device_count local_device_count P sharding shard_map pmap distributed "
-        "process_index process_count make_array_from_process_local_data"
+        "process_index process_count make_array_from_process_local_data "
+        # issue 26: matmul precision
+        "default_matmul_precision"
     ),
     "didax.lax": _words(
         # element-wise
@@ -67,14 +69,18 @@ PUBLIC: Final[dict[str, list[str]]] = {
         # issue 14: collectives and sharding constraints
         "with_sharding_constraint psum pmean pmax all_gather psum_scatter ppermute axis_index "
         # issue 11: linear algebra
-        "linalg"
+        "linalg "
+        # issue 26: matmul precision
+        "Precision"
     ),
     # issue 11: the decompositions, as jax.lax.linalg
     "didax.lax.linalg": _words("cholesky triangular_solve lu qr eigh svd"),
     # issue 11: NumPy's linear algebra
     "didax.numpy.linalg": _words(
         "norm det slogdet inv solve cholesky qr svd eigh eigvalsh lstsq pinv matrix_power "
-        "matrix_rank"
+        "matrix_rank "
+        # issue 26
+        "multi_dot"
     ),
     "didax.numpy": _words(
         "array asarray zeros ones zeros_like ones_like full arange linspace eye add "

@@ -45,6 +45,7 @@ from didax.api.shard_map import *  # noqa: F403
 from didax.api.sharding import *  # noqa: F403
 from didax.api.transformations import *  # noqa: F403
 from didax.core.config import config as config
+from didax.core.config import default_matmul_precision as default_matmul_precision
 from didax.core.config import disable_jit as disable_jit
 from didax.core.config import enable_x64 as enable_x64
 from didax.custom_derivatives import custom_jvp as custom_jvp
@@ -69,6 +70,7 @@ __all__ = [
     "sharding",
     "config",
     "enable_x64",
+    "default_matmul_precision",
     "disable_jit",
     "errors",
     "experimental",

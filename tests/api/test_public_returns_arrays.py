@@ -566,6 +566,7 @@ EXEMPT: dict[str, str] = {
     "flops": "returns a count",
     "enable_x64": "a context manager",
     "disable_jit": "a context manager",
+    "default_matmul_precision": "a context manager",
     "devices": "returns Device objects, as jax.devices",
     "device_count": "returns an int",
     "local_device_count": "returns an int",

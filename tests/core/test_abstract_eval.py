@@ -36,6 +36,11 @@ I32_3 = _sa((3,), np.int32)
 MATMUL = (((1,), (0,)), ((), ()))
 
 
+def _dot(dims: Any) -> dict[str, Any]:
+    """dot_general's params: its dimension numbers, no precision or preferred type."""
+    return {"dimension_numbers": dims, "precision": None, "preferred_element_type": None}
+
+
 # --- well-typed applications ----------------------------------------------------------
 
 
@@ -49,14 +54,14 @@ MATMUL = (((1,), (0,)), ((), ()))
         (
             core_lax.dot_general_p,
             [_sa((2, 3), np.float64), _sa((3, 4), np.float64)],
-            {"dimension_numbers": MATMUL},
+            _dot(MATMUL),
             _sa((2, 4), np.float64),
         ),
         (
             # batch axis 0 of both, contract lhs 2 with rhs 1: (5, 2, 3) x (5, 3, 4) -> (5, 2, 4)
             core_lax.dot_general_p,
             [_sa((5, 2, 3), np.float32), _sa((5, 3, 4), np.float32)],
-            {"dimension_numbers": (((2,), (1,)), ((0,), (0,)))},
+            _dot((((2,), (1,)), ((0,), (0,)))),
             _sa((5, 2, 4), np.float32),
         ),
         (core_lax.reshape_p, [_sa((2, 6), np.int8)], {"new_sizes": (3, 4)}, _sa((3, 4), np.int8)),
@@ -124,14 +129,14 @@ def test_dtype_error_names_primitive_operands_and_caller() -> None:
         (
             core_lax.dot_general_p,
             [_sa((2, 3), np.float32), _sa((4, 5), np.float32)],
-            {"dimension_numbers": MATMUL},
+            _dot(MATMUL),
             ShapeError,
             ["dot_general", "f32[2,3]", "f32[4,5]", "dimension_numbers="],
         ),
         (
             core_lax.dot_general_p,
             [_sa((2, 3), np.float32), _sa((3, 4), np.float64)],
-            {"dimension_numbers": MATMUL},
+            _dot(MATMUL),
             DTypeError,
             ["dot_general", "f32[2,3]", "f64[3,4]"],
         ),

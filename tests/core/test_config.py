@@ -58,7 +58,41 @@ def test_global_update_of_x64() -> None:
     dx.config.update("jax_enable_x64", False)
     try:
         assert dtypes.python_scalar_dtype(1.0) == np.float32
-        assert config_module.state_key() == (False,)
+        # (x64, then jax_default_matmul_precision: the options tracing reads)
+        assert config_module.state_key() == (False, None)
     finally:
         dx.config.update("jax_enable_x64", True)
     assert dtypes.python_scalar_dtype(1.0) == np.float64
+
+
+def test_default_matmul_precision_option() -> None:
+    option = config_module.OPTIONS["jax_default_matmul_precision"]
+    assert option.affects_tracing
+    assert option.validate(option.name, "tensorfloat32") == "tensorfloat32"
+    assert option.validate(option.name, "") is None  # an empty environment variable
+    with pytest.raises(ValueError, match="new enum value must be None or in"):
+        option.validate(option.name, "fastest")  # a lax.Precision alias, not an option value
+    with pytest.raises(NotImplementedError, match="dot algorithm presets"):
+        option.validate(option.name, "BF16_BF16_F32")
+
+
+def test_default_matmul_precision_keys_traces_and_is_scoped_to_the_thread() -> None:
+    x64 = config_module.x64_enabled()
+    assert config_module.trace_mode() == x64  # unset: the cheapest key, the x64 mode
+    seen: list[object] = []
+    with dx.default_matmul_precision("float32"):
+        assert config_module.state_key() == (x64, "float32")
+        assert config_module.trace_mode() == (x64, "float32")
+        assert config_module.dispatch_mode() == (x64, "float32")
+        t = threading.Thread(target=lambda: seen.append(config_module.trace_mode()))
+        t.start()
+        t.join()
+        with dx.default_matmul_precision(None):
+            assert config_module.trace_mode() == x64
+    assert seen == [x64]
+    dx.config.update("jax_default_matmul_precision", "high")
+    try:
+        assert config_module.dispatch_mode() == (x64, "high")
+    finally:
+        dx.config.update("jax_default_matmul_precision", None)
+    assert config_module.dispatch_mode() == x64

@@ -223,8 +223,30 @@ IMPL_CASES: list[tuple[Primitive, list[Any], dict[str, Any], Any]] = [
     (
         core_lax.dot_general_p,
         [np.full((2, 3), 50, np.int8), np.ones(3, np.int8)],
-        {"dimension_numbers": MATVEC},
+        {"dimension_numbers": MATVEC, "precision": None, "preferred_element_type": None},
         _arr([-106, -106], np.int8),
+    ),
+    (
+        # A wider preferred type is the type the product is computed in.
+        core_lax.dot_general_p,
+        [np.full((2, 3), 50, np.int8), np.ones(3, np.int8)],
+        {
+            "dimension_numbers": MATVEC,
+            "precision": (core_lax.Precision.HIGHEST, core_lax.Precision.HIGHEST),
+            "preferred_element_type": np.dtype(np.int32),
+        },
+        _arr([150, 150], np.int32),
+    ),
+    (
+        # A float product typed int is computed in float, then converted.
+        core_lax.dot_general_p,
+        [_arr([[0.75, 0.75]], np.float32), _arr([1.0, 1.0], np.float32)],
+        {
+            "dimension_numbers": MATVEC,
+            "precision": None,
+            "preferred_element_type": np.dtype(np.int32),
+        },
+        _arr([1], np.int32),
     ),
     (
         core_lax.reduce_max_p,

@@ -40,7 +40,7 @@ from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array
 from didax.core.cache import CacheInfo, LRUCache
-from didax.core.config import disable_jit, dispatch_mode, flag
+from didax.core.config import disable_jit, dispatch_mode, flag, trace_mode
 from didax.core.sharding import NamedSharding, SingleDeviceSharding
 from didax.core.source_info import user_frame_summary
 from didax.core.trace import current_trace
@@ -126,8 +126,9 @@ _NDARRAY_AVALS: Final[dict[tuple[Any, ...], ShapedArray]] = {}
 _NDARRAY_AVALS_SIZE: Final = 1024
 
 
-def _ndarray_aval(x: np.ndarray[Any, Any], x64: bool) -> ShapedArray:
-    key = (x.shape, x.dtype, x64)
+def _ndarray_aval(x: np.ndarray[Any, Any], mode: Hashable) -> ShapedArray:
+    # (mode: the trace mode, whose x64 part makes the dtype canonical.)
+    key = (x.shape, x.dtype, mode)
     aval = _NDARRAY_AVALS.get(key)
     if aval is None:
         if len(_NDARRAY_AVALS) >= _NDARRAY_AVALS_SIZE:
@@ -139,7 +140,7 @@ def _ndarray_aval(x: np.ndarray[Any, Any], x64: bool) -> ShapedArray:
 _ARRAY_KINDS: Final = frozenset({ValueKind.SCALAR, ValueKind.HOST, ValueKind.ARRAY})
 
 
-def _positional_signature(args: tuple[Any, ...]) -> tuple[Hashable, ...] | None:
+def _positional_signature(args: tuple[Any, ...], mode: Hashable) -> tuple[Hashable, ...] | None:
     """The leaf signatures of positional array arguments, or None if one is not an array.
 
     One pass, with device Arrays (the common case) read directly: this is
@@ -150,7 +151,7 @@ def _positional_signature(args: tuple[Any, ...]) -> tuple[Hashable, ...] | None:
         if type(x) is Array:
             signature.append(x.jit_key)
         elif type(x) is np.ndarray:
-            signature.append(_ndarray_aval(x, flag("jax_enable_x64")))
+            signature.append(_ndarray_aval(x, mode))
         elif kind_or_none(x) in _ARRAY_KINDS:
             signature.append(_leaf_signature(x))
         else:
@@ -393,8 +394,9 @@ class Jitted:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # The cache-hit path: positional device Arrays and Python scalars (the
-        # common case) key the cache by their types and the x64 mode, which
-        # decides what tracing produced; a hit is one lookup and the XLA call.
+        # common case) key the cache by their types and the trace mode (x64,
+        # and the default matmul precision when set), which decides what
+        # tracing produced; a hit is one lookup and the XLA call.
         mode = dispatch_mode()
         if mode is not None and self._plain and not kwargs and current_trace() is EVAL_TRACE:
             # The key _positional_signature builds (the miss path inserts
@@ -428,16 +430,18 @@ class Jitted:
         if flag("jax_disable_jit"):
             return self._fun(*args, **kwargs)
         if current_trace() is EVAL_TRACE:
-            x64 = flag("jax_enable_x64")
-            signature = None if kwargs or not self._plain else _positional_signature(args)
+            # The options that change tracing (x64, the default matmul
+            # precision) key the cache, as the hit path's dispatch mode does.
+            mode = trace_mode()
+            signature = None if kwargs or not self._plain else _positional_signature(args, mode)
             if signature is not None:
-                key: Hashable = (x64, *signature)
+                key: Hashable = (mode, *signature)
                 entry = self._cache.get(key)
                 leaves: Sequence[Any] = args
             else:
                 dyn, static_key, rebuild = self._split(args, kwargs)
                 leaves, in_tree = tree_util.tree_flatten(dyn)
-                key = (in_tree, tuple(map(_leaf_signature, leaves)), static_key, x64)
+                key = (in_tree, tuple(map(_leaf_signature, leaves)), static_key, mode)
                 entry = self._cache.get(key)
             if entry is None:
                 dyn, _, rebuild = self._split(args, kwargs)

@@ -39,6 +39,7 @@ from didax.api.numpy.operands import Array, ArrayLike, astype, broadcast_shapes,
 from didax.api.transformations import vmap
 from didax.core import dtypes
 from didax.core.lax import linalg as lax_linalg
+from didax.core.lax.precision import Precision
 from didax.core.values import get_aval
 
 __all__ = [
@@ -278,7 +279,7 @@ def lu(
     lower = lax_linalg._tril(packed, -1)[..., :, :k] + np.eye(m, k, dtype=aval.dtype)
     upper = lax_linalg._triu(packed)[..., :k, :]
     if permute_l:
-        return matmul(p, lower), upper
+        return _precise_matmul(p, lower), upper
     return p, lower, upper
 
 
@@ -319,6 +320,11 @@ _PADE: Final[dict[int, tuple[float, ...]]] = {
 }
 
 
+def _precise_matmul(a: Any, b: Any) -> Any:
+    """A full-precision product (HIGHEST), as JAX's ``expm`` and ``lu(permute_l=True)`` use."""
+    return matmul(a, b, precision=Precision.HIGHEST)
+
+
 def _pade(degree: int) -> Any:
     """``(U, V)`` of the degree-``degree`` Padé approximant: ``exp(A) ~ (V - U)^-1 (V + U)``."""
     b = _PADE[degree]
@@ -326,20 +332,20 @@ def _pade(degree: int) -> Any:
     def approximant(a: Any) -> tuple[Any, Any]:
         n = get_aval(a).shape[-1]
         ident: Any = np.eye(n, dtype=get_aval(a).dtype)
-        a2 = matmul(a, a)
+        a2 = _precise_matmul(a, a)
         if degree == 13:
-            a4 = matmul(a2, a2)
-            a6 = matmul(a4, a2)
-            u = matmul(
+            a4 = _precise_matmul(a2, a2)
+            a6 = _precise_matmul(a4, a2)
+            u = _precise_matmul(
                 a,
-                matmul(a6, b[13] * a6 + b[11] * a4 + b[9] * a2)
+                _precise_matmul(a6, b[13] * a6 + b[11] * a4 + b[9] * a2)
                 + b[7] * a6
                 + b[5] * a4
                 + b[3] * a2
                 + b[1] * ident,
             )
             v = (
-                matmul(a6, b[12] * a6 + b[10] * a4 + b[8] * a2)
+                _precise_matmul(a6, b[12] * a6 + b[10] * a4 + b[8] * a2)
                 + b[6] * a6
                 + b[4] * a4
                 + b[2] * a2
@@ -348,10 +354,10 @@ def _pade(degree: int) -> Any:
             return u, v
         powers = [ident, a2]
         while len(powers) <= degree // 2:
-            powers.append(matmul(powers[-1], a2))
+            powers.append(_precise_matmul(powers[-1], a2))
         u_inner = sum((b[2 * i + 1] * powers[i] for i in range(1, len(powers))), b[1] * ident)
         v = sum((b[2 * i] * powers[i] for i in range(1, len(powers))), b[0] * ident)
-        return matmul(a, u_inner), v
+        return _precise_matmul(a, u_inner), v
 
     return approximant
 
@@ -386,7 +392,7 @@ def _expm_2d(a: Any, upper_triangular: bool, max_squarings: int) -> Any:
     r = solve_triangular(q, p) if upper_triangular else _solve(q, p)
 
     def square(c: Any, i: Any) -> tuple[Any, None]:
-        return cond(i < n_squarings, lambda x: matmul(x, x), lambda x: x, c), None
+        return cond(i < n_squarings, lambda x: _precise_matmul(x, x), lambda x: x, c), None
 
     def compute(r: Any) -> Any:
         out, _ = scan(square, r, np.arange(max_squarings, dtype=real_dtype))

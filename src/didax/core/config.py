@@ -5,7 +5,8 @@ Design rules:
   environment variable that sets it at import (JAX's: ``JAX_ENABLE_X64``...)
   and a validator. ``config.update(name, value)`` changes the process-wide
   value; an unknown name is an ``AttributeError`` as in JAX.
-- Context managers (``enable_x64``, ``disable_jit``) override an option for
+- Context managers (``enable_x64``, ``default_matmul_precision``,
+  ``disable_jit``) override an option for
   the current thread only, as JAX's do, so a test or a library can scope a
   mode without touching the user's global choice.
 - Reads are on hot paths (every Python scalar's dtype asks whether x64 is
@@ -21,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any, Final, final
 
 import attrs
@@ -69,6 +70,51 @@ def _as_collectives(name: str, value: object) -> object:
     return value
 
 
+# The values JAX's ``jax_default_matmul_precision`` takes (bar its dot
+# algorithm presets), in JAX's order.
+MATMUL_PRECISIONS: Final = ("default", "high", "highest", "bfloat16", "tensorfloat32", "float32")
+
+# The names of JAX's ``DotAlgorithmPreset`` members, which JAX also takes
+# as precisions (the option's values and ``precision=`` strings): didax
+# does not implement dot algorithms, and refuses them by name.
+DOT_ALGORITHM_PRESETS: Final = frozenset(
+    {
+        "DEFAULT",
+        "ANY_F8_ANY_F8_F32",
+        "ANY_F8_ANY_F8_F32_FAST_ACCUM",
+        "ANY_F8_ANY_F8_ANY",
+        "ANY_F8_ANY_F8_ANY_FAST_ACCUM",
+        "F16_F16_F16",
+        "F16_F16_F32",
+        "BF16_BF16_BF16",
+        "BF16_BF16_F32",
+        "BF16_BF16_F32_X3",
+        "BF16_BF16_F32_X6",
+        "BF16_BF16_F32_X9",
+        "TF32_TF32_F32",
+        "TF32_TF32_F32_X3",
+        "F32_F32_F32",
+        "F64_F64_F64",
+    }
+)
+
+
+def _as_matmul_precision(name: str, value: object) -> object:
+    if value is None or value == "":  # (an empty environment variable: unset)
+        return None
+    if value in MATMUL_PRECISIONS:
+        return value
+    if isinstance(value, str) and value in DOT_ALGORITHM_PRESETS:
+        raise NotImplementedError(
+            f"{name}: didax does not implement JAX's dot algorithm presets, got {value!r}; "
+            f"use None or one of {list(MATMUL_PRECISIONS)}"
+        )
+    raise ValueError(
+        f"{name}: new enum value must be None or in {list(MATMUL_PRECISIONS)}, "
+        f"got {value} of type {type(value)}."
+    )
+
+
 OPTIONS: Final[dict[str, Option]] = {
     o.name: o
     for o in (
@@ -78,6 +124,16 @@ OPTIONS: Final[dict[str, Option]] = {
             "JAX_ENABLE_X64",
             _as_bool,
             "64-bit defaults (float64, int64); off by default, as in JAX: 32-bit defaults",
+            affects_tracing=True,
+        ),
+        Option(
+            "jax_default_matmul_precision",
+            None,
+            "JAX_DEFAULT_MATMUL_PRECISION",
+            _as_matmul_precision,
+            "the precision of matrix products given none (precision=None): None is the "
+            "backend's DEFAULT; 'tensorfloat32' or 'high' is HIGH; 'float32' or 'highest' "
+            "is HIGHEST",
             affects_tracing=True,
         ),
         Option(
@@ -186,27 +242,49 @@ class Config:
 config: Final = Config()
 
 
-def _dispatch_mode(values: dict[str, object]) -> bool | None:
+def _trace_mode(values: dict[str, object]) -> Hashable:
+    """What of ``values`` changes what tracing produces, as a trace cache key.
+
+    The x64 mode, a bool, when ``jax_default_matmul_precision`` is unset
+    (the common case, and the cheapest key); else both, as a pair.
+    """
+    x64 = values["jax_enable_x64"] is True
+    precision = values["jax_default_matmul_precision"]
+    return x64 if precision is None else (x64, precision)
+
+
+def _dispatch_mode(values: dict[str, object]) -> Hashable | None:
     if values["jax_disable_jit"] is True or values["jax_debug_nans"] is True:
         return None
-    return values["jax_enable_x64"] is True
+    return _trace_mode(values)
 
 
 # The process-wide options' dispatch mode, recomputed by ``Config.update``.
-_GLOBAL_DISPATCH: Final[list[bool | None]] = [_dispatch_mode(config._values)]
+_GLOBAL_DISPATCH: Final[list[Hashable | None]] = [_dispatch_mode(config._values)]
 
 
-def dispatch_mode() -> bool | None:
+def dispatch_mode() -> Hashable | None:
     """For the jit cache-hit path, one read of the options it depends on.
 
     None when a jitted call cannot take the plain path (``jax_disable_jit``
-    or ``jax_debug_nans`` is on in this thread); otherwise the x64 mode,
+    or ``jax_debug_nans`` is on in this thread); otherwise ``trace_mode()``,
     which keys what tracing produced.
     """
     overrides = _overrides.values
     if not overrides:
         return _GLOBAL_DISPATCH[0]
     return _dispatch_mode({**config._values, **overrides})
+
+
+def trace_mode() -> Hashable:
+    """The options that change what tracing produces, in this thread, as a cache key.
+
+    The x64 mode, paired with ``jax_default_matmul_precision`` when that
+    is set: jit's trace caches key on it (``dispatch_mode`` gives the same
+    value on the hit path).
+    """
+    overrides = _overrides.values
+    return _trace_mode({**config._values, **overrides} if overrides else config._values)
 
 
 def flag(name: str) -> bool:
@@ -236,6 +314,23 @@ def enable_x64(new_val: bool = True) -> Iterator[None]:
     True
     """
     with config.override("jax_enable_x64", new_val):
+        yield
+
+
+@contextlib.contextmanager
+def default_matmul_precision(precision: str | None) -> Iterator[None]:
+    """Matrix products given no precision use ``precision`` in this thread until the block ends.
+
+    JAX's ``jax.default_matmul_precision``: ``precision`` is None or one of
+    ``'default'``, ``'high'``, ``'highest'``, ``'bfloat16'``,
+    ``'tensorfloat32'``, ``'float32'`` (see ``lax.Precision``); the
+    ``precision=`` of a call still wins. Also a decorator.
+
+    >>> with default_matmul_precision("float32"):
+    ...     config.jax_default_matmul_precision
+    'float32'
+    """
+    with config.override("jax_default_matmul_precision", precision):
         yield
 
 

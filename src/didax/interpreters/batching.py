@@ -328,22 +328,24 @@ def _dot_general_batch(
     dims: Sequence[Dim],
     *,
     dimension_numbers: lax.DotDimensionNumbers,
+    **params: Any,
 ) -> tuple[Any, Any]:
+    # precision and preferred_element_type pass through unchanged.
     (lhs, rhs), (dl, dr) = args, dims
     (lc, rc), (lb, rb) = dimension_numbers
     if dl is not None and dr is not None:
         lhs, rhs = bdim_at_front(lhs, dl, axis_size), bdim_at_front(rhs, dr, axis_size)
         new = ((_shift(lc), _shift(rc)), ((0, *_shift(lb)), (0, *_shift(rb))))
-        return lax.dot_general_p.bind(lhs, rhs, dimension_numbers=new), 0
+        return lax.dot_general_p.bind(lhs, rhs, dimension_numbers=new, **params), 0
     if dl is not None:
         # The batch axis is lhs's first free axis: it lands right after the batch axes.
         lhs = bdim_at_front(lhs, dl, axis_size)
         new = ((_shift(lc), rc), (_shift(lb), rb))
-        return lax.dot_general_p.bind(lhs, rhs, dimension_numbers=new), len(lb)
+        return lax.dot_general_p.bind(lhs, rhs, dimension_numbers=new, **params), len(lb)
     rhs = bdim_at_front(rhs, dr, axis_size)
     new = ((lc, _shift(rc)), (lb, _shift(rb)))
     lhs_free = get_aval(lhs).ndim - len(lc) - len(lb)
-    return lax.dot_general_p.bind(lhs, rhs, dimension_numbers=new), len(lb) + lhs_free
+    return lax.dot_general_p.bind(lhs, rhs, dimension_numbers=new, **params), len(lb) + lhs_free
 
 
 # --- dynamic slices with batched start indices --------------------------------

@@ -672,7 +672,6 @@ def _cumsum_impl(x: Array, *, axis: int, reverse: bool) -> Array:
     return np.cumsum(x, axis=axis, dtype=x.dtype)
 
 
-@IMPL_RULES.defines(lax.dot_general_p)
 @in_float32
 def _dot_general_impl(
     lhs: Array, rhs: Array, *, dimension_numbers: lax.DotDimensionNumbers
@@ -706,3 +705,44 @@ def _size(shape: Sequence[int]) -> int:
     for d in shape:
         out *= d
     return out
+
+
+@IMPL_RULES.defines(lax.dot_general_p)
+def _dot_general_params_impl(
+    lhs: Array,
+    rhs: Array,
+    *,
+    dimension_numbers: lax.DotDimensionNumbers,
+    precision: lax.CanonicalPrecision,
+    preferred_element_type: np.dtype[Any] | None,
+) -> Array:
+    """``_dot_general_impl`` with ``dot_general``'s other params, as XLA on a CPU.
+
+    ``precision`` changes nothing on a CPU (XLA computes in full
+    precision). A ``preferred_element_type`` wider than the operands' type
+    (int32 for int8, float32 for bfloat16, any float or complex type for
+    integers) is the type the product is computed in, the operands
+    converted to it first, as XLA's operand upcasting does; otherwise (a
+    narrower or equally wide float type, or an integer type for floats) the
+    product is computed in the operands' type and its result converted.
+    """
+    out = preferred_element_type
+    if out is None or out == lhs.dtype:
+        return np.asarray(_dot_general_impl(lhs, rhs, dimension_numbers=dimension_numbers))
+    if _dot_upcasts(lhs.dtype, out):
+        lhs, rhs = lhs.astype(out), rhs.astype(out)
+        return np.asarray(_dot_general_impl(lhs, rhs, dimension_numbers=dimension_numbers))
+    result = np.asarray(_dot_general_impl(lhs, rhs, dimension_numbers=dimension_numbers))
+    if dtypes.is_complex(result.dtype) and not dtypes.is_complex(out):
+        result = result.real  # (XLA's conversion, without NumPy's warning)
+    return np.asarray(result.astype(out))
+
+
+def _dot_upcasts(operands: np.dtype[Any], out: np.dtype[Any]) -> bool:
+    """Whether XLA computes a product of ``operands`` typed ``out`` in ``out``."""
+    k, ko = dtypes.kind(operands), dtypes.kind(out)
+    if k in "biu":
+        return ko != "b"
+    if k == "f" and ko in "fc":
+        return out.itemsize > operands.itemsize
+    return k == "c" and ko == "c" and out.itemsize > operands.itemsize

@@ -48,7 +48,8 @@ import numpy as np
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
-from didax.core.lax import DotDimensionNumbers
+from didax.core.dtypes import DType
+from didax.core.lax import CanonicalPrecision, DotDimensionNumbers
 from didax.core.primitive import RuleTable
 from didax.interpreters.checkpoint import remat_p
 from didax.interpreters.custom_derivatives import (
@@ -388,7 +389,11 @@ def _dot_general_flops(
     /,
     *,
     dimension_numbers: DotDimensionNumbers,
+    precision: CanonicalPrecision,
+    preferred_element_type: DType | None,
 ) -> Cost:
+    # The count is the same at every precision and result type (a reduced-
+    # precision pass is still a multiply and an add per term, as XLA counts).
     (lhs_contracting, _), _ = dimension_numbers
     lhs = operands[0].aval
     contracted = int(np.prod([lhs.shape[d] for d in lhs_contracting], dtype=np.int64))

@@ -467,16 +467,16 @@ def _reduce_prod_jvp(
 
 @JVP_RULES.defines(lax.dot_general_p)
 def _dot_general_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], *, dimension_numbers: lax.DotDimensionNumbers
+    primals: Sequence[Any], tangents: Sequence[Any], **params: Any
 ) -> tuple[Any, Any]:
+    # Bilinear: the tangent products keep the equation's params (precision,
+    # preferred_element_type), as JAX's.
     lhs, rhs = primals
     t_lhs, t_rhs = tangents
-    out = lax.dot_general_p.bind(lhs, rhs, dimension_numbers=dimension_numbers)
+    out = lax.dot_general_p.bind(lhs, rhs, **params)
     t_out: Any = Zero.like(get_aval(out))
     if not isinstance(t_lhs, Zero):
-        t_out = lax.dot_general_p.bind(t_lhs, rhs, dimension_numbers=dimension_numbers)
+        t_out = lax.dot_general_p.bind(t_lhs, rhs, **params)
     if not isinstance(t_rhs, Zero):
-        t_out = add_tangents(
-            t_out, lax.dot_general_p.bind(lhs, t_rhs, dimension_numbers=dimension_numbers)
-        )
+        t_out = add_tangents(t_out, lax.dot_general_p.bind(lhs, t_rhs, **params))
     return out, t_out

@@ -6,8 +6,9 @@ kernels are XLA's to call) are in ``lowering.linalg``.
 
 Design rules:
 - The jvp rules are JAX's formulas (``jax/_src/lax/linalg.py``), written
-  over whole batches of matrices with ``_matmul`` (a ``dot_general``
-  batched over the leading axes), so no rule needs ``vmap``:
+  over whole batches of matrices with ``matmul`` (a ``dot_general``
+  batched over the leading axes, with the precision JAX's rule gives
+  each product), so no rule needs ``vmap``:
   ``cholesky`` (Murray's forward rule: ``L phi(L^-1 dA L^-H)``),
   ``triangular_solve`` (linear in ``b``; in ``a``, ``-A^-1 dA X``),
   ``lu`` (De Hoog et al.: ``L tril(L^-1 P dA U^-1, -1) + triu(...) U``),
@@ -75,11 +76,34 @@ __all__ = ["matmul", "eye_like", "permute_rows"]
 # --- helpers ------------------------------------------------------------------------------
 
 
-def matmul(a: Any, b: Any) -> Any:
+def matmul(a: Any, b: Any, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """``a @ b`` for batches of matrices with equal leading axes."""
     nd = get_aval(a).ndim
     batch = tuple(range(nd - 2))
-    return lax.dot_general(a, b, (((nd - 1,), (nd - 2,)), (batch, batch)))
+    dims = (((nd - 1,), (nd - 2,)), (batch, batch))
+    return lax.dot_general(a, b, dims, precision, preferred_element_type)
+
+
+# The products of the jvp rules take the precision JAX's rules give them
+# (a product's precision changes its numbers on accelerators):
+# - ``_hmatmul``: full precision, as JAX's ``lax.batch_matmul(...,
+#   precision=HIGHEST)`` (cholesky, triangular_solve, eigh), and for the
+#   one-hot products standing for row permutations (JAX indexes: exact);
+# - ``_np_hmatmul``: ``jnp``'s ``@`` under ``default_matmul_precision
+#   ("float32")`` (lu, svd): full precision, the result type preferred;
+# - ``_np_matmul``: ``jnp``'s plain ``@`` (qr): the default precision.
+
+
+def _hmatmul(a: Any, b: Any) -> Any:
+    return matmul(a, b, lax.Precision.HIGHEST)
+
+
+def _np_hmatmul(a: Any, b: Any) -> Any:
+    return matmul(a, b, lax.Precision.HIGHEST, get_aval(a).dtype)
+
+
+def _np_matmul(a: Any, b: Any) -> Any:
+    return matmul(a, b, None, get_aval(a).dtype)
 
 
 def eye_like(x: Any, n: int, m: int | None = None, k: int = 0) -> Any:
@@ -100,7 +124,7 @@ def permute_rows(perm: Any, x: Any) -> Any:
     lanes = lax.broadcast_in_dim(lax.iota(dtypes.int32, m), (*batch, m, m), (nb + 1,))
     rows = lax.broadcast_in_dim(perm, (*batch, m, m), (*range(nb), nb))
     onehot = lax.convert_element_type(lax.eq(rows, lanes), aval.dtype)
-    return matmul(onehot, x)
+    return _hmatmul(onehot, x)
 
 
 def _slice_matrix(x: Any, rows: tuple[int, int], cols: tuple[int, int]) -> Any:
@@ -169,7 +193,7 @@ def _cholesky_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any,
     )
     inner = triangular_solve(factor, tmp, left_side=True, transpose_a=False, lower=True)
     phi = lax.div(tril(inner), lax.add(eye_like(x, n), 1.0))
-    return factor, matmul(factor, phi)
+    return factor, _hmatmul(factor, phi)
 
 
 # --- triangular_solve -----------------------------------------------------------------------
@@ -206,8 +230,8 @@ def _triangular_solve_jvp_a(
 
     # Whichever order is cheaper: a solve costs about a product.
     if left_side:
-        return a_inverse(matmul(g_a, ans)) if m > n else matmul(a_inverse(g_a), ans)
-    return a_inverse(matmul(ans, g_a)) if m < n else matmul(ans, a_inverse(g_a))
+        return a_inverse(_hmatmul(g_a, ans)) if m > n else _hmatmul(a_inverse(g_a), ans)
+    return a_inverse(_hmatmul(ans, g_a)) if m < n else _hmatmul(ans, a_inverse(g_a))
 
 
 @JVP_RULES.defines(triangular_solve_p)
@@ -273,7 +297,7 @@ def _lu_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
         lower, permute_rows(perm, a_dot), left_side=True, lower=True, unit_diagonal=True
     )
     lau = triangular_solve(upper, la, left_side=False, lower=False)
-    lu_dot = lax.add(matmul(lower, tril(lau, -1)), matmul(triu(lau), upper))
+    lu_dot = lax.add(_np_hmatmul(lower, tril(lau, -1)), _np_hmatmul(triu(lau), upper))
     return [packed, pivots, perm], [
         lu_dot,
         Zero.like(get_aval(pivots)),
@@ -300,7 +324,7 @@ def lu_solve_transposed(packed: Any, perm: Any, b: Any) -> Any:
     lanes = lax.broadcast_in_dim(lax.iota(dtypes.int32, m), (*batch, m, m), (nb + 1,))
     rows = lax.broadcast_in_dim(perm, (*batch, m, m), (*range(nb), nb))
     onehot = lax.convert_element_type(lax.eq(rows, lanes), get_aval(x).dtype)
-    return matmul(_T(onehot), x)
+    return _hmatmul(_T(onehot), x)
 
 
 # --- qr ---------------------------------------------------------------------------------------
@@ -309,7 +333,7 @@ def lu_solve_transposed(packed: Any, perm: Any, b: Any) -> Any:
 def _thin_qr_jvp(q: Any, r: Any, dx: Any) -> tuple[Any, Any]:
     """The jvp of ``[..., m, n]`` QR with ``m >= n`` (J. Townsend's derivation, as JAX's)."""
     dx_rinv = triangular_solve(r, dx)  # x @ r^-1: a right-side solve
-    qt_dx_rinv = matmul(_H(q), dx_rinv)
+    qt_dx_rinv = _np_matmul(_H(q), dx_rinv)
     qt_dx_rinv_lower = tril(qt_dx_rinv, -1)
     do = lax.sub(qt_dx_rinv_lower, _H(qt_dx_rinv_lower))  # skew-Hermitian
     if _is_complex(qt_dx_rinv):
@@ -318,8 +342,8 @@ def _thin_qr_jvp(q: Any, r: Any, dx: Any) -> tuple[Any, Any]:
         n = get_aval(r).shape[-1]
         imag_part = lax.sub(qt_dx_rinv, _as_dtype_of(lax.real(qt_dx_rinv), qt_dx_rinv))
         do = lax.add(do, lax.mul(eye_like(qt_dx_rinv, n), imag_part))
-    dq = lax.add(matmul(q, lax.sub(do, qt_dx_rinv)), dx_rinv)
-    dr = matmul(lax.sub(qt_dx_rinv, do), r)
+    dq = lax.add(_np_matmul(q, lax.sub(do, qt_dx_rinv)), dx_rinv)
+    dr = _np_matmul(lax.sub(qt_dx_rinv, do), r)
     return dq, dr
 
 
@@ -337,7 +361,7 @@ def _qr_jvp(
         dx2 = _slice_matrix(dx, (0, m), (m, n))
         r1 = _slice_matrix(r, (0, m), (0, m))
         dq, dr1 = _thin_qr_jvp(q, r1, dx1)
-        dr2 = lax.add(matmul(_H(dq), x2), matmul(_H(q), dx2))
+        dr2 = lax.add(_np_matmul(_H(dq), x2), _np_matmul(_H(q), dx2))
         return [q, r], [dq, lax.concatenate([dr1, dr2], get_aval(dr1).ndim - 1)]
     q_mn = _slice_matrix(q, (0, m), (0, n)) if full_matrices else q
     r_nn = _slice_matrix(r, (0, n), (0, n)) if full_matrices else r
@@ -355,8 +379,10 @@ def _qr_jvp(
     z_pn_h = lu_solve_transposed(packed, perm, _H(q_pn))
     z_pn = _H(z_pn_h)
     dq_mp = lax.sub(
-        matmul(dq_mn, z_pn_h),
-        matmul(lax.add(q_mn, matmul(q_mp, z_pn)), _H(lax.sub(dq_pn, matmul(z_pn, dq_nn)))),
+        _np_matmul(dq_mn, z_pn_h),
+        _np_matmul(
+            lax.add(q_mn, _np_matmul(q_mp, z_pn)), _H(lax.sub(dq_pn, _np_matmul(z_pn, dq_nn)))
+        ),
     )
     nd = get_aval(dq_mn).ndim
     dq = lax.concatenate([dq_mn, dq_mp], nd - 1)
@@ -378,8 +404,8 @@ def _eigh_jvp(
     eye = eye_like(w, n)  # (w is real, a complex a's eigenvalues too)
     # 1 / (w_j - w_i) off the diagonal, 0 on it, with no 1/0 computed.
     f_mat = lax.sub(lax.integer_pow(lax.add(eye, lax.sub(_rows_of(w, n), _cols_of(w, n))), -1), eye)
-    vdag_adot_v = matmul(matmul(_H(v), a_dot), v)
-    dv = matmul(v, lax.mul(_as_dtype_of(f_mat, v), vdag_adot_v))
+    vdag_adot_v = _hmatmul(_hmatmul(_H(v), a_dot), v)
+    dv = _hmatmul(v, lax.mul(_as_dtype_of(f_mat, v), vdag_adot_v))
     dw = _diagonal(_real_part(vdag_adot_v))
     return [v, w], [dv, dw]
 
@@ -401,7 +427,7 @@ def _svd_jvp(
         )
     ut, v = _H(u), _H(vt)
     k = get_aval(s).shape[-1]
-    ds_mat = matmul(matmul(ut, da), v)
+    ds_mat = _np_hmatmul(_np_hmatmul(ut, da), v)
     ds = _diagonal(_real_part(ds_mat))
     if not compute_uv:
         return [s], [ds]
@@ -417,16 +443,16 @@ def _svd_jvp(
     s_inv = lax.sub(lax.div(1.0, lax.add(s, s_zeros)), s_zeros)
     s_inv_mat = _as_dtype_of(lax.mul(_rows_of(s_inv, k), eye), a)
     du_dv_diag = lax.mul(lax.mul(lax.sub(ds_mat, _H(ds_mat)), s_inv_mat), 0.5)
-    du = matmul(u, lax.add(lax.mul(f_mat, lax.add(dss, _H(dss))), du_dv_diag))
-    dv = matmul(v, lax.mul(f_mat, lax.add(sds, _H(sds))))
+    du = _np_hmatmul(u, lax.add(lax.mul(f_mat, lax.add(dss, _H(dss))), du_dv_diag))
+    dv = _np_hmatmul(v, lax.mul(f_mat, lax.add(sds, _H(sds))))
     if m > n:
-        dav = matmul(da, v)
+        dav = _np_hmatmul(da, v)
         s_rows = _as_dtype_of(_rows_of(s, m), a)
-        du = lax.add(du, lax.div(lax.sub(dav, matmul(u, matmul(ut, dav))), s_rows))
+        du = lax.add(du, lax.div(lax.sub(dav, _np_hmatmul(u, _np_hmatmul(ut, dav))), s_rows))
     if n > m:
-        dahu = matmul(_H(da), u)
+        dahu = _np_hmatmul(_H(da), u)
         s_rows = _as_dtype_of(_rows_of(s, n), a)
-        dv = lax.add(dv, lax.div(lax.sub(dahu, matmul(v, matmul(vt, dahu))), s_rows))
+        dv = lax.add(dv, lax.div(lax.sub(dahu, _np_hmatmul(v, _np_hmatmul(vt, dahu))), s_rows))
     return [s, u, vt], [ds, du, _H(dv)]
 
 

@@ -523,14 +523,29 @@ def _dynamic_update_slice_transpose(ct: Any, x: Any, update: Any, *starts: Any) 
 
 @TRANSPOSE_RULES.defines(lax.dot_general_p)
 def _dot_general_transpose(
-    ct: Any, lhs: Any, rhs: Any, *, dimension_numbers: lax.DotDimensionNumbers
+    ct: Any,
+    lhs: Any,
+    rhs: Any,
+    *,
+    dimension_numbers: lax.DotDimensionNumbers,
+    precision: lax.CanonicalPrecision,
+    preferred_element_type: dtypes.DType | None,
 ) -> list[Any]:
     if is_undefined(lhs) and is_undefined(rhs):
         raise _not_linear(lax.dot_general_p, "both operands are linear inputs")
     (lc, rc), (lb, rb) = dimension_numbers
+    # As JAX's: the transposed product keeps the equation's precision (not
+    # swapped for the rhs) and preferred_element_type.
+    p, t = precision, preferred_element_type
     if is_undefined(lhs):
-        return [_dot_general_transpose_lhs(ct, lhs, rhs, lc, rc, lb, rb, swap_ans=False), None]
-    return [None, _dot_general_transpose_lhs(ct, rhs, lhs, rc, lc, rb, lb, swap_ans=True)]
+        ct_lhs = _dot_general_transpose_lhs(
+            ct, lhs, rhs, lc, rc, lb, rb, swap_ans=False, precision=p, preferred=t
+        )
+        return [ct_lhs, None]
+    ct_rhs = _dot_general_transpose_lhs(
+        ct, rhs, lhs, rc, lc, rb, lb, swap_ans=True, precision=p, preferred=t
+    )
+    return [None, ct_rhs]
 
 
 def _dot_general_transpose_lhs(
@@ -543,6 +558,8 @@ def _dot_general_transpose_lhs(
     y_batch: tuple[int, ...],
     *,
     swap_ans: bool,
+    precision: lax.CanonicalPrecision,
+    preferred: dtypes.DType | None,
 ) -> Any:
     """The cotangent of ``x`` in ``dot_general(x, y)`` (``y, x`` when ``swap_ans``).
 
@@ -550,7 +567,9 @@ def _dot_general_transpose_lhs(
     of ``y``'s free part with ``y``'s free axes, batched over the batch axes,
     gives (batch, ``x``'s free axes, ``y``'s contracting axes in increasing
     order); the last group are ``x``'s contracting axes in the order of
-    their partners in ``y``. A transpose puts every axis where ``x`` has it.
+    their partners in ``y``. A transpose puts every axis where ``x`` has it,
+    and the result is converted to ``x``'s type (JAX's
+    ``_dot_general_transpose_lhs``).
     """
     x_ndim, y_ndim = _aval(x).ndim, _aval(y).ndim
     x_kept = [i for i in range(x_ndim) if i not in x_contract and i not in x_batch]
@@ -562,10 +581,26 @@ def _dot_general_transpose_lhs(
     else:  # ct is (batch, x free, y free)
         ct_y = tuple(range(nb + len(x_kept), nb + len(x_kept) + len(y_kept)))
     dims = ((ct_y, tuple(y_kept)), (ct_batch, tuple(y_batch)))
-    out = lax.dot_general(ct, y, dims)
+    y_dtype = _aval(y).dtype
+    if preferred is not None and y_dtype != preferred:
+        # The cotangent has the preferred type, y its own: JAX binds this
+        # product on mixed operands, which its CPU and GPU lowerings convert
+        # to the result type; didax's dot_general takes operands of one
+        # dtype, so the conversion is an equation here. (Bound directly:
+        # a complex y meets a real preferred type without a warning, as in
+        # JAX's lowering.)
+        y = lax.convert_element_type_p.bind(y, new_dtype=preferred, weak_type=False)
+    out = lax.dot_general_p.bind(
+        ct, y, dimension_numbers=dims, precision=precision, preferred_element_type=preferred
+    )
     x_contract_by_y = [x_contract[k] for k in np.argsort(y_contract)]
     produced = [*x_batch, *x_kept, *x_contract_by_y]
     permutation = tuple(int(i) for i in np.argsort(produced))
-    if permutation == tuple(range(x_ndim)):
-        return out
-    return lax.transpose(out, permutation)
+    if permutation != tuple(range(x_ndim)):
+        out = lax.transpose(out, permutation)
+    x_aval = _aval(x)
+    if get_aval(out).dtype != x_aval.dtype:
+        out = lax.convert_element_type_p.bind(
+            out, new_dtype=x_aval.dtype, weak_type=x_aval.weak_type
+        )
+    return out

@@ -9,7 +9,9 @@ Design rules:
   as Autodidax), so printing is deterministic and golden files are stable.
 - A closed jaxpr's constant binders come first, separated by ``;``.
 - Params print sorted by name on the equation's line; a param holding a
-  jaxpr prints it nested, indented under the equation.
+  jaxpr prints it nested, indented under the equation. As JAX's printer,
+  ``dot_general`` omits its ``precision`` and ``preferred_element_type``
+  when they are None.
 """
 
 from __future__ import annotations
@@ -17,11 +19,19 @@ from __future__ import annotations
 import itertools
 import string
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
+from didax.core.lax.primitives import dot_general_p
+from didax.core.primitive import Primitive
 from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+
+# The params a primitive's equations omit when they are None (JAX's
+# ``_dot_general_pp_rule``).
+_OMITTED_IF_NONE: Final[dict[Primitive, frozenset[str]]] = {
+    dot_general_p: frozenset({"precision", "preferred_element_type"}),
+}
 
 
 class _Names:
@@ -70,7 +80,10 @@ def _pp_eqn(eqn: JaxprEqn, names: _Names) -> list[str]:
     ins = " ".join(names.atom(x) for x in eqn.inputs)
     simple: list[str] = []
     nested: list[str] = []
+    omitted = _OMITTED_IF_NONE.get(eqn.primitive, frozenset())
     for k, v in sorted(eqn.params.items()):
+        if v is None and k in omitted:
+            continue
         if isinstance(v, (Jaxpr, ClosedJaxpr)):
             nested.extend(_pp_nested(k, v))
         elif isinstance(v, tuple) and v and all(isinstance(x, (Jaxpr, ClosedJaxpr)) for x in v):

@@ -49,6 +49,7 @@ from didax.core.lax.indexing import scatter_add as scatter_add
 from didax.core.lax.indexing import scatter_max as scatter_max
 from didax.core.lax.indexing import scatter_min as scatter_min
 from didax.core.lax.indexing import scatter_mul as scatter_mul
+from didax.core.lax.precision import Precision as Precision
 from didax.core.lax.sorting import sort as sort
 from didax.core.lax.sorting import sort_key_val as sort_key_val
 from didax.core.lax.special import acos as acos
@@ -92,6 +93,8 @@ __all__ = [
     # the Fourier transform (didax.core.lax.fft)
     "fft",
     "FftType",
+    # matmul precision (didax.core.lax.precision)
+    "Precision",
     # cumulative reductions (didax.core.lax.cumulative)
     "cumprod",
     "cummax",

@@ -574,7 +574,14 @@ def _dot_general_lowering(
     rhs: Value,
     *,
     dimension_numbers: lax.DotDimensionNumbers,
+    precision: lax.CanonicalPrecision,
+    preferred_element_type: dtypes.DType | None,
 ) -> list[Value]:
+    # JAX's _dot_general_lower on CPUs and GPUs: the precision config is
+    # always given (DEFAULT for None, which lets GPUs use TF32 for float32),
+    # and the result type is the equation's (preferred_element_type's when
+    # set), which XLA accumulates in. Its operand conversions are for
+    # operands of two dtypes, which didax's dot_general does not take.
     (lc, rc), (lb, rb) = dimension_numbers
     dims = hlo.DotDimensionNumbers.get(
         lhs_batching_dimensions=list(lb),
@@ -582,14 +589,8 @@ def _dot_general_lowering(
         lhs_contracting_dimensions=list(lc),
         rhs_contracting_dimensions=list(rc),
     )
-    precision = None
-    if dtypes.is_float(ctx.avals_in[0].dtype):
-        # The impl multiplies in full precision; XLA's DEFAULT precision lets
-        # GPUs and TPUs use reduced-precision (TF32, bf16) passes for f32.
-        highest = hlo.PrecisionAttr.get("HIGHEST")
-        precision = ir.ArrayAttr.get([highest, highest])
+    pair = (lax.Precision.DEFAULT, lax.Precision.DEFAULT) if precision is None else precision
+    config = ir.ArrayAttr.get([hlo.PrecisionAttr.get(str(p)) for p in pair])
     return [
-        hlo.dot_general(
-            aval_to_ir_type(ctx.avals_out[0]), lhs, rhs, dims, precision_config=precision
-        )
+        hlo.dot_general(aval_to_ir_type(ctx.avals_out[0]), lhs, rhs, dims, precision_config=config)
     ]

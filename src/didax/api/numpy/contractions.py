@@ -7,6 +7,10 @@ pair becomes one ``dot_general`` after its operands drop what no later
 step needs: repeated letters within an operand take a diagonal, letters
 no one else uses are summed.
 
+Every product takes ``precision`` and ``preferred_element_type`` as
+``jax.numpy``'s do, and binds ``dot_general`` with the preferred type set
+(the promoted operands' dtype when none is given), as JAX's.
+
 >>> import numpy as np
 >>> a, b, c = np.ones((2, 3)), np.ones((3, 4)), np.ones((4, 5))
 >>> einsum("ij,jk,kl->il", a, b, c).shape
@@ -27,10 +31,10 @@ import numpy as np
 import opt_einsum
 
 from didax.api.numpy.elementwise import multiply, subtract
-from didax.api.numpy.linear_algebra import _dot_general, _promote_no_broadcast
+from didax.api.numpy.linear_algebra import _dot_general, _promote_no_broadcast, _strong_if
 from didax.api.numpy.manipulation import broadcast_to, moveaxis, ravel, reshape, stack
 from didax.api.numpy.matrices import diagonal
-from didax.api.numpy.operands import Array, ArrayLike, as_result, operand
+from didax.api.numpy.operands import Array, ArrayLike, astype, dtype_arg, operand
 from didax.api.numpy.reductions import sum
 from didax.core import dtypes, lax
 from didax.core.dtypes import DType
@@ -125,7 +129,12 @@ def _parse(subscripts: str, shapes: list[tuple[int, ...]]) -> tuple[list[str], s
 
 
 def _reduce_term(term: str, v: Any, keep: set[str], dt: DType) -> tuple[str, Any]:
-    """``v`` with repeated letters taken as diagonals and letters not in ``keep`` summed."""
+    """``v`` with repeated letters taken as diagonals and letters not in ``keep`` summed.
+
+    ``dt`` is the einsum's result type: a sum runs in it when it is above
+    ``v``'s type (JAX's einsum: int32 sums for int8 operands asked to give
+    int32), else in ``v``'s type.
+    """
     while True:
         repeated = next((c for c in term if term.count(c) > 1), None)
         if repeated is None:
@@ -136,12 +145,15 @@ def _reduce_term(term: str, v: Any, keep: set[str], dt: DType) -> tuple[str, Any
         term = "".join(c for k, c in enumerate(term) if k not in (i, j)) + repeated
     drop = tuple(i for i, c in enumerate(term) if c not in keep)
     if drop:
-        v = sum(v, axis=drop, dtype=dt)
+        vt = get_aval(v).dtype
+        v = sum(v, axis=drop, dtype=dt if dtypes.promote_types(vt, dt) != vt else vt)
         term = "".join(c for i, c in enumerate(term) if i not in drop)
     return term, v
 
 
-def _contract_pair(lt: str, x: Any, rt: str, y: Any, result: str, dt: DType) -> tuple[str, Any]:
+def _contract_pair(
+    lt: str, x: Any, rt: str, y: Any, result: str, dt: DType, precision: Any
+) -> tuple[str, Any]:
     keep_l = set(rt) | set(result)
     keep_r = set(lt) | set(result)
     lt, x = _reduce_term(lt, x, keep_l, dt)
@@ -171,7 +183,7 @@ def _contract_pair(lt: str, x: Any, rt: str, y: Any, result: str, dt: DType) -> 
         (tuple(lt.index(c) for c in contract), tuple(rt.index(c) for c in contract)),
         (tuple(lt.index(c) for c in batch), tuple(rt.index(c) for c in batch)),
     )
-    out = _dot_general(x, y, dims, dt)
+    out = _dot_general(x, y, dims, get_aval(x).dtype, precision, dt)
     got = (
         "".join(batch)
         + "".join(c for c in lt if c not in rt)
@@ -192,21 +204,23 @@ def einsum(
     Ellipses, repeated letters (diagonals), implicit outputs and NumPy's
     sublist form are accepted; ``opt_einsum`` picks the contraction order
     (``optimize``: ``"auto"``, ``"greedy"``, ``"optimal"``, or False for
-    left to right).
+    left to right). ``precision`` and ``preferred_element_type`` apply to
+    each pairwise product, as in JAX.
+
+    >>> x = np.array([[1, 2], [3, 4]], np.int8)
+    >>> einsum("ij,jk->ik", x, x, preferred_element_type=np.int32)
+    Array([[ 7, 10],
+           [15, 22]], dtype=int32)
     """
-    del precision
     if not isinstance(subscripts, str):
         subscripts, ops = _sublist_to_subscripts((subscripts, *operands))
         operands = tuple(ops)
     if not operands:
         raise ValueError("einsum: no operands given")
     vals, dt = _promote_no_broadcast("einsum", *operands)
-    if preferred_element_type is not None:
-        from didax.api.numpy.operands import astype, dtype_arg
-
-        dt2 = dtype_arg(preferred_element_type)
-        assert dt2 is not None
-        vals, dt = [as_result(astype(v, dt2)) for v in vals], dt2
+    asked = dtype_arg(preferred_element_type)
+    if asked is not None:
+        dt = asked
     shapes = [get_aval(v).shape for v in vals]
     terms, out = _parse(subscripts, shapes)
     items = list(zip(terms, vals, strict=True))
@@ -229,14 +243,18 @@ def einsum(
             (lt, x), (rt, y) = picked[0], picked[1]
             # The result keeps what later steps or the output need.
             result = "".join(c for c in dict.fromkeys(lt + rt) if c in others)
-            t, v = _contract_pair(lt, x, rt, y, result, dt)
+            t, v = _contract_pair(lt, x, rt, y, result, dt, precision)
             for extra_t, extra_v in picked[2:]:
-                t, v = _contract_pair(t, v, extra_t, extra_v, result, dt)
+                t, v = _contract_pair(t, v, extra_t, extra_v, result, dt, precision)
             items.append((t, v))
     ((t, v),) = items
     t, v = _reduce_term(t, v, set(out), dt)
     perm = tuple(t.index(c) for c in out)
-    return as_result(lax.transpose(v, perm) if perm != tuple(range(len(perm))) else v)
+    v = lax.transpose(v, perm) if perm != tuple(range(len(perm))) else v
+    if get_aval(v).dtype != dt:
+        # (No product ran, or none at the end: the result has the einsum's type.)
+        v = astype(v, dt, get_aval(v).weak_type and asked is None)
+    return _strong_if(asked, v)
 
 
 def einsum_path(subscripts: str, *operands: ArrayLike, optimize: Any = "greedy") -> Any:
@@ -245,13 +263,21 @@ def einsum_path(subscripts: str, *operands: ArrayLike, optimize: Any = "greedy")
     return opt_einsum.contract_path(subscripts, *shapes, shapes=True, optimize=optimize)
 
 
-def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[Any] = 2) -> Array:
+def tensordot(
+    a: ArrayLike,
+    b: ArrayLike,
+    axes: int | Sequence[Any] = 2,
+    *,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Array:
     """Sums products over ``axes``: ``a``'s last ``axes`` with ``b``'s first, or two axis lists.
 
     >>> tensordot(np.ones((2, 3, 4)), np.ones((3, 4, 5))).shape
     (2, 5)
     """
     (x, y), dt = _promote_no_broadcast("tensordot", a, b)
+    asked = dtype_arg(preferred_element_type)
     ax, bx = get_aval(x), get_aval(y)
     if isinstance(axes, (int, np.integer)):
         n = operator.index(axes)
@@ -274,19 +300,34 @@ def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[Any] = 2) -> Arra
                 f"tensordot: shape mismatch: a's axis {i} has size {ax.shape[i]}, "
                 f"b's axis {j} has size {bx.shape[j]}"
             )
-    return _dot_general(x, y, ((la, lb), ((), ())), dt)
+    out = _dot_general(x, y, ((la, lb), ((), ())), dt, precision, asked)
+    return _strong_if(asked, out)
 
 
-def inner(a: ArrayLike, b: ArrayLike) -> Array:
+def inner(
+    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+) -> Array:
     """Sums products over the last axes of ``a`` and ``b`` (scalars multiply)."""
     (x, y), _ = _promote_no_broadcast("inner", a, b)
     ax, bx = get_aval(x), get_aval(y)
     if ax.ndim == 0 or bx.ndim == 0:
+        asked = dtype_arg(preferred_element_type)
+        if asked is not None:
+            # As JAX's: the scalars take the preferred type, then multiply.
+            x, y = astype(x, asked), astype(y, asked)
         return multiply(x, y)
-    return tensordot(x, y, ((ax.ndim - 1,), (bx.ndim - 1,)))
+    return tensordot(
+        x,
+        y,
+        ((ax.ndim - 1,), (bx.ndim - 1,)),
+        precision=precision,
+        preferred_element_type=preferred_element_type,
+    )
 
 
-def vdot(a: ArrayLike, b: ArrayLike) -> Array:
+def vdot(
+    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+) -> Array:
     """The dot product of the flattened arrays, ``a`` conjugated (NumPy's ``vdot``).
 
     >>> vdot(np.array([1j, 2.0]), np.array([1j, 1.0]))
@@ -295,7 +336,13 @@ def vdot(a: ArrayLike, b: ArrayLike) -> Array:
     x = operand(a)
     if dtypes.is_complex(get_aval(x).dtype):
         x = lax.conj(x)
-    return tensordot(ravel(x), ravel(b), 1)
+    return tensordot(
+        ravel(x),
+        ravel(b),
+        1,
+        precision=precision,
+        preferred_element_type=preferred_element_type,
+    )
 
 
 def kron(a: ArrayLike, b: ArrayLike) -> Array:

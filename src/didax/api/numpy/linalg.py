@@ -23,6 +23,7 @@ Design rules:
 
 from __future__ import annotations
 
+import itertools
 import operator
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -30,6 +31,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from didax.api.custom_derivatives import custom_jvp
+from didax.api.numpy.contractions import einsum
 from didax.api.numpy.elementwise import abs, log, multiply, power, sqrt, where
 from didax.api.numpy.indexing import take_along_axis
 from didax.api.numpy.linear_algebra import matmul
@@ -48,6 +50,7 @@ from didax.api.numpy.reductions import max, min, prod, sum
 from didax.api.numpy.statistics import count_nonzero
 from didax.core import dtypes
 from didax.core import lax as _lax
+from didax.core.config import default_matmul_precision
 from didax.core.lax import linalg as lax_linalg
 from didax.core.values import get_aval
 
@@ -66,6 +69,7 @@ __all__ = [
     "pinv",
     "matrix_power",
     "matrix_rank",
+    "multi_dot",
     "SlogdetResult",
     "EighResult",
     "QRResult",
@@ -409,6 +413,43 @@ def matrix_power(a: ArrayLike, n: int) -> Array:
     return result
 
 
+def multi_dot(arrays: Sequence[ArrayLike], *, precision: Any = None) -> Array:
+    """The product of a chain of matrices, in the cheapest order (``jax.numpy.linalg.multi_dot``).
+
+    The first and last arrays may be vectors; as JAX's, one ``einsum``
+    (whose ``opt_einsum`` path picks the order), with ``precision`` for
+    each product.
+
+    >>> multi_dot([np.ones((2, 3)), np.ones((3, 4)), np.ones(4)]).shape
+    (2,)
+    """
+    arrs = [operand(a) for a in arrays]
+    if len(arrs) < 2:
+        raise ValueError(f"multi_dot requires at least two arrays; got len(arrays)={len(arrs)}")
+    shapes = [get_aval(a).shape for a in arrs]
+    if not (
+        len(shapes[0]) in (1, 2)
+        and len(shapes[-1]) in (1, 2)
+        and all(len(s) == 2 for s in shapes[1:-1])
+    ):
+        raise ValueError(
+            "multi_dot: input arrays must all be two-dimensional, except for the first and "
+            f"last array which may be 1 or 2 dimensional. Got array shapes {shapes}"
+        )
+    if any(p[-1] != q[0] for p, q in itertools.pairwise(shapes)):
+        raise ValueError(
+            "multi_dot: last dimension of each array must match first dimension of following "
+            f"array. Got array shapes {shapes}"
+        )
+    axes: list[tuple[int, ...]] = [(i, i + 1) for i in range(len(arrs))]
+    if len(shapes[0]) == 1:
+        axes[0] = axes[0][1:]
+    if len(shapes[-1]) == 1:
+        axes[-1] = axes[-1][:1]
+    args = [x for pair in zip(arrs, axes, strict=True) for x in pair]
+    return einsum(*args, optimize="auto", precision=precision)
+
+
 # --- decompositions ------------------------------------------------------------------------
 
 
@@ -509,16 +550,21 @@ def lstsq(
     rank = sum(mask)
     safe_s = where(mask, s, 1.0)
     s_inv = expand_dims(where(mask, 1.0 / safe_s, 0.0), -1)
-    x = matmul(_h(vt), s_inv * matmul(_h(u), b_val))
+    # As JAX's: full-precision products (HIGHEST) in the solution and residual.
+    x = _precise_matmul(_h(vt), s_inv * _precise_matmul(_h(u), b_val))
     if numpy_resid and (int(rank) < n or m <= n):
         resid: Any = np.zeros((0,), dtype)
         resid = operand(resid)
     else:
-        r = b_val - matmul(a_val, x)
+        r = b_val - _precise_matmul(a_val, x)
         resid = sum(_abs2(r), axis=0)
     if vector:
         x = x[:, 0]  # (resid keeps its axis: shape (1,), as JAX's)
     return x, resid, rank, s
+
+
+def _precise_matmul(a: Any, b: Any) -> Array:
+    return matmul(a, b, precision=_lax.Precision.HIGHEST)
 
 
 def _eps(dtype: Any) -> float:
@@ -545,7 +591,7 @@ def _pinv_value(a: Any, rtol: float | None) -> Any:
     u, s, vh = lax_linalg.svd(a, full_matrices=False)
     cutoff = rtol * s[..., 0:1]
     s = where(s > cutoff, s, np.inf)
-    return matmul(_h(vh), _h(u) / expand_dims(s, -1))
+    return _precise_matmul(_h(vh), _h(u) / expand_dims(s, -1))
 
 
 _pinv = custom_jvp(_pinv_value, nondiff_argnums=(1,))
@@ -553,7 +599,13 @@ _pinv = custom_jvp(_pinv_value, nondiff_argnums=(1,))
 
 @_pinv.defjvp
 def _pinv_jvp(rtol: float | None, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
-    # Golub and Pereyra (1973), as JAX's.
+    # Golub and Pereyra (1973), as JAX's, whose products are all full
+    # precision (it runs under default_matmul_precision("float32")).
+    with default_matmul_precision("float32"):
+        return _pinv_tangent(rtol, primals, tangents)
+
+
+def _pinv_tangent(rtol: float | None, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
     (a,), (a_dot,) = primals, tangents
     p = _pinv(a, rtol)
     m, n = get_aval(a).shape[-2:]

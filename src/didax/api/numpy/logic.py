@@ -297,7 +297,7 @@ def polyval(p: ArrayLike, x: ArrayLike) -> Array:
     return as_result(out)
 
 
-def _correlate_full(a: Any, v: Any) -> Any:
+def _correlate_full(a: Any, v: Any, precision: Any = None, preferred: Any = None) -> Any:
     """``out[k] = sum_j a[k + j - (m - 1)] * v[j]`` for the full length ``n + m - 1``."""
     n, m = get_aval(a).shape[0], get_aval(v).shape[0]
     zero = lax.full((), 0, get_aval(a).dtype)
@@ -305,7 +305,7 @@ def _correlate_full(a: Any, v: Any) -> Any:
     length = n + m - 1
     # Column j holds the window of a that meets v[j]: one slice per kernel tap.
     windows = stack([lax.slice(padded, (j,), (j + length,)) for j in range(m)], axis=1)
-    return dot(windows, v)
+    return dot(windows, v, precision=precision, preferred_element_type=preferred)
 
 
 def _one_d(name: str, x: ArrayLike) -> Any:
@@ -332,24 +332,50 @@ def _crop(name: str, full: Any, n: int, m: int, mode: str) -> Array:
     raise ValueError(f"{name}: mode must be one of 'full', 'same', 'valid', got {mode!r}")
 
 
-def correlate(a: ArrayLike, v: ArrayLike, mode: str = "valid") -> Array:
-    """The cross-correlation of two 1-d sequences (``mode`` full, same or valid)."""
+def correlate(
+    a: ArrayLike,
+    v: ArrayLike,
+    mode: str = "valid",
+    *,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Array:
+    """The cross-correlation of two 1-d sequences (``mode`` full, same or valid).
+
+    ``precision`` and ``preferred_element_type`` are those of its products
+    (a ``dot``), as JAX's are those of its convolution.
+    """
     (x, y), _ = _promote_no_broadcast("correlate", _one_d("correlate", a), _one_d("correlate", v))
     n, m = get_aval(x).shape[0], get_aval(y).shape[0]
+    p, t = precision, preferred_element_type
     # NumPy's rule for a longer second sequence: swap them, reverse the result.
-    full = _correlate_full(x, y) if n >= m else lax.rev(_correlate_full(y, x), (0,))
+    full = _correlate_full(x, y, p, t) if n >= m else lax.rev(_correlate_full(y, x, p, t), (0,))
     return _crop("correlate", full, n, m, mode)
 
 
-def convolve(a: ArrayLike, v: ArrayLike, mode: str = "full") -> Array:
+def convolve(
+    a: ArrayLike,
+    v: ArrayLike,
+    mode: str = "full",
+    *,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Array:
     """The discrete linear convolution of two 1-d sequences (``mode`` full, same or valid).
+
+    ``precision`` and ``preferred_element_type`` as ``correlate``'s.
 
     >>> convolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]))
     Array([0. , 1. , 2.5, 4. , 1.5], dtype=float32)
     """
     (x, y), _ = _promote_no_broadcast("convolve", _one_d("convolve", a), _one_d("convolve", v))
     n, m = get_aval(x).shape[0], get_aval(y).shape[0]
-    full = _correlate_full(x, lax.rev(y, (0,))) if n >= m else _correlate_full(y, lax.rev(x, (0,)))
+    p, t = precision, preferred_element_type
+    full = (
+        _correlate_full(x, lax.rev(y, (0,)), p, t)
+        if n >= m
+        else _correlate_full(y, lax.rev(x, (0,)), p, t)
+    )
     return _crop("convolve", full, n, m, mode)
 
 

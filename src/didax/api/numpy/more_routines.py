@@ -227,11 +227,31 @@ def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
     return tuple(v[i] for i in range(get_aval(v).shape[0]))
 
 
-def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
-    """The dot products of vectors along ``axis`` (broadcast over the others)."""
+def vecdot(
+    x1: ArrayLike,
+    x2: ArrayLike,
+    /,
+    *,
+    axis: int = -1,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Array:
+    """The dot products of vectors along ``axis`` (broadcast over the others), ``x1`` conjugated.
+
+    >>> vecdot(np.array([1j, 2.0]), np.array([1j, 1.0]))
+    Array(3.+0.j, dtype=complex64)
+    """
     (a, b), _, _ = promote("vecdot", x1, x2)
     a, b = moveaxis(as_result(a), axis, -1), moveaxis(as_result(b), axis, -1)
-    return matmul(a[..., None, :], b[..., :, None])[..., 0, 0]
+    if dtypes.is_complex(get_aval(a).dtype):
+        a = lax.conj(a)  # (as JAX's, which is vdot's vectorized)
+    out = matmul(
+        a[..., None, :],
+        b[..., :, None],
+        precision=precision,
+        preferred_element_type=preferred_element_type,
+    )
+    return out[..., 0, 0]
 
 
 def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Array:

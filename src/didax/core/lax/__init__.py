@@ -10,7 +10,8 @@ interpreters' rules read best with.
 ``indexing`` holds a family whole (``gather_p`` and the scatters, their
 dimension numbers, typing rules and wrappers), as ``cumulative`` does
 (``cumprod_p``, ``cummax_p``, ``cummin_p``, ``cumlogsumexp_p``) and ``fft``
-(``fft_p`` and ``FftType``).
+(``fft_p`` and ``FftType``); ``precision`` holds ``Precision`` and the
+canonical form of ``dot_general``'s ``precision`` param.
 ``linalg`` (the decompositions: ``cholesky_p``, ``lu_p``, ...) stays a
 submodule, ``lax.linalg``, as in JAX, since its wrappers' names (``lu``,
 ``qr``, ``svd``) belong to that namespace.
@@ -24,6 +25,7 @@ from didax.core.lax.fft import *  # noqa: F403
 from didax.core.lax.indexing import *  # noqa: F403
 from didax.core.lax.linalg import LINALG_PRIMITIVES as LINALG_PRIMITIVES
 from didax.core.lax.parallel import *  # noqa: F403
+from didax.core.lax.precision import *  # noqa: F403
 from didax.core.lax.primitives import *  # noqa: F403
 from didax.core.lax.sorting import *  # noqa: F403
 from didax.core.lax.special import *  # noqa: F403

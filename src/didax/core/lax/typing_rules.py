@@ -29,6 +29,7 @@ from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, AbstractEvalRule, dtype_failure, shape_failure
 from didax.core.dtypes import DType
+from didax.core.lax.precision import CanonicalPrecision, Precision
 from didax.core.lax.primitives import (
     COMPARISONS,
     FLOAT_UNARY,
@@ -426,12 +427,24 @@ def _cumsum_abstract_eval(x: ShapedArray, *, axis: int, reverse: bool) -> Shaped
 
 @ABSTRACT_EVAL.defines(dot_general_p)
 def _dot_general_abstract_eval(
-    lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers: DotDimensionNumbers
+    lhs: ShapedArray,
+    rhs: ShapedArray,
+    *,
+    dimension_numbers: DotDimensionNumbers,
+    precision: CanonicalPrecision,
+    preferred_element_type: DType | None,
 ) -> ShapedArray:
     (lc, rc), (lb, rb) = dimension_numbers
     _check_kinds("iufc", "numbers", lhs, rhs)
     if lhs.dtype != rhs.dtype:
         raise dtype_failure(f"operands must have equal dtypes, got {lhs.dtype} and {rhs.dtype}")
+    given: object = precision  # (bound directly, it may be anything)
+    if given is not None and not (
+        isinstance(given, tuple)
+        and len(given) == 2
+        and builtins.all(isinstance(p, Precision) for p in given)
+    ):
+        raise dtype_failure(f"precision must be None or a pair of lax.Precision, got {precision}")
     _check_axes(lc + lb, lhs.ndim, "lhs contracting and batch dimensions")
     _check_axes(rc + rb, rhs.ndim, "rhs contracting and batch dimensions")
     if len(lc) != len(rc) or len(lb) != len(rb):
@@ -444,4 +457,34 @@ def _dot_general_abstract_eval(
     batch = tuple(lhs.shape[d] for d in lb)
     lhs_free = tuple(s for i, s in enumerate(lhs.shape) if i not in lc + lb)
     rhs_free = tuple(s for i, s in enumerate(rhs.shape) if i not in rc + rb)
-    return ShapedArray(batch + lhs_free + rhs_free, lhs.dtype, lhs.weak_type and rhs.weak_type)
+    dtype = _dot_result_dtype(lhs.dtype, preferred_element_type)
+    # Weak only if both operands are, whatever the preferred type (as JAX).
+    return ShapedArray(batch + lhs_free + rhs_free, dtype, lhs.weak_type and rhs.weak_type)
+
+
+def _bit_width(dtype: DType) -> int:
+    """JAX's ``_bit_width``: a complex dtype's is its parts', a bool's is 1."""
+    if dtypes.is_bool(dtype):
+        return 1
+    bits = dtype.itemsize * 8
+    return bits // 2 if dtypes.is_complex(dtype) else bits
+
+
+def _dot_result_dtype(operands: DType, preferred: DType | None) -> DType:
+    """``preferred`` when it is a type XLA can accumulate these operands into (JAX's checks).
+
+    JAX (``_maybe_upcast``, after XLA's shape inference) takes any preferred
+    type for float operands, and for the others (integers, complex) one at
+    least as wide as the operands' type.
+    """
+    if preferred is None or preferred == operands:
+        return operands
+    given: object = preferred  # (bound directly, it may be anything)
+    if not isinstance(given, np.dtype) or given not in dtypes.SUPPORTED:
+        raise dtype_failure(f"preferred_element_type must be a supported dtype, got {preferred!r}")
+    if not dtypes.is_float(operands) and _bit_width(preferred) < _bit_width(operands):
+        raise dtype_failure(
+            "`preferred_element_type` must not be narrower than the original type, got "
+            f"preferred_element_type of {preferred} for result type of {operands}"
+        )
+    return preferred

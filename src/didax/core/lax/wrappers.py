@@ -24,6 +24,7 @@ import numpy as np
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
+from didax.core.lax.precision import canonicalize_precision
 from didax.core.lax.primitives import (
     ROUND_AWAY_FROM_ZERO,
     ROUND_TO_NEAREST_EVEN,
@@ -652,10 +653,21 @@ def dot_general(
     dimension_numbers: tuple[
         tuple[Sequence[int], Sequence[int]], tuple[Sequence[int], Sequence[int]]
     ],
+    precision: Any = None,
+    preferred_element_type: Any = None,
 ) -> Any:
     """Generalised dot product: ``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``.
 
     The result's axes are the batch axes, then lhs's free axes, then rhs's.
+    ``precision`` is None (the backend's default, or
+    ``jax_default_matmul_precision``), a ``Precision``, one of its string
+    aliases, or a pair of these (lhs's, rhs's); ``preferred_element_type``
+    the result's dtype (e.g. int32 for int8 operands), as in JAX.
+
+    >>> x = np.array([[1, 2], [3, 4]], np.int8)
+    >>> dot_general(x, x, (((1,), (0,)), ((), ())), preferred_element_type=np.int32)
+    Array([[ 7, 10],
+           [15, 22]], dtype=int32)
     """
     (lc, rc), (lb, rb) = dimension_numbers
     lhs, rhs = coerce_weak(dot_general_p, (lhs, rhs))
@@ -664,12 +676,37 @@ def dot_general(
         (_normalize_axes(lc, nl), _normalize_axes(rc, nr)),
         (_normalize_axes(lb, nl), _normalize_axes(rb, nr)),
     )
-    return dot_general_p.bind(lhs, rhs, dimension_numbers=dims)
+    preferred = (
+        None if preferred_element_type is None else dtypes.canonicalize(preferred_element_type)
+    )
+    return dot_general_p.bind(
+        lhs,
+        rhs,
+        dimension_numbers=dims,
+        precision=canonicalize_precision(precision),
+        preferred_element_type=preferred,
+    )
 
 
-def dot(lhs: ArrayLike, rhs: ArrayLike) -> Any:
-    """Vector/matrix product: contracts lhs's last axis with rhs's first (or only) axis."""
-    nl, nr = _ndim(lhs), _ndim(rhs)
-    if nl not in (1, 2) or nr not in (1, 2):
-        raise TypeError(f"dot needs vectors or matrices, got ranks {nl} and {nr}")
-    return dot_general(lhs, rhs, (((nl - 1,), (0,)), ((), ())))
+def dot(
+    lhs: ArrayLike,
+    rhs: ArrayLike,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+    *,
+    dimension_numbers: Any = None,
+) -> Any:
+    """Vector/matrix product: contracts lhs's last axis with rhs's first (or only) axis.
+
+    With ``dimension_numbers``, ``dot_general`` (JAX's ``lax.dot`` takes
+    both); ``precision`` and ``preferred_element_type`` as there.
+
+    >>> dot(np.ones((2, 3), np.float32), np.ones(3, np.float32), precision="highest")
+    Array([3., 3.], dtype=float32)
+    """
+    if dimension_numbers is None:
+        nl, nr = _ndim(lhs), _ndim(rhs)
+        if nl not in (1, 2) or nr not in (1, 2):
+            raise TypeError(f"dot needs vectors or matrices, got ranks {nl} and {nr}")
+        dimension_numbers = (((nl - 1,), (0,)), ((), ()))
+    return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
