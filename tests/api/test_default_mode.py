@@ -11,6 +11,7 @@ defaults themselves and the ``JAX_ENABLE_X64`` variable.
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -39,7 +40,7 @@ def _mlp_params() -> list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]]:
     """float64 NumPy weights, as ``init_random_params`` makes them in JAX's examples."""
     rng = np.random.RandomState(0)
     sizes = [6, 16, 16, 3]
-    return [(0.1 * rng.randn(m, n), 0.1 * rng.randn(n)) for m, n in zip(sizes, sizes[1:])]
+    return [(0.1 * rng.randn(m, n), 0.1 * rng.randn(n)) for m, n in itertools.pairwise(sizes)]
 
 
 def _batch() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
@@ -66,7 +67,7 @@ def _mlp_training(lib: Lib) -> Any:
     @m.jit
     def update(params: Any, batch: Any) -> Any:
         value, grads = m.value_and_grad(loss)(params, batch)
-        new = [(w - 0.1 * dw, b - 0.1 * db) for (w, b), (dw, db) in zip(params, grads)]
+        new = [(w - 0.1 * dw, b - 0.1 * db) for (w, b), (dw, db) in zip(params, grads, strict=True)]
         return new, value
 
     params: Any = _mlp_params()

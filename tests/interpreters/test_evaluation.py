@@ -144,7 +144,8 @@ def test_the_compiled_route_takes_device_arrays_as_they_are() -> None:
     dev = dx.device_put(np.array([1.0, 2.0]))
     (out,) = EVAL_TRACE.process_primitive(jit_p, [dev], {"jaxpr": body, "name": "double"})
     assert isinstance(out, dx.Array)
-    assert out.is_on_device and out._host is None  # computed by XLA, not on the host
+    assert out.is_on_device  # computed by XLA, not on the host
+    assert out._host is None
     np.testing.assert_array_equal(np.asarray(out), [2.0, 4.0])
 
 

@@ -63,7 +63,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 from jaxlib.mlir import ir
