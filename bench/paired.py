@@ -1,6 +1,8 @@
 """The dispatch and compile workloads of the performance issue, timed in alternating rounds.
 
-Run: ``python bench/paired.py [--rounds N] [--only TEXT]``. ``nox -s bench`` times each
+Run: ``python bench/paired.py [--rounds N] [--only TEXT] [--compiled-eager]``
+(the last: every eager primitive compiled, the design docs/values.md
+compares with the CPU's NumPy fast path). ``nox -s bench`` times each
 workload for didax, then for JAX; on a small shared machine the load drifts
 between the two (its ratios move by 20% from run to run). Here each round
 times didax, then JAX, on the same workload, and the table gives the median
@@ -15,6 +17,7 @@ their default mode (32-bit, unless ``JAX_ENABLE_X64`` is set).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import statistics
@@ -32,6 +35,7 @@ import didax as dx
 import didax.numpy as dnp
 import didax.scipy.special
 from didax import lax
+from didax.interpreters.evaluation import compiled_route
 
 Call = Callable[[], Any]
 
@@ -399,6 +403,11 @@ def main() -> None:
     rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 21
     # --only TEXT: just the workloads whose name contains TEXT.
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
+    # --compiled-eager: every eager primitive takes eager evaluation's compiled
+    # route (its one-equation XLA program, as on an accelerator and as JAX's
+    # apply_primitive), not the CPU's NumPy fast path: the other design,
+    # measured on the same workloads (docs/values.md).
+    route = compiled_route if "--compiled-eager" in sys.argv else contextlib.nullcontext
     print(
         f"{'workload (median of alternating rounds)':48s} {'didax':>11s} {'jax':>11s}"
         f" {'target':>7s} {'ratio':>6s}"
@@ -406,8 +415,9 @@ def main() -> None:
     for name, make, calls in WORKLOADS:
         if only not in name:
             continue
-        ours, theirs = make()
-        a, b = median_seconds(ours, theirs, min(rounds, MAX_ROUNDS.get(name, rounds)), calls)
+        with route():
+            ours, theirs = make()
+            a, b = median_seconds(ours, theirs, min(rounds, MAX_ROUNDS.get(name, rounds)), calls)
         target = f"<={TARGETS[name]:g}" if name in TARGETS else ""
         print(f"{name:48s} {_fmt(a):>11s} {_fmt(b):>11s} {target:>7s} {a / b:6.2f}")
 

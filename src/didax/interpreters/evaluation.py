@@ -697,7 +697,8 @@ def _dot_general_impl(
     k = _size([lhs.shape[i] for i in lc])
     x = np.transpose(lhs, (*lb, *lf, *lc)).reshape(b, m, k)
     y = np.transpose(rhs, (*rb, *rc, *rf)).reshape(b, k, n)
-    return np.matmul(x, y).reshape((*batch, *lfree, *rfree))
+    product: Array = np.matmul(x, y)
+    return product.reshape((*batch, *lfree, *rfree))
 
 
 def _size(shape: Sequence[int]) -> int:
