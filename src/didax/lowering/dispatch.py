@@ -538,17 +538,21 @@ def _compiled_for(jaxpr: Jaxpr, name: str, args: Sequence[Any]) -> AnyCompiled:
 def _arguments(const_buffers: Sequence[xla.Buffer], args: Sequence[Any]) -> tuple[list[Any], bool]:
     """The values ``Compiled.fast`` takes, and whether one is a NumPy array.
 
-    Arrays give their device buffers, scalars their kept device copies
-    (``to_buffer``); NumPy arrays stay as they are (see ``Compiled._execute``).
+    Arrays give their device buffers, scalars (rank-0 NumPy arrays too: the
+    weak scalars of ``x * 2``) their kept device copies (``to_buffer``);
+    other NumPy arrays stay as they are (see ``Compiled._execute``).
     """
     values: list[Any] = list(const_buffers)
     host = False
     for x in args:  # a loop: cheaper than a comprehension here
         if type(x) is Array:
             values.append(x.buffer)
-        elif type(x) is np.ndarray:  # see ``Compiled._execute``
-            values.append(x)
-            host = True
+        elif type(x) is np.ndarray:
+            if x.ndim == 0:
+                values.append(_numpy_scalar_buffer(x[()]))
+            else:  # see ``Compiled._execute``
+                values.append(x)
+                host = True
         else:
             values.append(to_buffer(x))
     return values, host
