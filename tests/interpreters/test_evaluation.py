@@ -15,6 +15,7 @@ from didax.core.abstract_eval import ABSTRACT_EVAL, abstract_eval
 from didax.core.errors import ShapeError, UnexpectedTracerError
 from didax.core.primitive import Primitive
 from didax.core.trace import current_trace, eager_evaluation
+from didax.interpreters import evaluation
 from didax.interpreters.evaluation import (
     EVAL_TRACE,
     IMPL_RULES,
@@ -136,6 +137,23 @@ def test_multiple_results_come_back_as_a_list_of_typed_arrays() -> None:
     assert [o.dtype for o in outs] == [np.float32, np.int8]
     np.testing.assert_array_equal(outs[0], [3.0, 5.0])
     np.testing.assert_array_equal(outs[1], [1, 2])
+
+
+def test_large_operands_take_the_compiled_route_except_products() -> None:
+    big = dx.device_put(np.linspace(-1.0, 1.0, evaluation.LARGE, dtype=np.float32))
+    small = dx.device_put(np.linspace(-1.0, 1.0, 7, dtype=np.float32))
+    out = core_lax.tanh(big)
+    assert out._host is None  # computed by XLA
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(dx.jit(core_lax.tanh)(big)))
+    assert core_lax.tanh(small)._host is not None  # NumPy, the host route
+    # A result of a million elements makes the signature compiled too.
+    wide = core_lax.broadcast_in_dim(small[:1], (evaluation.LARGE,), (0,))
+    assert wide._host is None
+    # BLAS computes a large product: it stays on the host.
+    m = dx.device_put(np.ones((1024, 1024), np.float32))
+    prod = core_lax.dot_general(m, m, (((1,), (0,)), ((), ())))
+    assert prod._host is not None
+    np.testing.assert_array_equal(np.asarray(prod), np.full((1024, 1024), 1024.0, np.float32))
 
 
 def test_the_compiled_route_takes_device_arrays_as_they_are() -> None:
