@@ -346,3 +346,30 @@ def test_ieee_results_without_warnings(prim: Primitive, args: list[Any], expecte
 
 def test_log_of_zero_through_lax() -> None:
     assert core_lax.log(0.0) == -np.inf
+
+
+def test_a_large_eager_numpy_call_is_one_compiled_program() -> None:
+    # As JAX's jitted jax.numpy functions: the broadcast of b fuses into the add.
+    import didax.numpy as dnp
+    from didax.interpreters import evaluation as ev
+
+    seen: list[str] = []
+    real = ev._compiled
+
+    def spy(prim: Primitive, args: Any, params: dict[str, Any]) -> Any:
+        seen.append(prim.name)
+        return real(prim, args, params)
+
+    x = dx.device_put(np.ones((ev.LARGE // 8, 8), np.float32))
+    b = dnp.arange(8, dtype=dnp.float32)
+    try:
+        ev._compiled = spy  # type: ignore[assignment]
+        out = x + b
+    finally:
+        ev._compiled = real  # type: ignore[assignment]
+    # One jitted program: no eager primitive ran (not a broadcast, then an add).
+    assert seen == []
+    assert out._host is None
+    np.testing.assert_array_equal(np.asarray(out)[-1], np.arange(8, dtype=np.float32) + 1)
+    small = dnp.ones((2, 8), dnp.float32) + b  # small: primitive by primitive, on the host
+    assert small._host is not None

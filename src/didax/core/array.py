@@ -62,6 +62,10 @@ class DeviceBackend(Protocol):
         """A multi-device buffer's pieces: (device, single-device buffer) each."""
         ...
 
+    def empty(self, shape: tuple[int, ...], dtype: np.dtype[Any]) -> HostArray:
+        """An uninitialised host array that ``to_device`` can take without a copy (on a CPU)."""
+        ...
+
 
 class _NoBackend:
     host_is_device = True
@@ -83,6 +87,9 @@ class _NoBackend:
 
     def shards(self, buffer: Any) -> list[tuple[Any, Any]]:
         raise self._missing()
+
+    def empty(self, shape: tuple[int, ...], dtype: np.dtype[Any]) -> HostArray:
+        return np.empty(shape, dtype)
 
 
 _backend: DeviceBackend = _NoBackend()

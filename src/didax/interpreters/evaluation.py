@@ -62,6 +62,7 @@ from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, abstract_eval
 from didax.core.array import Array as DidaxArray
+from didax.core.array import backend
 from didax.core.config import flag
 from didax.core.errors import UnexpectedTracerError
 from didax.core.primitive import Primitive, RuleTable
@@ -122,6 +123,11 @@ def _host_route() -> bool:
     if _on_host is None:
         _on_host = not _evaluator or _evaluator[0].platform() == "cpu"
     return _on_host
+
+
+def eager_on_host() -> bool:
+    """Whether eager primitives with a NumPy impl rule run it on the host (on a CPU)."""
+    return _host_route()
 
 
 @contextmanager
@@ -723,8 +729,15 @@ def _dot_general_impl(
     k = _size([lhs.shape[i] for i in lc])
     x = np.transpose(lhs, (*lb, *lf, *lc)).reshape(b, m, k)
     y = np.transpose(rhs, (*rb, *rc, *rf)).reshape(b, k, n)
-    product: Array = np.matmul(x, y)
+    # A large product is written where the device backend can take it
+    # without a copy: the large operations after it are compiled (see LARGE),
+    # and copying an unaligned f32[8192, 1024] for them cost more than the op.
+    out = backend().empty((b, m, n), x.dtype) if b * m * n >= _ALIGNED_PRODUCT else None
+    product: Array = np.matmul(x, y, out=out)
     return product.reshape((*batch, *lfree, *rfree))
+
+
+_ALIGNED_PRODUCT: Final = 1 << 16
 
 
 def _size(shape: Sequence[int]) -> int:

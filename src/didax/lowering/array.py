@@ -50,6 +50,11 @@ class XlaBackend:
     def shards(self, buffer: xla.Buffer) -> list[tuple[xla.Device, xla.Buffer]]:
         return xla.shards(buffer)
 
+    def empty(self, shape: tuple[int, ...], dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
+        # Aligned as jaxlib's CPU client aliases: a host result a compiled
+        # program then reads (a large eager product) is not copied first.
+        return xla.aliasable_host_array(shape, dtype)
+
 
 BACKEND: Final = XlaBackend()
 set_backend(BACKEND)

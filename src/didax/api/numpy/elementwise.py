@@ -11,6 +11,9 @@ Design rules:
 - When every operand is weakly typed the primitive is bound with the weak
   operands themselves, so under staging ``x * 2.0`` of a weak ``x`` stays
   weak (the ``lax`` wrappers would make a Python scalar strong).
+- The binary functions are ``fused``: eagerly on a large operand (or on an
+  accelerator) a call is one compiled program, its broadcasts fused into
+  the operation, as JAX's jitted ``jax.numpy`` functions are.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from didax.api.numpy.operands import (
     bind,
     broadcast_shapes,
     broadcast_to_shape,
+    fused,
     is_static_int,
     operand,
     promote,
@@ -80,6 +84,7 @@ __all__ = [
 ]
 
 
+@fused
 def add(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 + x2`` with broadcasting (booleans: logical or, as NumPy).
 
@@ -90,6 +95,7 @@ def add(x1: ArrayLike, x2: ArrayLike) -> Array:
     return bind(lax.or_p if dt == dtypes.bool_ else lax.add_p, a, b)
 
 
+@fused
 def subtract(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 - x2`` with broadcasting."""
     (a, b), dt, _ = promote("subtract", x1, x2, scalars=True)
@@ -98,12 +104,14 @@ def subtract(x1: ArrayLike, x2: ArrayLike) -> Array:
     return bind(lax.sub_p, a, b)
 
 
+@fused
 def multiply(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 * x2`` with broadcasting (booleans: logical and, as NumPy)."""
     (a, b), dt, _ = promote("multiply", x1, x2, scalars=True)
     return bind(lax.and_p if dt == dtypes.bool_ else lax.mul_p, a, b)
 
 
+@fused
 def divide(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise true division ``x1 / x2``; integers and booleans divide as floats (JAX's
     ``to_inexact``: float32 up to 32 bits, float64 for 64-bit integers).
@@ -118,6 +126,7 @@ def divide(x1: ArrayLike, x2: ArrayLike) -> Array:
 true_divide = divide
 
 
+@fused
 def floor_divide(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 // x2``, rounding toward minus infinity."""
     (a, b), dt, _ = promote("floor_divide", x1, x2)
@@ -136,6 +145,7 @@ def floor_divide(x1: ArrayLike, x2: ArrayLike) -> Array:
     return lax.select(fix, lax.sub(q, lax.full_like(q, 1)), q)
 
 
+@fused
 def remainder(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 % x2``, with the sign of ``x2``."""
     (a, b), dt, _ = promote("remainder", x1, x2)
@@ -162,6 +172,7 @@ def _float_divmod(a: Any, b: Any) -> tuple[Array, Array]:
     return lax.round(div, lax.ROUND_TO_NEAREST_EVEN), mod
 
 
+@fused
 def power(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 ** x2`` with broadcasting.
 
@@ -321,12 +332,14 @@ def round(a: ArrayLike, decimals: int = 0) -> Array:
     return multiply(_rounding(lax.round_p, divide(v, factor), **even), factor)
 
 
+@fused
 def maximum(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise maximum with broadcasting; NaN propagates."""
     (a, b), _, _ = promote("maximum", x1, x2, scalars=True)
     return bind(lax.max_p, a, b)
 
 
+@fused
 def minimum(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise minimum with broadcasting; NaN propagates."""
     (a, b), _, _ = promote("minimum", x1, x2, scalars=True)
@@ -397,16 +410,19 @@ def _compare(name: str, prim: Primitive, x1: ArrayLike, x2: ArrayLike) -> Array:
     return bind(prim, a, b)
 
 
+@fused
 def equal(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 == x2`` (compared in the promoted dtype)."""
     return _compare("equal", lax.eq_p, x1, x2)
 
 
+@fused
 def not_equal(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 != x2``."""
     return _compare("not_equal", lax.ne_p, x1, x2)
 
 
+@fused
 def less(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 < x2``.
 
@@ -416,16 +432,19 @@ def less(x1: ArrayLike, x2: ArrayLike) -> Array:
     return _compare("less", lax.lt_p, x1, x2)
 
 
+@fused
 def less_equal(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 <= x2``."""
     return _compare("less_equal", lax.le_p, x1, x2)
 
 
+@fused
 def greater(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 > x2``."""
     return _compare("greater", lax.gt_p, x1, x2)
 
 
+@fused
 def greater_equal(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 >= x2``."""
     return _compare("greater_equal", lax.ge_p, x1, x2)
@@ -440,12 +459,14 @@ def _truth(x: ArrayLike) -> Any:
     return not_equal(v, 0)
 
 
+@fused
 def logical_and(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise truth of ``x1 and x2`` (nonzero is true)."""
     (a, b), _, _ = promote("logical_and", _truth(x1), _truth(x2), scalars=True)
     return bind(lax.and_p, a, b)
 
 
+@fused
 def logical_or(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise truth of ``x1 or x2`` (nonzero is true)."""
     (a, b), _, _ = promote("logical_or", _truth(x1), _truth(x2), scalars=True)
@@ -464,11 +485,13 @@ def _bitwise(name: str, prim: Primitive, x1: ArrayLike, x2: ArrayLike) -> Array:
     return bind(prim, a, b)
 
 
+@fused
 def bitwise_and(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 & x2`` of integers or booleans."""
     return _bitwise("bitwise_and", lax.and_p, x1, x2)
 
 
+@fused
 def bitwise_or(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Element-wise ``x1 | x2`` of integers or booleans."""
     return _bitwise("bitwise_or", lax.or_p, x1, x2)
