@@ -10,10 +10,10 @@ Design rules:
   and never again, and reading a jitted result on the host (printing,
   ``float()``, eager ops) copies it once (on the CPU not even that: the host
   view of a CPU buffer shares its memory).
-- Eager primitives run their NumPy impl rules on the host side (see
-  ``interpreters.evaluation``): on a CPU that is the fast path (a few
-  microseconds, no XLA dispatch). Data that lives only on an accelerator
-  goes to XLA instead (``DeviceBackend.host_is_device``).
+- Eager primitives run where the data lives (see
+  ``interpreters.evaluation``): on an accelerator as compiled programs on
+  the device side; on a CPU, for small arrays, as NumPy impl rules on the
+  host side (the fast path: a few microseconds, no XLA dispatch).
 - Core knows buffers only through ``DeviceBackend``, which the lowering
   layer installs at import (``set_backend``): the transfers, and nothing
   else, are XLA's. Core cannot import the layer that owns XLA.
@@ -46,8 +46,7 @@ HostArray = np.ndarray[Any, Any]
 class DeviceBackend(Protocol):
     """What core needs of device buffers; the lowering layer's XLA adapter provides it."""
 
-    # True on a CPU, where a buffer's host view shares its memory: eager
-    # primitives then always run on the host.
+    # True on a CPU, where a buffer's host view shares its memory.
     host_is_device: bool
 
     def to_device(self, host: HostArray) -> Any: ...

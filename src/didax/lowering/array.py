@@ -5,9 +5,9 @@ Design rules:
   is how it moves between them, through the XLA adapter (``xla``), and is
   installed as core's backend when didax is imported.
 - On a CPU, a buffer's host view shares its memory (``host_is_device``), so
-  eager primitives run on the host with no transfer; on an accelerator,
-  data that lives only on the device is computed on by XLA
-  (``dispatch.apply_primitive``).
+  eager primitives on small arrays run on the host with no transfer; on an
+  accelerator every eager primitive is computed on the device by XLA
+  (``dispatch.apply_primitive``), host data transferred once, at first use.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class XlaBackend:
 
     def __init__(self) -> None:
         # Known when the backend starts (first use); until then no data is on
-        # a device, so eager primitives run on the host either way.
+        # a device.
         self.host_is_device: bool = True
         xla.on_backend_start(self._started)
 
