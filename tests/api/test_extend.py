@@ -120,6 +120,19 @@ def test_a_primitive_without_an_impl_is_evaluated_by_its_lowering() -> None:
         bare.bind(x)
 
 
+def test_a_primitive_with_only_an_impl_runs_it_on_large_operands() -> None:
+    # Large operands take the compiled route, but only a primitive that lowers.
+    from didax.interpreters.evaluation import LARGE
+
+    p = Primitive("impl_only_large")
+    p.def_impl(lambda x: np.add(x, 1))
+    p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype))
+    x = dx.device_put(np.zeros(LARGE, np.float32))
+    out = p.bind(x)
+    assert out._host is not None
+    np.testing.assert_array_equal(np.asarray(out)[:3], [1.0, 1.0, 1.0])
+
+
 @pytest.mark.parametrize(
     ("transform", "rule"),
     [

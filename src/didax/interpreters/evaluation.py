@@ -17,10 +17,10 @@ Design rules:
     the jitted ones, bit for bit.
   * host: the primitive's NumPy impl rule (``IMPL_RULES``) on the host data
     of its operands. On a CPU a device buffer's host view shares its memory,
-    so this is the fast path there: a few microseconds, no XLA dispatch
-    (an eager ``lax.add`` of two f32[3] Arrays costs a fifth of JAX's). A
-    user's primitive with an impl rule and no lowering runs here on any
-    platform, as JAX calls such a primitive's impl.
+    so this is the fast path there for small arrays: a few microseconds, no
+    XLA dispatch (on large ones XLA's loops win: see ``LARGE``). A user's
+    primitive with an impl rule and no lowering runs here on any platform,
+    as JAX calls such a primitive's impl.
 
   Which platform the data lives on is asked once, at the first eager
   primitive (it starts the backend, as JAX's first operation does).
@@ -189,11 +189,10 @@ def _run_impl(impl: ImplRule, hosts: Sequence[Array], params: dict[str, Any]) ->
 
 # Operands or results of this many elements or more are computed by the
 # compiled route even on a CPU: XLA's loops (over both cores) beat NumPy's
-# there, eager ``tanh(x) * 2 + x`` on f32[2048, 2048] by 20-40% (measured in
-# alternating rounds; around a million elements the two are within noise).
+# there; around a million elements the two are within noise
+# (docs/performance.md has the measurements).
 LARGE: Final = 1 << 20
-# Except a product: BLAS beats XLA's CPU dot at every size measured (eager
-# f32 2000x784 @ 784x1024: 16 ms against 22 ms; docs/performance.md).
+# Except a product: BLAS beat XLA's CPU dot at every size measured.
 _HOST_AT_ANY_SIZE: Final = frozenset({lax.dot_general_p})
 
 # (primitive, operand types, params) -> (result types, impl rule, or None
@@ -207,7 +206,12 @@ def _route(
     prim: Primitive, avals: list[ShapedArray], out_avals: list[ShapedArray]
 ) -> ImplRule | None:
     """The host route's impl rule for this signature, or None if it is compiled (see LARGE)."""
-    if prim not in _HOST_AT_ANY_SIZE and any(a.size >= LARGE for a in (*avals, *out_avals)):
+    if (
+        prim not in _HOST_AT_ANY_SIZE
+        and any(a.size >= LARGE for a in (*avals, *out_avals))
+        and _evaluator
+        and _evaluator[0].lowers(prim)
+    ):
         return None
     return IMPL_RULES[prim]
 
@@ -280,13 +284,10 @@ class EvalTrace(Trace):
             # needs no typing rule (as JAX's), the results type themselves.
             return _untyped_results(prim, _run_impl(IMPL_RULES[prim], hosts, params))
         out_avals, impl = _signature_entry(prim, [get_aval(x) for x in args], params)
-        if impl is None and _evaluator[0].lowers(prim):
+        if impl is None:
             return _compiled(prim, args, params)
         return _finish(
-            prim,
-            out_avals,
-            _run_impl(impl or IMPL_RULES[prim], hosts, params),
-            hosts if user_data else None,
+            prim, out_avals, _run_impl(impl, hosts, params), hosts if user_data else None
         )
 
 
@@ -712,8 +713,7 @@ def _dot_general_impl(
 
     Each operand is laid out as (batch, free, contracting) and flattened to
     one 3-d array: ``matmul`` then calls BLAS for floats (multi-threaded),
-    where ``einsum`` ran one core's loops (an f32 2000x784 by 784x1024
-    product ran 4-9 times JAX's time that way).
+    where ``einsum`` runs one core's loops, several times slower.
 
     >>> x = np.arange(6.0).reshape(2, 3)
     >>> _dot_general_impl(x, x, dimension_numbers=(((1,), (1,)), ((), ())))
@@ -731,7 +731,7 @@ def _dot_general_impl(
     y = np.transpose(rhs, (*rb, *rc, *rf)).reshape(b, k, n)
     # A large product is written where the device backend can take it
     # without a copy: the large operations after it are compiled (see LARGE),
-    # and copying an unaligned f32[8192, 1024] for them cost more than the op.
+    # and copying an unaligned product for them costs as much as the op.
     out = backend().empty((b, m, n), x.dtype) if b * m * n >= _ALIGNED_PRODUCT else None
     product: Array = np.matmul(x, y, out=out)
     return product.reshape((*batch, *lfree, *rfree))
