@@ -42,7 +42,9 @@ import numpy as np
 import didax
 import didax.numpy as dnp
 
+# Both libraries in 64 bits (neither's default): the programs are float64.
 jax.config.update("jax_enable_x64", True)
+didax.config.update("jax_enable_x64", True)
 
 N: Final = 3  # the side of every value's square shape
 BATCH: Final = 2  # vmap's batch size
