@@ -363,10 +363,10 @@ def test_a_large_eager_numpy_call_is_one_compiled_program() -> None:
     x = dx.device_put(np.ones((ev.LARGE // 8, 8), np.float32))
     b = dnp.arange(8, dtype=dnp.float32)
     try:
-        ev._compiled = spy  # type: ignore[assignment]
+        ev._compiled = spy
         out = x + b
     finally:
-        ev._compiled = real  # type: ignore[assignment]
+        ev._compiled = real
     # One jitted program: no eager primitive ran (not a broadcast, then an add).
     assert seen == []
     assert out._host is None

@@ -645,3 +645,17 @@ def test_threads_calling_with_numpy_arguments_each_get_their_own_results() -> No
     for t in threads:
         t.join()
     assert not errors, errors[0]
+
+
+def test_a_rank0_numpy_argument_passes_a_kept_copy_of_its_value() -> None:
+    # As a NumPy scalar does (x * 2's weak scalar is one): keyed by its bytes,
+    # so writing to the caller's array afterwards changes neither the kept
+    # copy nor the next call's value.
+    f = dx.jit(lambda x, s: x * s)
+    s = np.array(2.0, np.float32)
+    x = dx.device_put(np.ones(3, np.float32))
+    first = f(x, s)
+    s[()] = 5.0
+    np.testing.assert_array_equal(np.asarray(first), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(np.asarray(f(x, s)), [5.0, 5.0, 5.0])
+    assert to_buffer(np.float32(2.0)) is to_buffer(np.float32(2.0))

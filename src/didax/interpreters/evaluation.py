@@ -219,7 +219,7 @@ def _route(
 def _signature_entry(
     prim: Primitive, avals: list[ShapedArray], params: dict[str, Any]
 ) -> tuple[list[ShapedArray], ImplRule | None]:
-    key = (prim, *avals, *params.items()) if params else (prim, *avals)
+    key: tuple[object, ...] | None = (prim, *avals, *params.items()) if params else (prim, *avals)
     try:
         entry = _SIGNATURES.get(key)
     except TypeError:  # an unhashable param: typed every time

@@ -549,7 +549,7 @@ def _arguments(const_buffers: Sequence[xla.Buffer], args: Sequence[Any]) -> tupl
             values.append(x.buffer)
         elif type(x) is np.ndarray:
             if x.ndim == 0:
-                values.append(_numpy_scalar_buffer(x[()]))
+                values.append(_numpy_scalar_buffer(x))
             else:  # see ``Compiled._execute``
                 values.append(x)
                 host = True
@@ -596,10 +596,12 @@ def _scalar_buffer(x: bool | int | float | complex) -> xla.Buffer:
     return buffer if buffer is not None else _keep_scalar(key, x)
 
 
-def _numpy_scalar_buffer(x: np.generic) -> xla.Buffer:
-    key = (type(x), x.tobytes(), x64_enabled())
+def _numpy_scalar_buffer(x: np.generic | np.ndarray[Any, Any]) -> xla.Buffer:
+    """A NumPy scalar's (or rank-0 array's) kept device copy, keyed by its dtype and bytes."""
+    key = (x.dtype, x.tobytes(), x64_enabled())
     buffer = _SCALAR_BUFFERS.get(key)
-    return buffer if buffer is not None else _keep_scalar(key, x)
+    # np.array copies: the kept buffer must never alias the caller's memory.
+    return buffer if buffer is not None else _keep_scalar(key, np.array(x))
 
 
 def _keep_scalar(key: Hashable, x: Any) -> xla.Buffer:
