@@ -39,6 +39,7 @@ from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.flops import FLOPS_RULES
 from didax.interpreters.jvp import JVP_RULES
 from didax.interpreters.partial_eval import PE_RULES
+from didax.interpreters.special import XLA_DEFINED
 from didax.interpreters.transpose import TRANSPOSE_RULES
 from didax.ir.passes import DCE_RULES
 from didax.lowering.mlir import LOWERING_RULES, PLATFORMS
@@ -67,22 +68,7 @@ HIGHER_ORDER: Final = {"jit", "cond", "while", "scan", "checkpoint"}
 SPECIAL_NAMES: Final = tuple(p.name for p in SPECIAL_PRIMITIVES)
 
 # The special functions XLA defines (chlo ops it expands with its own algorithms).
-SPECIAL_XLA_DEFINED: Final = (
-    "erf",
-    "erfc",
-    "erf_inv",
-    "lgamma",
-    "digamma",
-    "polygamma",
-    "sinh",
-    "cosh",
-    "asin",
-    "acos",
-    "atan",
-    "asinh",
-    "acosh",
-    "atanh",
-)
+SPECIAL_XLA_DEFINED: Final = tuple(p.name for p in XLA_DEFINED)
 
 # (primitive name, table name) -> why that primitive needs no rule in that table.
 EXEMPT: Final[dict[tuple[str, str], str]] = {

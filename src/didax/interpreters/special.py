@@ -52,7 +52,7 @@ from didax.interpreters.jvp import JVP_RULES, Zero, _defjvp
 
 Array = np.ndarray[Any, Any]
 
-__all__ = ["FLOPS_PER_ELEMENT"]
+__all__ = ["FLOPS_PER_ELEMENT", "XLA_DEFINED"]
 
 
 # --- impl rules -----------------------------------------------------------------------
@@ -71,6 +71,10 @@ _NUMPY_SPECIAL: Final[dict[Primitive, ImplRule]] = {
 }
 for _prim, _fn in _NUMPY_SPECIAL.items():
     IMPL_RULES.register(_prim, _fn)
+
+# The functions XLA defines by its own algorithms: no impl rule, so eager
+# evaluation compiles them (see the module's design rules).
+XLA_DEFINED: Final = tuple(p for p in special.SPECIAL_PRIMITIVES if p not in _NUMPY_SPECIAL)
 
 
 # --- jvp rules ------------------------------------------------------------------------
