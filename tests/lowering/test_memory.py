@@ -89,10 +89,10 @@ _ARRAYS = textwrap.dedent(
         f(x).block_until_ready()
     gc.collect()
     before = rss_kb()
-    for _ in range(100):  # 1.6 GB made in all, each result dropped at once
+    for _ in range(100):  # 2.4 GB made in all, each result dropped at once
         y = f(x)
         np.asarray(y)[:1]  # read it on the host too
-        z = dnp.sin(y)  # an eager (host) result
+        z = dnp.sin(y)  # an eager result (a million elements: compiled, async)
         del y, z
     gc.collect()
     print(json.dumps({"grown_mb": (rss_kb() - before) / 1024}))
@@ -110,9 +110,12 @@ def test_arrays_are_freed_when_their_last_reference_goes() -> None:
         env=_ONE_ARENA,
     )
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    # 1.6 GB of results (device and host) were made, a few alive at a time:
-    # measured growth 24-40 MB (the allocator's slack); a leak would be GBs.
-    assert result["grown_mb"] < 100, result
+    # 2.4 GB of results were made, a few alive at a time. Measured growth:
+    # 0-24 MB when the eager sin ran in NumPy, 33-74 MB (once 105, on a loaded
+    # machine) since it runs compiled and asynchronously: XLA's allocations
+    # leave more slack in the allocator, the same after 100, 300 or 600
+    # iterations. A leak of even a tenth of what was made would be 240 MB.
+    assert result["grown_mb"] < 200, result
 
 
 _CLOSURES = textwrap.dedent(
