@@ -11,6 +11,7 @@ the default mode too. Each item's mode is set for its duration, whatever
 the item before it left.
 """
 
+import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,10 +22,14 @@ import numpy as np
 import pytest
 
 import didax as dx
+from didax.interpreters.evaluation import compiled_route
 
 TESTS: Final = Path(__file__).parent / "tests"
 # DIDAX_TESTS_X64=0 runs the suite in the default mode too (see tests/conftest.py).
 _SUITE_X64: Final = os.environ.get("DIDAX_TESTS_X64", "1") != "0"
+# DIDAX_TESTS_EAGER=compiled runs every eager primitive by its compiled route,
+# as on an accelerator (a survey of the device path on a CPU-only machine).
+_COMPILED_EAGER: Final = os.environ.get("DIDAX_TESTS_EAGER") == "compiled"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -52,8 +57,10 @@ def _x64_mode(request: pytest.FixtureRequest) -> Iterator[None]:
     previous, previous_jax = dx.config.jax_enable_x64, jax_config.read("jax_enable_x64")
     dx.config.update("jax_enable_x64", want)
     jax_config.update("jax_enable_x64", want)
+    route = compiled_route() if _COMPILED_EAGER else contextlib.nullcontext()
     try:
-        yield
+        with route:
+            yield
     finally:
         dx.config.update("jax_enable_x64", previous)
         jax_config.update("jax_enable_x64", previous_jax)
