@@ -112,7 +112,7 @@ def per_example(
     reads it after the call has returned) and copies others; didax passes
     them as they are to a short program (this one) or an aligned one to
     any, and returns once the program has run, and copies others into
-    reused aligned host arrays (see ``didax.lowering.dispatch``).
+    reused aligned host arrays (see ``didax.lowering.host_arguments``).
     Where a NumPy array lands is up to the allocator, so both cases are
     timed. With ``refill`` each call
     first writes the next of two batches into the argument arrays, as a

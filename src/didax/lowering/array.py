@@ -7,7 +7,7 @@ Design rules:
 - On a CPU, a buffer's host view shares its memory (``host_is_device``), so
   eager primitives on small arrays run on the host with no transfer; on an
   accelerator every eager primitive is computed on the device by XLA
-  (``dispatch.apply_primitive``), host data transferred once, at first use.
+  (``eager.apply_primitive``), host data transferred once, at first use.
 """
 
 from __future__ import annotations

@@ -79,6 +79,7 @@ from didax.core.lax.linalg import (
     svd_p,
     triangular_solve_p,
 )
+from didax.lowering.kernel_targets import gpu_linalg_target, gpu_solver_target, lapack_target
 from didax.lowering.mlir import (
     LOWERING_RULES,
     IrValue,
@@ -89,7 +90,6 @@ from didax.lowering.mlir import (
     full,
 )
 from didax.lowering.rules import compare
-from didax.lowering.xla import gpu_linalg_target, gpu_solver_target, lapack_target
 
 __all__: list[str] = []
 

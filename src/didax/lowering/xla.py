@@ -131,11 +131,10 @@ def ir_context() -> ir.Context:
     A context interns every type and attribute made in it (a new
     ``tensor<Nxf64>`` per new shape) and frees them only with itself, so a
     long-lived context grows with every new shape compiled. One per module
-    costs ~0.2 ms and dies with the module (when the compile cache evicts
-    it). Measured with a stream of new shapes and full caches: ~40 KB of
-    memory held per shape with one shared context, ~3 KB with this; sharing
-    a context among a few modules was worse still (see
-    tests/lowering/test_memory.py).
+    costs little and dies with the module (when the compile cache evicts
+    it); a shared context held far more memory per new shape, and sharing
+    one among a few modules was worse still (docs/performance.md, "Dispatch
+    internals"; tests/lowering/test_memory.py bounds it).
     """
     return make_ir_context()
 
@@ -227,71 +226,6 @@ def platform() -> str:
     """
     name: str = _xla_bridge.canonicalize_platform(_backend().platform)
     return name
-
-
-# The LAPACK kernels jaxlib registers with XLA for CPUs (typed FFI custom
-# calls): importing JAX's linalg module registers them, ``prepare_lapack_call``
-# loads the LAPACK library they call and names the kernel for a dtype.
-_LAPACK_PREFIX: Final = {
-    np.dtype(np.float32): "s",
-    np.dtype(np.float64): "d",
-    np.dtype(np.complex64): "c",
-    np.dtype(np.complex128): "z",
-}
-
-
-def lapack_target(fn_base: str, dtype: np.dtype[Any]) -> str:
-    """The custom-call target of LAPACK's ``fn_base`` (``"getrf_ffi"``...) for ``dtype``.
-
-    >>> lapack_target("getrf_ffi", np.dtype(np.float64))
-    'lapack_dgetrf_ffi'
-    >>> lapack_target("heevd_ffi", np.dtype(np.complex64))
-    'lapack_cheevd_ffi'
-    """
-    from jax._src.lax import linalg as _jax_linalg  # noqa: F401  (registers the targets)
-    from jaxlib import lapack as _lapack
-
-    if dtype not in _LAPACK_PREFIX:
-        raise NotImplementedError(f"no LAPACK kernel for {dtype}")
-    name: str = _lapack.prepare_lapack_call(fn_base, dtype)  # type: ignore[no-untyped-call]
-    return name
-
-
-# The GPU kernels jaxlib's CUDA (ROCm) plugin registers with XLA as typed FFI
-# targets (jaxlib's gpu_solver and gpu_linalg modules; importing JAX's linalg
-# module registers them where the plugin is installed). Their names carry
-# the platform's prefix and, unlike LAPACK's, no dtype: the kernels read it
-# from their operands. Names, attributes and operand layouts are the same in
-# jax/jaxlib 0.10.2 and 0.11.0 up to 0.11.1's development (jax/_src/lax/
-# linalg.py, jaxlib/gpu_solver.py, jaxlib/gpu_linalg.py and the kernels'
-# attribute decoders compared): there is no version to decide on yet.
-_GPU_PREFIX: Final = {"cuda": "cu", "rocm": "hip"}
-
-
-def _gpu_prefix(platform: str) -> str:
-    from jax._src.lax import linalg as _jax_linalg  # noqa: F401  (registers the targets)
-
-    if platform not in _GPU_PREFIX:
-        raise NotImplementedError(f"no GPU solver kernels on platform {platform!r}")
-    return _GPU_PREFIX[platform]
-
-
-def gpu_solver_target(platform: str, fn_base: str) -> str:
-    """The custom-call target of cuSOLVER's (hipSOLVER's) ``fn_base`` on ``platform``.
-
-    >>> gpu_solver_target("cuda", "getrf")
-    'cusolver_getrf_ffi'
-    """
-    return f"{_gpu_prefix(platform)}solver_{fn_base}_ffi"
-
-
-def gpu_linalg_target(platform: str, fn_base: str) -> str:
-    """The custom-call target of jaxlib's own GPU linear-algebra kernel ``fn_base``.
-
-    >>> gpu_linalg_target("cuda", "lu_pivots_to_permutation")
-    'cu_lu_pivots_to_permutation'
-    """
-    return f"{_gpu_prefix(platform)}_{fn_base}"
 
 
 def module_bytecode(module: ir.Module) -> bytes:
@@ -553,13 +487,10 @@ def fast_dispatch(
 
     The returned function takes the x64 mode, then the program's arguments
     as device buffers, NumPy arrays or Python scalars, and returns its
-    result buffers. NumPy arrays go to the device in C++, with the launch:
-    per-example gradients with 66 KB of NumPy arguments took 76 µs a call
-    this way (the C++ call and wrapping its result), against 113 µs for
-    didax's whole jitted call through three Python-level transfers, and
-    69 µs for JAX's (one process, alternating rounds; the caller's arrays
-    passed uncopied). jaxlib reads a NumPy array's memory
-    after the call has returned (it aliases a 64-byte-aligned one and
+    result buffers. NumPy arrays go to the device in C++, with the launch,
+    which costs far less than transfers made from Python one by one
+    (docs/performance.md, "Dispatch internals"). jaxlib reads a NumPy
+    array's memory after the call has returned (it aliases a 64-byte-aligned one and
     copies others on a worker thread): pass only arrays nobody writes to
     until the results are ready.
 
@@ -651,7 +582,7 @@ def to_device(x: np.ndarray[Any, Any], copy: bool = False) -> Buffer:
     """Copies a NumPy array to ``device()``, keeping 64-bit dtypes.
 
     Goes straight to jaxlib's batched transfer: ``jax.device_put`` costs
-    about 15x more per call in Python overhead. On a CPU the buffer may
+    many times more per call in Python overhead. On a CPU the buffer may
     alias ``x``'s memory (read when a program runs, maybe after the call
     has returned) unless ``copy``: only data nobody writes to may be
     aliased (an Array's own host data).

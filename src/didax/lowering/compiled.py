@@ -1,0 +1,271 @@
+"""Compiled programs and the compile cache: a jaxpr compiled once, then run on any arguments.
+
+Design rules:
+- One process-wide compile cache, an ``LRUCache`` keyed by the jaxpr's
+  structural fingerprint (which includes its input types), never by object
+  identity: re-creating ``jit(f)``, or transforming it again, finds the
+  executable compiled before.
+- A key is compiled once even when many threads ask for it at once.
+- One dispatch path: ``Compiled.run`` executes every single-device
+  program, whether the api's jit cache-hit path, a nested eager jit call,
+  or any primitive applied eagerly by the compiled route (``eager``).
+  How its arguments reach it is ``host_arguments``' concern; results come
+  back as Arrays.
+- A program over several devices (sharded arguments, or shardings asked
+  of jit) is a ``ShardedCompiled``: the same interface, compiled once for
+  its ``SpmdLayout`` by XLA's SPMD partitioner; it lays each argument out
+  as the program expects (an Array already laid out so passes its buffer).
+  Single-device programs never see a sharded Array (its jit key differs),
+  so ``Compiled``'s path has no sharding check.
+- On the CPU host platform a sharded program is waited for before the call
+  returns: its "devices" are threads of one process, and with programs
+  with collectives still in flight on some of them, XLA's in-process
+  rendezvous can deadlock (seen here with 8 host devices on 2 cores: a
+  loop of 300 asynchronous data-parallel steps hangs after 50 to 100, in
+  JAX 0.10.2 as in didax). The CPU does the work either way, so waiting
+  costs little; accelerators keep asynchronous dispatch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any, Final, final
+
+import attrs
+from jaxlib.mlir import ir
+
+from didax.core.abstract import ShapedArray
+from didax.core.array import Array
+from didax.core.cache import CacheInfo, LRUCache
+from didax.core.sharding import NamedSharding
+from didax.core.values import as_array
+from didax.ir.fingerprint import fingerprint
+from didax.ir.jaxpr import Jaxpr
+from didax.lowering import persistent_cache, xla
+from didax.lowering.array import BACKEND
+from didax.lowering.host_arguments import HostArguments, call_values, to_buffer
+from didax.lowering.mlir import SpmdAnnotations, lower_to_module
+from didax.lowering.sharding import (
+    SpmdLayout,
+    device_order,
+    named_from_hlo,
+    put,
+    sharded_result_handlers,
+)
+
+
+class _Inspectable:
+    """What both kinds of compiled program show: the module's text, XLA's costs and HLO."""
+
+    executable: xla.Executable
+    module: ir.Module
+
+    @property
+    def text(self) -> str:
+        with self.module.context:
+            return str(self.module)
+
+    def cost_analysis(self) -> dict[str, float]:
+        """XLA's cost estimates for this executable (``flops``, ``transcendentals``, bytes)."""
+        return xla.cost_analysis(self.executable)
+
+    def optimized_hlo(self) -> str:
+        """The HLO XLA compiled (for one device of an SPMD program, collectives included)."""
+        return xla.optimized_hlo(self.executable)
+
+
+@final
+@attrs.frozen(eq=False)
+class Compiled(_Inspectable):
+    """An executable with the types of its parameters and results, and its module.
+
+    Arrays pass their device buffers. A call with NumPy arguments runs
+    through jaxlib's C++ dispatch (``xla.fast_dispatch``), which moves them
+    to the device (``HostArguments.call`` says when it may read them); a
+    call on device buffers alone calls the executable directly, which
+    costs less than that dispatch's signature checks.
+    """
+
+    executable: xla.Executable
+    in_avals: tuple[ShapedArray, ...]
+    out_avals: tuple[ShapedArray, ...]
+    module: ir.Module
+    handlers: list[xla.ResultHandler] = attrs.field(init=False)
+    fast: xla.FastCall = attrs.field(init=False)
+    # How calls on NumPy arguments run: host copies, whether a call waits.
+    host_arguments: HostArguments = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        outs = [(a.shape, a.dtype) for a in self.out_avals]
+        handlers = xla.result_handlers(outs)
+        executable = self.executable
+
+        def slow(*args: Any) -> list[xla.Buffer]:
+            # Not a method: the fast path must not hold this object (a cycle
+            # through jaxlib's C++ function would outlive the compile cache).
+            buffers = [x if xla.is_buffer(x) else to_buffer(x) for x in args]
+            return xla.execute(executable, buffers, handlers)
+
+        fast = xla.fast_dispatch(executable, len(self.in_avals), outs, slow)
+        sizes = [a.size * a.dtype.itemsize for a in self.out_avals]
+        object.__setattr__(self, "handlers", handlers)
+        object.__setattr__(self, "fast", fast)
+        object.__setattr__(self, "host_arguments", HostArguments(sizes))
+
+    def run(
+        self,
+        const_buffers: Sequence[xla.Buffer],
+        args: Sequence[Any],
+        donated: frozenset[int] = frozenset(),
+    ) -> list[Array]:
+        """Executes on constants already on the device, then ``args``.
+
+        ``donated`` holds the positions (in ``args``) of arguments the program
+        was compiled to donate: an Array whose buffer XLA took is deleted, as
+        JAX's; other values are given fresh buffers, never a shared one.
+        """
+        if donated:
+            return self._run_donating(const_buffers, args, donated)
+        outs = self._execute(*call_values(const_buffers, args))
+        wrap = Array.from_buffer
+        return [wrap(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
+
+    def run_single(self, const_buffers: Sequence[xla.Buffer], args: Sequence[Any]) -> Array:
+        """``run`` for a program with one result (the jit hit path's common case)."""
+        (out,) = self._execute(*call_values(const_buffers, args))
+        return Array.from_buffer(out, self.out_avals[0])
+
+    def _execute(self, values: list[Any], host: bool) -> list[xla.Buffer]:
+        if not host:
+            return xla.execute(self.executable, values, self.handlers)
+        return self.host_arguments.call(self.fast, values)
+
+    def _run_donating(
+        self, const_buffers: Sequence[xla.Buffer], args: Sequence[Any], donated: frozenset[int]
+    ) -> list[Array]:
+        buffers = list(const_buffers)
+        for i, x in enumerate(args):
+            if i in donated and type(x) is not Array:
+                buffers.append(xla.to_device(as_array(x), copy=True))
+            else:
+                buffers.append(to_buffer(x))
+        outs = xla.execute(self.executable, buffers, self.handlers)
+        for i in donated:
+            x = args[i]
+            if type(x) is Array and buffers[len(const_buffers) + i].is_deleted():
+                x.delete()
+        wrap = Array.from_buffer
+        return [wrap(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
+
+    def place_consts(self, consts: Sequence[Any]) -> tuple[xla.Buffer, ...]:
+        """The constants' device buffers, made once per traced program."""
+        return tuple(map(to_buffer, consts))
+
+
+@final
+@attrs.frozen(eq=False)
+class ShardedCompiled(_Inspectable):
+    """An SPMD executable over a mesh: ``Compiled``'s interface; arguments laid out by ``layout``.
+
+    Results whose layout was not asked for take XLA's choice, read back
+    from the executable as ``NamedSharding``s on the program's mesh.
+    """
+
+    executable: xla.Executable
+    out_avals: tuple[ShapedArray, ...]
+    module: ir.Module
+    layout: SpmdLayout
+    out_shardings: tuple[NamedSharding, ...] = attrs.field(init=False)
+    handlers: list[xla.ResultHandler] = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        chosen = xla.output_shardings(self.executable)
+        mesh = self.layout.mesh
+        if len(chosen) != len(self.out_avals):
+            # A one-device program reports no shardings: everything is whole.
+            chosen = [None] * len(self.out_avals)
+        outs = tuple(
+            asked if asked is not None else named_from_hlo(mesh, a.ndim, c)
+            for asked, a, c in zip(self.layout.out_shardings, self.out_avals, chosen, strict=True)
+        )
+        object.__setattr__(self, "out_shardings", outs)
+        object.__setattr__(self, "handlers", sharded_result_handlers(self.out_avals, outs))
+
+    def place_consts(self, consts: Sequence[Any]) -> tuple[xla.Buffer, ...]:
+        return tuple(put(c, s) for c, s in zip(consts, self.layout.in_shardings, strict=False))
+
+    def run(
+        self,
+        const_buffers: Sequence[xla.Buffer],
+        args: Sequence[Any],
+        donated: frozenset[int] = frozenset(),
+    ) -> list[Array]:
+        """Executes on constants already placed, then ``args`` (laid out as the program expects).
+
+        Donation is a hint XLA may take; a sharded program does not take it.
+        """
+        buffers = list(const_buffers)
+        shardings = self.layout.in_shardings[len(buffers) :]
+        for x, s in zip(args, shardings, strict=True):
+            buffers.append(put(x, s))
+        outs = xla.execute(self.executable, buffers, self.handlers)
+        if BACKEND.host_is_device:
+            for b in outs:
+                b.block_until_ready()
+        wrap = Array.from_sharded
+        return [
+            wrap(b, a, s) for b, a, s in zip(outs, self.out_avals, self.out_shardings, strict=True)
+        ]
+
+    def run_single(self, const_buffers: Sequence[xla.Buffer], args: Sequence[Any]) -> Array:
+        return self.run(const_buffers, args)[0]
+
+
+AnyCompiled = Compiled | ShardedCompiled
+
+COMPILE_CACHE: Final[LRUCache[AnyCompiled]] = LRUCache(maxsize=1024)
+
+
+def compile_cache_info() -> CacheInfo:
+    """Hits, misses and size of the process-wide cache of compiled executables."""
+    return COMPILE_CACHE.info()
+
+
+def spmd_annotations(jaxpr: Jaxpr, layout: SpmdLayout) -> SpmdAnnotations:
+    return SpmdAnnotations(
+        layout.num_partitions,
+        tuple(layout.in_texts(jaxpr.in_avals)),
+        tuple(layout.out_texts(jaxpr.out_avals)),
+    )
+
+
+def compile_jaxpr(
+    jaxpr: Jaxpr,
+    name: str = "main",
+    donated: frozenset[int] = frozenset(),
+    layout: SpmdLayout | None = None,
+) -> AnyCompiled:
+    """The executable for ``jaxpr`` (constant-free), compiled at most once per program.
+
+    Keyed by the fingerprint, which is computed once per jaxpr object: a
+    nested eager jit call finds its executable with two dict lookups. The
+    inputs at the positions in ``donated`` are donated to XLA. With a
+    ``layout``, one SPMD program for its mesh (not kept on disk).
+    """
+    if layout is not None:
+
+        def build_spmd() -> AnyCompiled:
+            module = lower_to_module(jaxpr, name, spmd=spmd_annotations(jaxpr, layout))
+            choose = [s is None for s in layout.out_shardings]
+            executable = xla.compile_spmd(module, device_order(layout.mesh), choose)
+            return ShardedCompiled(executable, jaxpr.out_avals, module, layout)
+
+        return COMPILE_CACHE.get_or_create((fingerprint(jaxpr), layout), build_spmd)
+
+    def build() -> AnyCompiled:
+        module = lower_to_module(jaxpr, name, donated)
+        executable = persistent_cache.compile_module(module)
+        return Compiled(executable, jaxpr.in_avals, jaxpr.out_avals, module)
+
+    key: Hashable = (fingerprint(jaxpr), donated) if donated else fingerprint(jaxpr)
+    return COMPILE_CACHE.get_or_create(key, build)
