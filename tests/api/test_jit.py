@@ -371,6 +371,50 @@ def test_lower_as_text_and_compile() -> None:
         compiled(np.ones(4), np.ones(4))
 
 
+_KEY_CASES: list[tuple[str, dict[str, Any], tuple[Any, ...], dict[str, Any]]] = [
+    ("device Arrays", {}, (dx.device_put(np.ones(3, np.float32)), np.float32(2)), {}),
+    ("NumPy arrays, a rank-0 one too", {}, (np.ones((2, 3)), np.array(2.0)), {}),
+    ("Python scalars", {}, (2.0, 3, True, 1j), {}),
+    ("NumPy scalars", {}, (np.float32(2), np.int8(3)), {}),
+    ("pytrees", {}, ({"a": np.ones(2)}, [1.0, np.ones(2)]), {}),
+    ("keywords", {}, (np.ones(2),), {"y": 2.0}),
+    ("static arguments", {"static_argnums": 1}, (np.ones(2), 3), {}),
+    ("donated arguments", {"donate_argnums": 0}, (np.ones(2), 2.0), {}),
+]
+
+
+@pytest.mark.parametrize(
+    ("options", "args", "kwargs"), [c[1:] for c in _KEY_CASES], ids=[c[0] for c in _KEY_CASES]
+)
+def test_a_call_its_hit_and_lower_key_the_trace_cache_alike(
+    options: dict[str, Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    """One key function: the miss inserts under the key the hit path and ``lower`` look up."""
+    from didax.core.config import dispatch_mode, trace_mode
+
+    traces: list[int] = []
+
+    def fun(*xs: Any, **kw: Any) -> Any:
+        traces.append(1)
+        return jax.tree_util.tree_leaves((xs, kw))
+
+    f = dx.jit(fun, **options)
+    want = f(*args, **kwargs)  # a miss: traced, compiled, inserted
+    assert len(traces) == 1
+    (key,) = f._cache._data
+    assert f._cache_key(args, kwargs, trace_mode())[0] == key  # the miss path's key
+    assert f._cache_key(args, kwargs, dispatch_mode())[0] == key  # the hit path's
+    (entry,) = f._cache._data.values()
+    got = f(*args, **kwargs)
+    assert len(traces) == 1  # found, not traced again
+    assert f.cache_info().misses == 1
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    lowered = f.lower(*args, **kwargs)
+    assert len(traces) == 1  # lower finds the call's program
+    assert lowered._entry is entry
+
+
 def test_nested_identical_jaxprs_are_emitted_once() -> None:
     inner = dx.jit(lambda x: lax.exp(lax.neg(x)))
     outer = dx.jit(lambda x: lax.add(inner(x), inner(lax.mul(x, 2.0))))

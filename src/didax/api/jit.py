@@ -1,12 +1,14 @@
 """``jit``: trace once per signature, compile once per program, then just call XLA.
 
 Design rules:
-- Calling a jitted function first flattens its arguments and computes a
-  *signature*: the pytree structure, each leaf's type, and the static
-  arguments. The per-function trace cache maps a signature to the traced,
-  closure-converted jaxpr, its constants (already on the device) and its
-  compiled executable. A hit does one lookup and one XLA call: no tracing,
-  no lowering, no fingerprinting.
+- Calling a jitted function first computes its trace-cache key: the
+  pytree structure, each leaf's type, the static arguments and the trace
+  mode (``trace_cache``). The per-function trace cache maps a key to the
+  traced, closure-converted jaxpr, its constants (already on the device)
+  and its compiled executable. A hit does one lookup and one XLA call: no
+  tracing, no lowering, no fingerprinting.
+- One function makes every key (``Jitted._cache_key``): the hit path, the
+  miss path that inserts and ``lower`` cannot disagree on a signature.
 - The trace cache is used only when the call is not under a transformation
   (the current trace is eager evaluation): under one, the function may
   close over that transformation's tracers, so it is traced again and bound
@@ -23,44 +25,40 @@ Design rules:
 
 from __future__ import annotations
 
-import builtins
 import functools
-import inspect
-import operator
-import threading
-import weakref
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, Final, cast, final, overload
+from typing import Any, overload
 
-import attrs
 import numpy as np
 from jax import tree_util
 
-from didax.core import dtypes
-from didax.core.abstract import ShapedArray
+from didax.api.aot import CompiledFunction as CompiledFunction
+from didax.api.aot import Lowered as Lowered
+from didax.api.trace_cache import (
+    ARRAY_KINDS,
+    NDARRAY_AVALS,
+    SCALAR_SIGNATURES,
+    Entry,
+    clear_trace_caches,
+    leaf_signature,
+    ndarray_aval,
+    options_for,
+)
 from didax.core.array import Array
-from didax.core.cache import CacheInfo, LRUCache
+from didax.core.cache import CacheInfo
 from didax.core.config import disable_jit, dispatch_mode, flag, trace_mode
 from didax.core.sharding import NamedSharding, SingleDeviceSharding
 from didax.core.source_info import user_frame_summary
 from didax.core.trace import current_trace
-from didax.core.values import ValueKind, get_aval, kind_or_none, value_kind
+from didax.core.values import get_aval, kind_or_none
 from didax.interpreters.evaluation import EVAL_TRACE, check_nans
 from didax.interpreters.jaxpr_transforms import close_over_nothing
 from didax.interpreters.jit import jit_p
 from didax.interpreters.parallel import program_meshes
 from didax.interpreters.staging import trace_to_jaxpr
-from didax.ir.jaxpr import Jaxpr
 from didax.lowering import dispatch
-from didax.lowering.dispatch import (
-    AnyCompiled,
-    compile_cache_info,
-    compile_jaxpr,
-    spmd_annotations,
-)
-from didax.lowering.mlir import lower_to_text
+from didax.lowering.compiled import compile_cache_info, compile_jaxpr
 from didax.lowering.sharding import SpmdLayout, mesh_of, replicated
-from didax.lowering.xla import lowered_cost_analysis
 
 __all__ = [
     "jit",
@@ -70,239 +68,6 @@ __all__ = [
     "compile_cache_info",
     "clear_caches",
 ]
-
-TRACE_CACHE_SIZE: Final = 256
-
-
-@final
-class _Entry:
-    """A traced signature: its jaxpr, constants, output tree and (eagerly) executable."""
-
-    __slots__ = (
-        "compiled",
-        "const_buffers",
-        "consts",
-        "donated",
-        "jaxpr",
-        "out_tree",
-        "single_output",
-    )
-
-    def __init__(self, jaxpr: Jaxpr, consts: tuple[Any, ...], out_tree: Any) -> None:
-        self.jaxpr = jaxpr
-        self.consts = consts
-        self.out_tree = out_tree
-        # A function returning one array: the hit path skips unflattening.
-        self.single_output = tree_util.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1
-        self.compiled: AnyCompiled | None = None
-        self.const_buffers: tuple[Any, ...] = ()
-        self.donated: frozenset[int] = frozenset()  # positions of donated leaves
-
-
-def _leaf_signature(x: Any) -> Hashable:
-    """What tracing depends on about a leaf: its type (shape, dtype, weakness).
-
-    A device Array's signature is its aval, an object its Compiled shares
-    among all its results (equal and usually identical keys: the cheapest
-    dict hit); a NumPy array of the same type has an equal signature.
-    """
-    kind = value_kind(x)
-    if kind is ValueKind.ARRAY:
-        key: Hashable = x.jit_key
-        return key
-    t = type(x)
-    if kind is ValueKind.SCALAR or (kind is ValueKind.HOST and t is not np.ndarray):
-        # A Python scalar's type says its (weak) type; a NumPy scalar's its
-        # dtype (the key also holds the x64 mode, which decides the rest).
-        return cast(Hashable, t)
-    return get_aval(x)
-
-
-# A NumPy array's aval by its shape, dtype and the x64 mode (which makes its
-# dtype canonical): one shared object per type, found without building one.
-# A plain dict, emptied when full: the hit path reads it inline (~0.3 µs an
-# argument; an LRUCache call costs ~1 µs).
-_NDARRAY_AVALS: Final[dict[tuple[Any, ...], ShapedArray]] = {}
-_NDARRAY_AVALS_SIZE: Final = 1024
-
-
-def _ndarray_aval(x: np.ndarray[Any, Any], mode: Hashable) -> ShapedArray:
-    # (mode: the trace mode, whose x64 part makes the dtype canonical.)
-    key = (x.shape, x.dtype, mode)
-    aval = _NDARRAY_AVALS.get(key)
-    if aval is None:
-        if len(_NDARRAY_AVALS) >= _NDARRAY_AVALS_SIZE:
-            _NDARRAY_AVALS.clear()
-        aval = _NDARRAY_AVALS[key] = get_aval(x)
-    return aval
-
-
-_ARRAY_KINDS: Final = frozenset({ValueKind.SCALAR, ValueKind.HOST, ValueKind.ARRAY})
-
-
-def _positional_signature(args: tuple[Any, ...], mode: Hashable) -> tuple[Hashable, ...] | None:
-    """The leaf signatures of positional array arguments, or None if one is not an array.
-
-    One pass, with device Arrays (the common case) read directly: this is
-    the jit cache-hit path's key.
-    """
-    signature: list[Hashable] = []
-    for x in args:
-        if type(x) is Array:
-            signature.append(x.jit_key)
-        elif type(x) is np.ndarray:
-            signature.append(_ndarray_aval(x, mode))
-        elif kind_or_none(x) in _ARRAY_KINDS:
-            signature.append(_leaf_signature(x))
-        else:
-            return None
-    return tuple(signature)
-
-
-def _check_static_args(
-    params: list[inspect.Parameter],
-    positional: list[str],
-    nums: tuple[int, ...],
-    names: tuple[str, ...],
-) -> None:
-    """JAX's checks: static positions and names must exist in the signature (when known)."""
-    for i in nums:
-        operator.index(i)
-    if not params:
-        return
-    kinds = {p.kind for p in params}
-    if inspect.Parameter.VAR_POSITIONAL not in kinds:
-        n = len(positional)
-        if builtins.any(not -n <= i < n for i in nums):
-            raise ValueError(
-                f"Jitted function has static_argnums={nums}, but only accepts {n} "
-                "positional arguments."
-            )
-    if inspect.Parameter.VAR_KEYWORD not in kinds:
-        known = {p.name for p in params}
-        bad = {m for m in names if m not in known}
-        if bad:
-            raise ValueError(
-                f"Jitted function has invalid argnames {bad} in static_argnames. "
-                "Function does not take these args."
-            )
-
-
-def _donated_args(
-    positional: list[str],
-    donate_argnums: int | Sequence[int],
-    donate_argnames: str | Sequence[str],
-    static_nums: frozenset[int],
-    static_names: frozenset[str],
-) -> tuple[frozenset[int], frozenset[str]]:
-    """The positions and names of donated arguments, checked as JAX checks them."""
-    nums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
-    names = (donate_argnames,) if isinstance(donate_argnames, str) else tuple(donate_argnames)
-    for i in nums:
-        operator.index(i)
-    if positional:
-        n = len(positional)
-        if builtins.any(not -n <= i < n for i in nums):
-            raise ValueError(
-                f"Jitted function has donate_argnums={nums}, but only accepts {n} "
-                "positional arguments."
-            )
-        nums = tuple(i % n for i in nums)
-    donated = frozenset(nums + tuple(positional.index(m) for m in names if m in positional))
-    both = (donated & static_nums) | {positional.index(m) for m in names if m in static_names}
-    if both:
-        clash = sorted(positional[i] if i < len(positional) else str(i) for i in both)
-        raise ValueError(f"static and donated arguments cannot intersect: {clash} are both")
-    return donated, frozenset(names) | {positional[i] for i in donated if i < len(positional)}
-
-
-@final
-@attrs.frozen(eq=False)
-class _Options:
-    """A jitted function's checked options, and its trace cache.
-
-    Shared by every ``jit(fun, ...)`` of the same ``fun`` and options (see
-    ``_options_for``): a re-created ``jit(f)`` finds the signatures traced
-    before and retraces nothing, as JAX's process-wide cache.
-    """
-
-    static_nums: frozenset[int]
-    static_names: frozenset[str]
-    donated: frozenset[int]
-    donated_names: frozenset[str]
-    in_shardings: Any = None
-    out_shardings: Any = None
-    cache: LRUCache[_Entry] = attrs.field(factory=lambda: LRUCache(maxsize=TRACE_CACHE_SIZE))
-
-
-def _check_options(
-    fun: Callable[..., Any],
-    static_argnums: int | Sequence[int],
-    static_argnames: str | Sequence[str],
-    donate_argnums: int | Sequence[int],
-    donate_argnames: str | Sequence[str],
-    in_shardings: Any = None,
-    out_shardings: Any = None,
-) -> _Options:
-    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
-    # Like JAX: a static parameter may be passed by position or by name.
-    try:
-        params = list(inspect.signature(fun).parameters.values())
-    except (TypeError, ValueError):
-        params = []
-    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    try:
-        _check_static_args(params, positional, nums, names)
-    except (TypeError, ValueError) as e:
-        e.add_note(f"at {user_frame_summary()}")
-        raise
-    if positional and all(p.kind != p.VAR_POSITIONAL for p in params):
-        nums = tuple(i % len(positional) for i in nums)
-    static_nums = frozenset(nums + tuple(positional.index(n) for n in names if n in positional))
-    static_names = frozenset(names + tuple(positional[i] for i in nums if 0 <= i < len(positional)))
-    donated, donated_names = _donated_args(
-        positional, donate_argnums, donate_argnames, static_nums, static_names
-    )
-    return _Options(static_nums, static_names, donated, donated_names, in_shardings, out_shardings)
-
-
-# The options and trace caches of every jitted function, held weakly by the
-# function: they go with it. Bounded by the functions alive (each cache by
-# TRACE_CACHE_SIZE); ``clear_caches`` empties every cache.
-_SHARED: Final[weakref.WeakKeyDictionary[Any, dict[Hashable, _Options]]] = (
-    weakref.WeakKeyDictionary()
-)
-_SHARED_LOCK: Final = threading.Lock()
-
-
-def _options_for(fun: Callable[..., Any], *options: Any) -> _Options:
-    """``fun``'s checked options and trace cache, shared among its jits with equal options."""
-    try:
-        key = tuple(_hashable(o) for o in options)
-        hash(key)
-        per_fun = _SHARED.get(fun)
-    except TypeError:  # an unhashable option, or a function that is not weakly referable
-        return _check_options(fun, *options)
-    if per_fun is not None:
-        found = per_fun.get(key)
-        if found is not None:
-            return found
-    checked = _check_options(fun, *options)
-    try:
-        with _SHARED_LOCK:
-            return _SHARED.setdefault(fun, {}).setdefault(key, checked)
-    except TypeError:
-        return checked
-
-
-def _hashable(option: Any) -> Hashable:
-    if isinstance(option, (list, tuple)):
-        return tuple(_hashable(o) for o in option)
-    if isinstance(option, dict):
-        return tuple(sorted((k, _hashable(v)) for k, v in option.items()))
-    key: Hashable = option
-    return key
 
 
 def _is_sharding_leaf(s: Any) -> bool:
@@ -334,23 +99,8 @@ def clear_caches() -> None:
     compiles again (or loads from the persistent cache, if one is set).
     """
     # Entries are emptied, not dropped: jitted functions alive keep theirs.
-    with _SHARED_LOCK:
-        caches = [o.cache for per_fun in _SHARED.values() for o in per_fun.values()]
-    for cache in caches:
-        cache.clear()
+    clear_trace_caches()
     dispatch.clear_caches()
-
-
-# The leaf signatures the hit path reads without a call: a device Array's
-# aval, and a scalar's type: a Python scalar's says its weak type, a NumPy
-# scalar's its dtype (``_leaf_signature``; the x64 mode is keyed too).
-_SCALAR_SIGNATURES: Final[dict[type, Hashable]] = {
-    float: float,
-    int: int,
-    bool: bool,
-    complex: complex,
-    **{d.type: cast(Hashable, d.type) for d in dtypes.SUPPORTED},
-}
 
 
 class Jitted:
@@ -371,7 +121,7 @@ class Jitted:
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._name = getattr(fun, "__name__", "fun")
-        options = _options_for(
+        options = options_for(
             fun,
             static_argnums,
             static_argnames,
@@ -393,62 +143,70 @@ class Jitted:
     # --- calling ---------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # The cache-hit path: positional device Arrays and Python scalars (the
-        # common case) key the cache by their types and the trace mode (x64,
-        # and the default matmul precision when set), which decides what
-        # tracing produced; a hit is one lookup and the XLA call.
+        # The cache-hit path: one key (``_cache_key``), one lookup, the XLA
+        # call. The dispatch mode is the trace mode, or None when the call
+        # cannot take this path (``jax_disable_jit``, ``jax_debug_nans``).
         mode = dispatch_mode()
-        if mode is not None and self._plain and not kwargs and current_trace() is EVAL_TRACE:
-            # The key _positional_signature builds (the miss path inserts
-            # under it), inlined: a loop reads fastest here (a comprehension
-            # is a call), and an Array's aval is read from its slot.
-            signature: list[Hashable] = [mode]
-            for x in args:
-                if type(x) is Array:
-                    signature.append(x._key)
-                elif type(x) is np.ndarray:
-                    aval = _NDARRAY_AVALS.get((x.shape, x.dtype, mode))
-                    signature.append(aval if aval is not None else _ndarray_aval(x, mode))
-                else:
-                    leaf = _SCALAR_SIGNATURES.get(type(x))
-                    if leaf is None:
-                        break
-                    signature.append(leaf)
-            else:
-                entry = self._cache.get(tuple(signature))
-                if entry is not None and not entry.donated:
-                    compiled = entry.compiled
-                    assert compiled is not None
-                    if entry.single_output:
-                        return compiled.run_single(entry.const_buffers, args)
-                    outs = compiled.run(entry.const_buffers, args)
-                    return tree_util.tree_unflatten(entry.out_tree, outs)
+        if mode is not None and current_trace() is EVAL_TRACE:
+            key, leaves = self._cache_key(args, kwargs, mode)
+            entry = self._cache.get(key)
+            if entry is not None and not entry.donated:
+                compiled = entry.compiled
+                assert compiled is not None
+                if entry.single_output:
+                    return compiled.run_single(entry.const_buffers, leaves)
+                outs = compiled.run(entry.const_buffers, leaves)
+                return tree_util.tree_unflatten(entry.out_tree, outs)
         return self._call(args, kwargs)
 
+    def _cache_key(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], mode: Hashable
+    ) -> tuple[Hashable, Sequence[Any]]:
+        """The trace-cache key of a call, and the leaves its program takes.
+
+        The one key function: the hit path, the miss path and ``lower`` all
+        use it, so they find the same entry for the same arguments. ``mode``
+        is the trace mode (``trace_mode()``, or ``dispatch_mode()``'s equal
+        value). Positional array arguments of a jit without static
+        arguments (the common case) key by their leaf signatures alone, in
+        one loop that reads an Array's from its slot (a comprehension would
+        be a call); anything else by its pytree structure, leaf signatures
+        and static arguments.
+        """
+        if self._plain and not kwargs:
+            key: list[Hashable] = [mode]
+            for x in args:
+                if type(x) is Array:
+                    key.append(x._key)
+                elif type(x) is np.ndarray:
+                    aval = NDARRAY_AVALS.get((x.shape, x.dtype, mode))
+                    key.append(aval if aval is not None else ndarray_aval(x, mode))
+                else:
+                    leaf = SCALAR_SIGNATURES.get(type(x))
+                    if leaf is None:
+                        if kind_or_none(x) not in ARRAY_KINDS:
+                            break  # a pytree, or not an array: the general key
+                        leaf = leaf_signature(x)
+                    key.append(leaf)
+            else:
+                return tuple(key), args
+        dyn, static_key, _ = self._split(args, kwargs)
+        leaves, in_tree = tree_util.tree_flatten(dyn)
+        return (in_tree, tuple(map(leaf_signature, leaves)), static_key, mode), leaves
+
     def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """Every call the hit path does not answer: a miss, pytrees, statics, tracers."""
+        """Every call the hit path does not answer: a miss, donation, tracers, debug flags."""
         if flag("jax_disable_jit"):
             return self._fun(*args, **kwargs)
         if current_trace() is EVAL_TRACE:
-            # The options that change tracing (x64, the default matmul
-            # precision) key the cache, as the hit path's dispatch mode does.
-            mode = trace_mode()
-            signature = None if kwargs or not self._plain else _positional_signature(args, mode)
-            if signature is not None:
-                key: Hashable = (mode, *signature)
-                entry = self._cache.get(key)
-                leaves: Sequence[Any] = args
-            else:
-                dyn, static_key, rebuild = self._split(args, kwargs)
-                leaves, in_tree = tree_util.tree_flatten(dyn)
-                key = (in_tree, tuple(map(_leaf_signature, leaves)), static_key, mode)
-                entry = self._cache.get(key)
+            key, leaves = self._cache_key(args, kwargs, trace_mode())
+            entry = self._cache.get(key)
             if entry is None:
                 dyn, _, rebuild = self._split(args, kwargs)
-                leaves, in_tree = tree_util.tree_flatten(dyn)
+                flat, in_tree = tree_util.tree_flatten(dyn)
                 donated = self._donated_leaves(args, kwargs)
                 entry = self._cache.get_or_create(
-                    key, lambda: self._compile(leaves, in_tree, rebuild, donated)
+                    key, lambda: self._compile(flat, in_tree, rebuild, donated)
                 )
             compiled = entry.compiled
             assert compiled is not None
@@ -458,7 +216,7 @@ class Jitted:
             if entry.single_output:
                 return outs[0]
         else:
-            dyn, static_key, rebuild = self._split(args, kwargs)
+            dyn, _, rebuild = self._split(args, kwargs)
             leaves, in_tree = tree_util.tree_flatten(dyn)
             entry = self._trace(leaves, in_tree, rebuild)
             outs = jit_p.bind(*entry.consts, *leaves, jaxpr=entry.jaxpr, name=self._name)
@@ -505,7 +263,7 @@ class Jitted:
         in_tree: Any,
         rebuild: Callable[[Any], Any],
         donated: frozenset[int] = frozenset(),
-    ) -> _Entry:
+    ) -> Entry:
         entry = self._trace(leaves, in_tree, rebuild)
         entry.donated = donated
         layout = self._layout(entry, leaves, in_tree)
@@ -519,7 +277,7 @@ class Jitted:
         entry.const_buffers = entry.compiled.place_consts(entry.consts)
         return entry
 
-    def _layout(self, entry: _Entry, leaves: Sequence[Any], in_tree: Any) -> SpmdLayout | None:
+    def _layout(self, entry: Entry, leaves: Sequence[Any], in_tree: Any) -> SpmdLayout | None:
         """The SPMD layout of this signature's program, or None for one device.
 
         Asked shardings first (``in_shardings``, ``out_shardings``), then
@@ -583,7 +341,7 @@ class Jitted:
 
         return (dyn_args, dyn_kw), key, rebuild
 
-    def _trace(self, leaves: Sequence[Any], in_tree: Any, rebuild: Callable[[Any], Any]) -> _Entry:
+    def _trace(self, leaves: Sequence[Any], in_tree: Any, rebuild: Callable[[Any], Any]) -> Entry:
         out_tree: list[Any] = []
 
         def flat_fun(*xs: Any) -> list[Any]:
@@ -595,15 +353,25 @@ class Jitted:
         avals = [get_aval(x) for x in leaves]
         closed = trace_to_jaxpr(flat_fun, avals, f"jit({self._name})")
         jaxpr, consts = close_over_nothing(closed)
-        return _Entry(jaxpr, consts, out_tree[0])
+        return Entry(jaxpr, consts, out_tree[0])
 
     # --- ahead of time ---------------------------------------------------------
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
-        """Traces and lowers for these arguments' types; see ``Lowered``."""
+        """Traces and lowers for these arguments' types; see ``Lowered``.
+
+        Outside any transformation, the program a call with these arguments
+        traced (found under the same ``_cache_key``) is lowered, not traced
+        again, as JAX's ``lower`` shares jit's tracing cache; calls alone
+        count as the cache's hits.
+        """
         dyn, _, rebuild = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten(dyn)
-        entry = self._trace(leaves, in_tree, rebuild)
+        entry = None
+        if current_trace() is EVAL_TRACE:
+            entry = self._cache.peek(self._cache_key(args, kwargs, trace_mode())[0])
+        if entry is None:
+            entry = self._trace(leaves, in_tree, rebuild)
         return Lowered(entry, self._name, self._layout(entry, leaves, in_tree))
 
     # --- the trace cache -------------------------------------------------------
@@ -617,86 +385,6 @@ class Jitted:
 
     def __repr__(self) -> str:
         return f"<jitted function {self._name}>"
-
-
-@final
-class Lowered:
-    """A jitted function lowered for one signature."""
-
-    def __init__(self, entry: _Entry, name: str, layout: SpmdLayout | None = None) -> None:
-        self._entry = entry
-        self._name = name
-        self._layout = layout
-
-    def as_text(self, platform: str | None = None) -> str:
-        """The StableHLO module, as text (annotated with ``mhlo.sharding`` over a mesh).
-
-        Lowered for ``platform`` ("cpu", "cuda"...; by default the backend's):
-        a program's text for a platform this machine lacks, as JAX's
-        ``jax.export(..., platforms=[...])`` gives it.
-        """
-        jaxpr = self._entry.jaxpr
-        spmd = None if self._layout is None else spmd_annotations(jaxpr, self._layout)
-        return lower_to_text(jaxpr, self._name, spmd, platform)
-
-    def compile(self) -> CompiledFunction:
-        compiled = compile_jaxpr(self._entry.jaxpr, self._name, layout=self._layout)
-        return CompiledFunction(self._entry, compiled)
-
-    def cost_analysis(self) -> dict[str, float]:
-        """XLA's cost analysis of the program as lowered, before XLA optimizes it.
-
-        JAX's ``Lowered.cost_analysis()``: before XLA's passes fuse and
-        simplify it (converting to HLO only drops dead code and trivial
-        operations); ``CompiledFunction.cost_analysis`` is after. Raises
-        ``NotImplementedError`` where XLA's client cannot do it (GPU plugins).
-        """
-        return lowered_cost_analysis(self.as_text())
-
-
-@final
-class CompiledFunction:
-    """A compiled executable for one signature; call it with arguments of that signature."""
-
-    def __init__(self, entry: _Entry, compiled: AnyCompiled) -> None:
-        self._entry = entry
-        self._compiled = compiled
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        leaves = tree_util.tree_leaves((args, kwargs))
-        expected = self._entry.jaxpr.in_avals[len(self._entry.consts) :]
-        got = tuple(get_aval(x) for x in leaves)
-        if len(got) != len(expected) or any(
-            g.strip_weak() != e.strip_weak() for g, e in zip(got, expected, strict=True)
-        ):
-            raise TypeError(
-                "compiled function called with arguments of types "
-                f"({', '.join(a.str_short() for a in got)}), compiled for "
-                f"({', '.join(a.str_short() for a in expected)})"
-            )
-        outs = self._compiled.run((), [*self._entry.consts, *leaves])
-        return tree_util.tree_unflatten(self._entry.out_tree, outs)
-
-    def as_text(self) -> str:
-        return self._compiled.text
-
-    def as_hlo_text(self) -> str:
-        """The HLO XLA compiled: for a sharded program, one device's partitioned program."""
-        return self._compiled.optimized_hlo()
-
-    def cost_analysis(self) -> dict[str, float]:
-        """XLA's cost analysis of the compiled program, as JAX's ``Compiled.cost_analysis()``.
-
-        ``"flops"`` and ``"transcendentals"`` are absent when zero; XLA counts
-        a loop's body once. ``didax.flops`` counts from the jaxpr instead.
-
-        >>> import didax as dx
-        >>> import numpy as np
-        >>> compiled = dx.jit(lambda x: x * 2.0 + 1.0).lower(np.ones(3)).compile()
-        >>> compiled.cost_analysis()["flops"]
-        6.0
-        """
-        return self._compiled.cost_analysis()
 
 
 @overload

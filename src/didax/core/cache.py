@@ -70,6 +70,10 @@ class LRUCache(Generic[V]):
             self._hits += 1
         return value
 
+    def peek(self, key: Hashable) -> V | None:
+        """The value for ``key``, or None, neither counted as a hit nor made recent."""
+        return self._data.get(key)
+
     def get_or_create(self, key: Hashable, create: Callable[[], V]) -> V:
         value = self.get(key)
         if value is not None:

@@ -1,0 +1,109 @@
+"""Ahead-of-time compilation: ``jit(f).lower(*args)`` and its ``compile()``, as JAX's stages.
+
+Design rules:
+- A ``Lowered`` is one traced signature of a jitted function (its trace
+  cache's entry, or a fresh trace) with its SPMD layout, if any: its text
+  is the StableHLO a call would compile, for this machine's platform or
+  another one.
+- ``Lowered.compile`` goes through the process-wide compile cache, so a
+  program compiled ahead of time and the one a call runs are the same
+  executable. A ``CompiledFunction`` checks its arguments' types against
+  the signature it was compiled for and raises ``TypeError`` otherwise.
+- Cost analyses come from XLA: before its passes (``Lowered``) or after
+  (``CompiledFunction``); ``didax.flops`` counts from the jaxpr instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any, final
+
+from jax import tree_util
+
+from didax.api.trace_cache import Entry
+from didax.core.values import get_aval
+from didax.lowering.compiled import AnyCompiled, compile_jaxpr, spmd_annotations
+from didax.lowering.mlir import lower_to_text
+from didax.lowering.sharding import SpmdLayout
+from didax.lowering.xla import lowered_cost_analysis
+
+__all__ = ["CompiledFunction", "Lowered"]
+
+
+@final
+class Lowered:
+    """A jitted function lowered for one signature."""
+
+    def __init__(self, entry: Entry, name: str, layout: SpmdLayout | None = None) -> None:
+        self._entry = entry
+        self._name = name
+        self._layout = layout
+
+    def as_text(self, platform: str | None = None) -> str:
+        """The StableHLO module, as text (annotated with ``mhlo.sharding`` over a mesh).
+
+        Lowered for ``platform`` ("cpu", "cuda"...; by default the backend's):
+        a program's text for a platform this machine lacks, as JAX's
+        ``jax.export(..., platforms=[...])`` gives it.
+        """
+        jaxpr = self._entry.jaxpr
+        spmd = None if self._layout is None else spmd_annotations(jaxpr, self._layout)
+        return lower_to_text(jaxpr, self._name, spmd, platform)
+
+    def compile(self) -> CompiledFunction:
+        compiled = compile_jaxpr(self._entry.jaxpr, self._name, layout=self._layout)
+        return CompiledFunction(self._entry, compiled)
+
+    def cost_analysis(self) -> dict[str, float]:
+        """XLA's cost analysis of the program as lowered, before XLA optimizes it.
+
+        JAX's ``Lowered.cost_analysis()``: before XLA's passes fuse and
+        simplify it (converting to HLO only drops dead code and trivial
+        operations); ``CompiledFunction.cost_analysis`` is after. Raises
+        ``NotImplementedError`` where XLA's client cannot do it (GPU plugins).
+        """
+        return lowered_cost_analysis(self.as_text())
+
+
+@final
+class CompiledFunction:
+    """A compiled executable for one signature; call it with arguments of that signature."""
+
+    def __init__(self, entry: Entry, compiled: AnyCompiled) -> None:
+        self._entry = entry
+        self._compiled = compiled
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        leaves = tree_util.tree_leaves((args, kwargs))
+        expected = self._entry.jaxpr.in_avals[len(self._entry.consts) :]
+        got = tuple(get_aval(x) for x in leaves)
+        if len(got) != len(expected) or any(
+            g.strip_weak() != e.strip_weak() for g, e in zip(got, expected, strict=True)
+        ):
+            raise TypeError(
+                "compiled function called with arguments of types "
+                f"({', '.join(a.str_short() for a in got)}), compiled for "
+                f"({', '.join(a.str_short() for a in expected)})"
+            )
+        outs = self._compiled.run((), [*self._entry.consts, *leaves])
+        return tree_util.tree_unflatten(self._entry.out_tree, outs)
+
+    def as_text(self) -> str:
+        return self._compiled.text
+
+    def as_hlo_text(self) -> str:
+        """The HLO XLA compiled: for a sharded program, one device's partitioned program."""
+        return self._compiled.optimized_hlo()
+
+    def cost_analysis(self) -> dict[str, float]:
+        """XLA's cost analysis of the compiled program, as JAX's ``Compiled.cost_analysis()``.
+
+        ``"flops"`` and ``"transcendentals"`` are absent when zero; XLA counts
+        a loop's body once. ``didax.flops`` counts from the jaxpr instead.
+
+        >>> import didax as dx
+        >>> import numpy as np
+        >>> compiled = dx.jit(lambda x: x * 2.0 + 1.0).lower(np.ones(3)).compile()
+        >>> compiled.cost_analysis()["flops"]
+        6.0
+        """
+        return self._compiled.cost_analysis()
