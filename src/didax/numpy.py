@@ -11,6 +11,7 @@ from didax.api.numpy import contractions as _contractions
 from didax.api.numpy import creation as _creation
 from didax.api.numpy import elementwise as _elementwise
 from didax.api.numpy import fft, linalg
+from didax.api.numpy import histograms as _histograms
 from didax.api.numpy import index_tricks as _index_tricks
 from didax.api.numpy import indexing as _indexing
 from didax.api.numpy import joining as _joining
@@ -21,15 +22,19 @@ from didax.api.numpy import matrices as _matrices
 from didax.api.numpy import methods as _methods  # noqa: F401  (installs the array methods)
 from didax.api.numpy import more_elementwise as _more_elementwise
 from didax.api.numpy import more_routines as _more_routines
+from didax.api.numpy import polynomials as _polynomials
+from didax.api.numpy import positions as _positions
 from didax.api.numpy import quantiles as _quantiles
 from didax.api.numpy import rearranging as _rearranging
 from didax.api.numpy import reductions as _reductions
+from didax.api.numpy import searching as _searching
 from didax.api.numpy import sorting as _sorting
 from didax.api.numpy import statistics as _statistics
 from didax.api.numpy.bits import *  # noqa: F403
 from didax.api.numpy.contractions import *  # noqa: F403
 from didax.api.numpy.creation import *  # noqa: F403
 from didax.api.numpy.elementwise import *  # noqa: F403
+from didax.api.numpy.histograms import *  # noqa: F403
 from didax.api.numpy.index_tricks import *  # noqa: F403
 from didax.api.numpy.indexing import *  # noqa: F403
 from didax.api.numpy.joining import *  # noqa: F403
@@ -39,9 +44,12 @@ from didax.api.numpy.manipulation import *  # noqa: F403
 from didax.api.numpy.matrices import *  # noqa: F403
 from didax.api.numpy.more_elementwise import *  # noqa: F403
 from didax.api.numpy.more_routines import *  # noqa: F403
+from didax.api.numpy.polynomials import *  # noqa: F403
+from didax.api.numpy.positions import *  # noqa: F403
 from didax.api.numpy.quantiles import *  # noqa: F403
 from didax.api.numpy.rearranging import *  # noqa: F403
 from didax.api.numpy.reductions import *  # noqa: F403
+from didax.api.numpy.searching import *  # noqa: F403
 from didax.api.numpy.sorting import *  # noqa: F403
 from didax.api.numpy.statistics import *  # noqa: F403
 
@@ -66,6 +74,10 @@ __all__ = [
     *_quantiles.__all__,
     *_index_tricks.__all__,
     *_more_routines.__all__,
+    *_positions.__all__,
+    *_searching.__all__,
+    *_histograms.__all__,
+    *_polynomials.__all__,
 ]
 
 # Argument errors of these functions name the caller's line (didax.api.located).

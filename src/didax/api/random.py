@@ -41,7 +41,7 @@ from jax import tree_util as _jax_tree_util
 from didax.api.control_flow import fori_loop
 from didax.api.jit import jit
 from didax.api.numpy import elementwise as enp
-from didax.api.numpy import logic as lnp
+from didax.api.numpy import indexing, searching
 from didax.api.numpy import manipulation as mnp
 from didax.api.numpy import methods as _methods  # noqa: F401  (indexing of key data)
 from didax.api.numpy import reductions as rnp
@@ -948,12 +948,6 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> A
     return _shuffle_jit(data, arr, axis, (aval.shape[axis],))
 
 
-def _take(arr: Array, indices: Array, axis: int) -> Array:
-    from didax.api.numpy import indexing
-
-    return indexing.take(arr, indices, axis)
-
-
 def choice(
     key: Any,
     a: Any,
@@ -994,7 +988,7 @@ def choice(
     if p is None:
         if replace:
             ind = randint(key, shape_t, 0, n_inputs)
-            result = ind if aval.ndim == 0 else _take(arr, ind, axis)
+            result = ind if aval.ndim == 0 else indexing.take(arr, ind, axis)
         else:
             perm = permutation(key, n_inputs if aval.ndim == 0 else arr, axis)
             paval = get_aval(perm)
@@ -1017,11 +1011,11 @@ def choice(
             total = lax.slice(p_cuml, (n_inputs - 1,), (n_inputs,))
             u = uniform(key, shape_t, p_dtype)
             r = enp.multiply(lax.reshape(total, ()), enp.subtract(1, u))
-            ind = lax.convert_element_type(lnp.searchsorted(p_cuml, r), dtypes.default_int())
+            ind = lax.convert_element_type(searching.searchsorted(p_cuml, r), dtypes.default_int())
         else:
             g = enp.add(gumbel(key, (n_inputs,), p_dtype, mode), enp.log(p_arr))
             ind = lax.convert_element_type(top_k(g, n_draws)[1], dtypes.default_int())
-        result = ind if aval.ndim == 0 else _take(arr, ind, axis)
+        result = ind if aval.ndim == 0 else indexing.take(arr, ind, axis)
     out_shape = (
         shape_t if aval.ndim == 0 else (*aval.shape[:axis], *shape_t, *aval.shape[axis + 1 :])
     )

@@ -27,14 +27,13 @@ import numpy as np
 
 from didax.api.control_flow import cond, fori_loop, scan, switch
 from didax.api.numpy.elementwise import floor, maximum, where
+from didax.api.numpy.histograms import digitize
 from didax.api.numpy.indexing import take_along_axis
 from didax.api.numpy.linalg import norm
 from didax.api.numpy.linalg import solve as _solve
 from didax.api.numpy.linear_algebra import matmul
-from didax.api.numpy.logic import conj
 from didax.api.numpy.manipulation import broadcast_to, expand_dims, swapaxes
-from didax.api.numpy.more_elementwise import log2
-from didax.api.numpy.more_routines import digitize
+from didax.api.numpy.more_elementwise import conj, log2
 from didax.api.numpy.operands import Array, ArrayLike, astype, broadcast_shapes, operand
 from didax.api.transformations import vmap
 from didax.core import dtypes

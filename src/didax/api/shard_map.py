@@ -26,8 +26,10 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from jax import tree_util
 
+from didax.api.jit import jit
 from didax.core import lax
 from didax.core.sharding import Mesh, PartitionSpec
 from didax.core.source_info import user_frame_summary
@@ -199,10 +201,6 @@ def pmap(
 def _pmap_program(
     fun: Callable[..., Any], name: str, n: int, axes: tuple[Any, ...], devices: list[Any]
 ) -> Any:
-    import numpy as np
-
-    from didax.api.jit import jit
-
     mesh = Mesh(np.array(devices, dtype=object), (name,))
     mapped = PartitionSpec(name)
 

@@ -24,7 +24,11 @@ The modules follow the sections of NumPy's reference:
 | ``rearranging`` | flips, rolls, rotations, differences, padding |
 | ``matrices`` | building matrices (triangles, diagonals), grids, constants |
 | ``statistics`` | logical reductions, variances, averages, NaN-ignoring reductions |
-| ``logic`` | comparisons of arrays, choosing, nonzero, polynomials, convolutions |
+| ``logic`` | comparisons of whole arrays, choosing among arrays, complex-type tests |
+| ``positions`` | ``nonzero`` (below ``elementwise``: ``where``'s one-argument form) |
+| ``searching`` | searching, sorted search, unique values and membership |
+| ``histograms`` | histograms, ``digitize``, ``bincount`` |
+| ``polynomials`` | ``polyval``, 1-d ``convolve`` and ``correlate`` |
 | ``linear_algebra`` | linear algebra (products) |
 | ``contractions`` | ``einsum``, ``tensordot`` and other tensor products |
 | ``indexing`` | indexing routines |
@@ -41,4 +45,8 @@ Design rules:
 - dtypes promote on JAX's lattice, with 64-bit defaults and weak Python scalars.
 - Each module lists its public names in ``__all__``; the facade
   ``didax.numpy`` re-exports exactly those, in one hop.
+- The modules import each other in one direction, at module level: what
+  two modules both need moves down (``operands``, ``positions``) rather
+  than being imported inside a function to dodge a cycle
+  (tests/api/test_module_imports.py).
 """

@@ -37,6 +37,7 @@ from didax.api.numpy.operands import (
     operand,
     promote,
 )
+from didax.api.numpy.positions import nonzero
 from didax.core import dtypes, lax
 from didax.core.primitive import Primitive
 from didax.core.promotion import result_type
@@ -391,8 +392,6 @@ def where(
     """
     if x is None or y is None:
         if x is None and y is None:
-            from didax.api.numpy.logic import nonzero  # logic builds on this module
-
             return nonzero(condition, size=size, fill_value=fill_value)
         raise ValueError("where: either both or neither of x and y must be given")
     c = operand(condition)

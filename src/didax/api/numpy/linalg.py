@@ -35,9 +35,9 @@ from didax.api.numpy.contractions import einsum
 from didax.api.numpy.elementwise import abs, log, multiply, power, sqrt, where
 from didax.api.numpy.indexing import take_along_axis
 from didax.api.numpy.linear_algebra import matmul
-from didax.api.numpy.logic import conj, real
 from didax.api.numpy.manipulation import broadcast_to, expand_dims, moveaxis, squeeze, swapaxes
 from didax.api.numpy.matrices import diagonal, trace
+from didax.api.numpy.more_elementwise import conj, real
 from didax.api.numpy.operands import (
     Array,
     ArrayLike,

@@ -43,10 +43,11 @@ from didax.api.numpy.elementwise import (
     round,
     subtract,
 )
-from didax.api.numpy.indexing import IndexUpdateHelper, getitem
+from didax.api.numpy.index_updates import IndexUpdateHelper
+from didax.api.numpy.indexing import getitem
 from didax.api.numpy.linear_algebra import dot, matmul
-from didax.api.numpy.logic import conj, imag, real
 from didax.api.numpy.manipulation import ravel, reshape, squeeze, swapaxes, transpose
+from didax.api.numpy.more_elementwise import conj, imag, real
 from didax.api.numpy.operands import asarray, is_array_like
 from didax.api.numpy.reductions import argmax, argmin, cumsum, max, mean, min, prod, sum
 from didax.core.array import Array

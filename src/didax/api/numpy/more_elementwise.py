@@ -9,7 +9,9 @@ larger argument. Functions that JAX computes with a primitive of their own
 primitives of ``core.lax.special``; where JAX defines a derivative of its
 own with ``custom_jvp`` (``logaddexp``, ``logaddexp2``, ``sinc`` at 0), so
 does this module, with JAX's rule, so that gradients at infinities and at
-removable singularities are JAX's too.
+removable singularities are JAX's too. The parts of complex numbers
+(``real``, ``imag``, ``conj``, ``angle``) take real arrays too, as NumPy's:
+a real array is its own real part and conjugate.
 """
 
 from __future__ import annotations
@@ -91,6 +93,11 @@ __all__ = [
     "heaviside",
     "signbit",
     "copysign",
+    "real",
+    "imag",
+    "conj",
+    "conjugate",
+    "angle",
 ]
 
 
@@ -465,3 +472,58 @@ def copysign(x1: ArrayLike, x2: ArrayLike) -> Array:
     (a, b), _, _ = promote("copysign", x1, x2, inexact=True)
     magnitude = abs(a)
     return where(signbit(b), negative(magnitude), magnitude)
+
+
+# --- complex numbers: parts and angle ------------------------------------------------------
+
+
+def real(val: ArrayLike) -> Array:
+    """The real part (a real array itself).
+
+    >>> real(np.array([1 + 2j]))
+    Array([1.], dtype=float32)
+    """
+    v = operand(val)
+    return as_result(lax.real(v) if dtypes.is_complex(get_aval(v).dtype) else v)
+
+
+def imag(val: ArrayLike) -> Array:
+    """The imaginary part (zeros for a real array).
+
+    >>> imag(np.array([1 + 2j]))
+    Array([2.], dtype=float32)
+    """
+    v = operand(val)
+    if dtypes.is_complex(get_aval(v).dtype):
+        return as_result(lax.imag(v))
+    return as_result(lax.full_like(as_result(v), 0))
+
+
+def conj(x: ArrayLike) -> Array:
+    """The complex conjugate (a real array itself, as NumPy's).
+
+    >>> conj(np.array([1 + 2j]))
+    Array([1.-2.j], dtype=complex64)
+    """
+    v = operand(x)
+    return as_result(lax.conj(v) if dtypes.is_complex(get_aval(v).dtype) else v)
+
+
+conjugate = conj
+
+
+def angle(z: ArrayLike, deg: bool = False) -> Array:
+    """The argument of ``z``, ``atan2(imag, real)``, in radians or degrees.
+
+    >>> angle(np.array([1j, -1.0]))
+    Array([1.5707964, 3.1415927], dtype=float32)
+    """
+    v = operand(z)
+    dtype = get_aval(v).dtype
+    if dtypes.is_complex(dtype):
+        re, im = lax.real(v), lax.imag(v)
+    else:
+        re = astype(v, dtypes.to_inexact(dtype))
+        im = lax.full_like(as_result(re), 0)
+    out = lax.atan2(im, re)
+    return as_result(lax.mul(out, 180.0 / np.pi) if deg else out)

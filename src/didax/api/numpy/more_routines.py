@@ -1,13 +1,12 @@
-"""More of ``jax.numpy``: the Array API's names, rounding and integer arithmetic, index
-arithmetic, counting and binning, and dtype queries.
+"""More of ``jax.numpy``: the Array API's names, rounding and integer arithmetic, NaN-ignoring
+positions and scans, spaced numbers, broadcasting helpers, and dtype queries.
 
 Design rules:
 - Each function is ``jax.numpy``'s formula over functions didax already
   has (so values, dtypes, weak types and derivatives follow by
   composition); aliases (``acos`` for ``arccos``, ``amax`` for ``max``,
   ``concat`` for ``concatenate``, ...) are the same function objects.
-- Shapes and lengths that decide an output's shape are static, as in JAX:
-  ``bincount`` without ``length=`` needs concrete input, and says so.
+- Shapes and lengths that decide an output's shape are static, as in JAX.
 - dtype queries (``iinfo``, ``finfo``, ``issubdtype``, ``promote_types``,
   ``result_type``, ``can_cast``) answer with JAX's lattice (``core.dtypes``).
 """
@@ -23,7 +22,8 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from didax.api.numpy.creation import asarray, linspace, zeros, zeros_like
+from didax.api.control_flow import while_loop
+from didax.api.numpy.creation import linspace
 from didax.api.numpy.elementwise import abs as _abs
 from didax.api.numpy.elementwise import (
     ceil,
@@ -31,7 +31,6 @@ from didax.api.numpy.elementwise import (
     floor,
     floor_divide,
     log,
-    logical_not,
     power,
     remainder,
     sign,
@@ -39,17 +38,13 @@ from didax.api.numpy.elementwise import (
 )
 from didax.api.numpy.elementwise import round as _round
 from didax.api.numpy.linear_algebra import matmul
-from didax.api.numpy.logic import searchsorted
 from didax.api.numpy.manipulation import (
     broadcast_to,
     concatenate,
     moveaxis,
-    ravel,
-    reshape,
     swapaxes,
     transpose,
 )
-from didax.api.numpy.matrices import diag_indices, tril_indices, triu_indices
 from didax.api.numpy.more_elementwise import (
     arccos,
     arccosh,
@@ -75,7 +70,6 @@ from didax.api.numpy.reductions import argmax, argmin, cumsum, max, min, sum
 from didax.api.numpy.statistics import all as _all
 from didax.api.numpy.statistics import any, cumprod
 from didax.core import dtypes, lax
-from didax.core.errors import ConcretizationTypeError
 from didax.core.promotion import result_type as _result_type
 from didax.core.values import get_aval
 
@@ -119,16 +113,6 @@ __all__ = [
     "nancumsum",
     "nancumprod",
     # index arithmetic, counting and binning
-    "isin",
-    "digitize",
-    "bincount",
-    "unravel_index",
-    "ravel_multi_index",
-    "indices",
-    "ix_",
-    "diag_indices_from",
-    "tril_indices_from",
-    "triu_indices_from",
     "logspace",
     "geomspace",
     "trapezoid",
@@ -339,8 +323,6 @@ def gcd(x1: ArrayLike, x2: ArrayLike) -> Array:
     >>> gcd(np.array([12, 7, 0]), 18)
     Array([ 6,  1, 18], dtype=int32)
     """
-    from didax.api.control_flow import while_loop
-
     a, b = _integers("gcd", x1, x2)
 
     def body(c: tuple[Any, Any]) -> tuple[Any, Any]:
@@ -412,199 +394,6 @@ def nancumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Arra
 
 
 # --- index arithmetic, counting and binning --------------------------------------------
-
-
-def _concrete(x: Array, why: str) -> np.ndarray[Any, Any]:
-    """``x``'s value, or a ``ConcretizationTypeError`` that says ``why`` it is needed."""
-    try:
-        return np.asarray(x)
-    except ConcretizationTypeError as err:
-        raise ConcretizationTypeError(f"{why}\n{err}") from None
-
-
-def isin(
-    element: ArrayLike,
-    test_elements: ArrayLike,
-    assume_unique: bool = False,
-    invert: bool = False,
-    *,
-    method: str = "auto",
-) -> Array:
-    """Whether each element of ``element`` is among ``test_elements`` (all pairs compared)."""
-    del assume_unique, method
-    e = as_result(operand(element))
-    t = ravel(as_result(operand(test_elements)))
-    found = any(e[..., None] == t, axis=-1)
-    return logical_not(found) if invert else found
-
-
-def digitize(
-    x: ArrayLike, bins: ArrayLike, right: bool = False, *, method: str | None = None
-) -> Array:
-    """The index of the bin of each ``x`` (bins increasing or decreasing), as NumPy's."""
-    del method
-    xv, b = as_result(operand(x)), as_result(operand(bins))
-    if b.ndim != 1:
-        raise ValueError(f"digitize: bins must be a 1-dimensional array; got shape {b.shape}")
-    n = b.shape[0]
-    if n == 0:
-        return zeros_like(xv, dtype=np.int32)
-    side = "left" if right else "right"
-    increasing = searchsorted(b, xv, side=side)
-    decreasing = n - searchsorted(b[::-1], xv, side=side)
-    return where(b[-1] >= b[0], increasing, decreasing)
-
-
-def bincount(
-    x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0, *, length: int | None = None
-) -> Array:
-    """Counts (or summed ``weights``) of each non-negative integer in ``x``.
-
-    The result's length is ``length`` if given (static), else computed from
-    concrete ``x``: ``max(minlength, max(x) + 1)``.
-
-    >>> bincount(np.array([0, 1, 1, 3]))
-    Array([1, 2, 0, 1], dtype=int32)
-    """
-    v = as_result(operand(x))
-    if v.dtype == dtypes.bool_:
-        v = v.astype(np.int32)
-    if not dtypes.is_integer(v.dtype):
-        raise TypeError(f"x argument to bincount must have an integer type; got {v.dtype}")
-    if v.ndim != 1:
-        raise ValueError("bincount: only 1-dimensional input supported.")
-    minlength = operator.index(minlength)
-    if length is None:
-        concrete = _concrete(v, "bincount: x must be concrete unless length= is given")
-        length = builtins.max(
-            minlength, int(builtins.max(0, concrete.max())) + 1 if concrete.size else 0
-        )
-    else:
-        length = operator.index(length)
-    if weights is None:
-        w: Any = asarray(np.array(1, dtypes.default_int()))
-    else:
-        w = as_result(operand(weights))
-        if w.shape != v.shape:
-            raise ValueError(f"bincount: weights of shape {w.shape} must match x's {v.shape}")
-    index = where(v < 0, 0, v)
-    return zeros(length, w.dtype).at[index].add(w, mode="drop")
-
-
-def unravel_index(indices: ArrayLike, shape: Sequence[int] | int) -> tuple[Array, ...]:
-    """The coordinates in an array of ``shape`` of flat ``indices`` (clamped, as JAX's)."""
-    idx = as_result(operand(indices))
-    dims = list(shape) if isinstance(shape, Sequence) else [shape]
-    out: list[Any] = [0] * len(dims)
-    for i, s in reversed(list(enumerate(dims))):
-        idx, out[i] = divmod(idx, s)
-    oob_pos = idx > 0
-    oob_neg = idx < -1 if not dtypes.is_unsigned(idx.dtype) else asarray(False)
-    return tuple(
-        where(oob_pos, s - 1, where(oob_neg, 0, i)) for s, i in zip(dims, out, strict=True)
-    )
-
-
-def ravel_multi_index(
-    multi_index: Sequence[ArrayLike],
-    dims: Sequence[int],
-    mode: str = "raise",
-    order: str = "C",
-) -> Array:
-    """Flat indices of coordinate arrays in an array of shape ``dims``.
-
-    ``mode`` is ``"raise"`` (concrete indices only), ``"wrap"``, ``"clip"`` or ``"ignore"``.
-    """
-    if len(multi_index) != len(dims):
-        raise ValueError(f"ravel_multi_index: {len(multi_index)} index arrays for {len(dims)} dims")
-    sizes = tuple(operator.index(d) for d in dims)
-    arrays = [as_result(operand(i)) for i in multi_index]
-    for a in arrays:
-        if not dtypes.is_integer(a.dtype):
-            raise TypeError("ravel_multi_index: only int indices permitted")
-    dtype = _result_type(0, *arrays)[0]  # a weak int: the indices' dtype, or the default int
-    if mode == "raise":
-        for a, d in zip(arrays, sizes, strict=True):
-            concrete = _concrete(
-                a, "ravel_multi_index: mode='raise' needs concrete indices; use 'wrap' or 'clip'"
-            )
-            if np.any((concrete < 0) | (concrete >= d)):
-                raise ValueError("invalid entry in coordinates array")
-    elif mode == "clip":
-        arrays = [
-            where(a < 0, 0, where(a > d - 1, d - 1, a)) for a, d in zip(arrays, sizes, strict=True)
-        ]
-    elif mode == "wrap":
-        arrays = [remainder(a, d) for a, d in zip(arrays, sizes, strict=True)]
-    elif mode != "ignore":
-        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip', or 'ignore'.")
-    if order == "F":
-        strides = np.cumprod((1, *sizes[:-1]))
-    elif order == "C":
-        strides = np.cumprod((1, *sizes[1:][::-1]))[::-1]
-    else:
-        raise ValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
-    result: Any = asarray(np.array(0, dtype))
-    for a, s in zip(arrays, strides, strict=True):
-        result = result + a.astype(dtype) * int(s)
-    return as_result(result)
-
-
-def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) -> Any:
-    """The index grids of an array of shape ``dimensions`` (stacked, or sparse as a tuple)."""
-    dims = tuple(operator.index(d) for d in dimensions)
-    dt = dtype_arg(dtype) or dtypes.default_int()
-    grids = []
-    for i, d in enumerate(dims):
-        shape = tuple(d if j == i else 1 for j in range(len(dims)))
-        g = lax.broadcast_in_dim(lax.iota(dt, d), shape, (i,))
-        grids.append(
-            as_result(g if sparse else lax.broadcast_in_dim(g, dims, tuple(range(len(dims)))))
-        )
-    if sparse:
-        return tuple(grids)
-    from didax.api.numpy.manipulation import stack
-
-    return stack(grids, 0) if grids else zeros((0,), dt)
-
-
-def ix_(*args: ArrayLike) -> tuple[Array, ...]:
-    """Open-mesh index arrays from 1-d sequences (for ``x[ix_(rows, cols)]``)."""
-    n = len(args)
-    out = []
-    for i, a in enumerate(args):
-        v = as_result(operand(a))
-        if v.ndim != 1:
-            raise ValueError(
-                f"ix_: arguments must be 1-dimensional, got an argument of rank {v.ndim}"
-            )
-        shape = tuple(v.shape[0] if j == i else 1 for j in range(n))
-        out.append(reshape(v, shape))
-    return tuple(out)
-
-
-def diag_indices_from(arr: ArrayLike) -> tuple[Array, ...]:
-    """``diag_indices`` of a square array's size and rank."""
-    shape = get_aval(operand(arr)).shape
-    if len(shape) < 2 or len(set(shape)) != 1:
-        raise ValueError("diag_indices_from: input array must be at least 2-d and square")
-    return tuple(diag_indices(shape[0], len(shape)))
-
-
-def tril_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
-    """``tril_indices`` of a 2-d array's shape."""
-    shape = get_aval(operand(arr)).shape
-    if len(shape) != 2:
-        raise ValueError("tril_indices_from: input array must be 2-d")
-    return tuple(tril_indices(shape[0], k, shape[1]))
-
-
-def triu_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
-    """``triu_indices`` of a 2-d array's shape."""
-    shape = get_aval(operand(arr)).shape
-    if len(shape) != 2:
-        raise ValueError("triu_indices_from: input array must be 2-d")
-    return tuple(triu_indices(shape[0], k, shape[1]))
 
 
 def logspace(

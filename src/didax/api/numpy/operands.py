@@ -328,3 +328,11 @@ def normalize_axes(axis: int | Sequence[int] | None, ndim: int, name: str) -> tu
 
 def as_sequence(x: int | Sequence[int]) -> Sequence[int]:
     return (x,) if isinstance(x, (int, np.integer)) else x
+
+
+def concrete_value(x: Array, why: str) -> np.ndarray[Any, Any]:
+    """``x``'s value, or a ``ConcretizationTypeError`` that says ``why`` it is needed."""
+    try:
+        return np.asarray(x)
+    except ConcretizationTypeError as err:
+        raise ConcretizationTypeError(f"{why}\n{err}") from None

@@ -24,10 +24,10 @@ import ml_dtypes
 import numpy as np
 
 from didax.api.numpy.elementwise import where
-from didax.api.numpy.logic import searchsorted
 from didax.api.numpy.manipulation import concatenate
 from didax.api.numpy.more_elementwise import isnan
 from didax.api.numpy.operands import Array, ArrayLike, as_result, astype, operand
+from didax.api.numpy.searching import searchsorted
 from didax.api.numpy.statistics import any
 from didax.core import dtypes, lax
 from didax.core.values import get_aval

@@ -1,4 +1,4 @@
-"""Rearranging elements: flips, rotations, rolls, differences and padding.
+"""Rearranging elements: flips, rotations, rolls, differences, gradients and padding.
 
 Compositions of ``rev``, ``slice``, ``concatenate``, ``transpose`` and
 ``pad``, with static shifts and widths (as ``jax.numpy``'s, except ``roll``,
@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from didax.api.numpy.elementwise import not_equal, subtract
+from didax.api.numpy.elementwise import divide, multiply, not_equal, subtract
 from didax.api.numpy.joining import append
 from didax.api.numpy.manipulation import concatenate, moveaxis, ravel, swapaxes
 from didax.api.numpy.operands import (
@@ -40,6 +40,7 @@ __all__ = [
     "diff",
     "ediff1d",
     "pad",
+    "gradient",
 ]
 
 
@@ -289,3 +290,47 @@ def _pad_axis(v: Any, ax: int, lo: int, hi: int, mode: str) -> Any:
     if after:
         parts.append(_take_static(v, ax, after))
     return lax.concatenate(parts, ax) if len(parts) > 1 else v
+
+
+def gradient(
+    f: ArrayLike,
+    *varargs: Any,
+    axis: int | Sequence[int] | None = None,
+    edge_order: int | None = None,
+) -> Any:
+    """Central differences inside, one-sided at the edges (uniform spacing ``varargs``)."""
+    if edge_order not in (None, 1):
+        raise NotImplementedError("gradient: only edge_order=1 is supported, as JAX")
+    v = as_result(operand(f))
+    aval = get_aval(v)
+    x = astype(v, dtypes.to_inexact(aval.dtype))
+    axes = normalize_axes(axis, aval.ndim, "gradient")
+    if len(varargs) == 0:
+        spacings: list[Any] = [1.0] * len(axes)
+    elif len(varargs) == 1:
+        spacings = [varargs[0]] * len(axes)
+    elif len(varargs) == len(axes):
+        spacings = list(varargs)
+    else:
+        raise TypeError("gradient: invalid number of spacing arguments")
+    out = []
+    for ax, h in zip(axes, spacings, strict=True):
+        if np.ndim(h) != 0:
+            raise NotImplementedError("gradient: only scalar spacings are supported")
+        n = aval.shape[ax]
+        if n < 2:
+            raise ValueError(
+                "Shape of array too small to calculate a numerical gradient, "
+                "at least (edge_order + 1) elements are required."
+            )
+
+        def part(lo: int, hi: int, ax: int = ax) -> Any:
+            start, limit = [0] * aval.ndim, list(aval.shape)
+            start[ax], limit[ax] = lo, hi
+            return lax.slice(x, start, limit)
+
+        inner = divide(subtract(part(2, n), part(0, n - 2)), multiply(2.0, h))
+        first = divide(subtract(part(1, 2), part(0, 1)), h)
+        last = divide(subtract(part(n - 1, n), part(n - 2, n - 1)), h)
+        out.append(concatenate([first, inner, last], axis=ax))
+    return out[0] if len(out) == 1 else out

@@ -19,7 +19,8 @@ from didax.api.numpy.elementwise import (
     where,
 )
 from didax.api.numpy.linear_algebra import dot
-from didax.api.numpy.manipulation import broadcast_to, reshape
+from didax.api.numpy.manipulation import broadcast_to, concatenate, reshape
+from didax.api.numpy.matrices import diagonal
 from didax.api.numpy.operands import (
     Array,
     ArrayLike,
@@ -223,8 +224,6 @@ def cov(
         yy = reshape(yy, (1, -1)) if get_aval(yy).ndim < 2 else yy
         if not rowvar and get_aval(yy).shape[0] != 1:
             yy = lax.transpose(yy, (1, 0))
-        from didax.api.numpy.manipulation import concatenate
-
         x = concatenate([x, yy], axis=0)
     x = astype(x, dtypes.to_inexact(get_aval(x).dtype))
     n = get_aval(x).shape[1]
@@ -240,16 +239,10 @@ def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True) -> A
     c = cov(x, y, rowvar)
     if get_aval(c).ndim == 0:
         return divide(c, c)
-    d = sqrt(_diagonal_of(c))
+    d = sqrt(diagonal(c))
     c = divide(c, lax.broadcast_in_dim(d, get_aval(c).shape, (0,)))
     c = divide(c, lax.broadcast_in_dim(d, get_aval(c).shape, (1,)))
     return c
-
-
-def _diagonal_of(c: Any) -> Any:
-    from didax.api.numpy.matrices import diagonal
-
-    return diagonal(c)
 
 
 # --- NaN-ignoring reductions --------------------------------------------------------
