@@ -28,6 +28,7 @@ import numpy as np
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array
+from didax.core.basearray import HostArray
 from didax.core.dtypes import DType
 from didax.core.errors import DTypeError
 from didax.core.lax.primitives import broadcast_in_dim_p, convert_element_type_p
@@ -35,7 +36,6 @@ from didax.core.primitive import Primitive
 from didax.core.trace import Tracer, eager_evaluation
 from didax.core.values import (
     ArrayLike,
-    HostArray,
     PythonScalar,
     ValueKind,
     as_array,

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import Value
 from didax.core.errors import ConcretizationTypeError, UnexpectedTracerError
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ class Trace:
         return f"{type(self).__name__}(tag={self.tag})"
 
 
-class Tracer:
+class Tracer(Value):
     """A value being traced by a ``Trace``.
 
     Subclasses store what their interpreter needs (a primal and a tangent, a

@@ -28,6 +28,7 @@ import numpy as np
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array
+from didax.core.basearray import HostArray
 from didax.core.trace import Tracer
 
 
@@ -38,7 +39,6 @@ class SupportsArray(Protocol):
 
 
 PythonScalar: TypeAlias = bool | int | float | complex
-HostArray: TypeAlias = np.ndarray[Any, Any]
 # What a primitive's operand may be. Results of eager evaluation are Arrays;
 # under a transformation they are tracers.
 ArrayLike: TypeAlias = Tracer | Array | HostArray | np.generic | PythonScalar | SupportsArray

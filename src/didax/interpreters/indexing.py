@@ -37,6 +37,7 @@ import numpy as np
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import HostArray
 from didax.core.lax.indexing import (
     GatherDimensionNumbers,
     GatherScatterMode,
@@ -54,8 +55,6 @@ from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.flops import FLOPS_RULES, ZERO, Cost, Operand
 from didax.interpreters.jvp import JVP_RULES, Zero, instantiate_zeros
 from didax.interpreters.transpose import TRANSPOSE_RULES, NonlinearError, is_undefined
-
-HostArray = np.ndarray[Any, Any]
 
 _FILL: Final = GatherScatterMode.FILL_OR_DROP
 _CLIP: Final = GatherScatterMode.CLIP
