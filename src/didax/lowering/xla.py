@@ -107,9 +107,9 @@ def make_ir_context() -> ir.Context:
     JAX's registry (``upstream_dialects``), its stablehlo and chlo dialects
     and its process-wide MLIR thread pool, as ``jax``'s own
     ``make_ir_context``, without loading every registered dialect first:
-    that load is most of JAX's helper's 2.5 ms, and this context costs
-    0.2 ms (a first call of a 50-op function: 2 ms of its 37 ms). A test
-    checks that modules print the same as in JAX's context. The shared
+    that load is most of what JAX's helper costs, paid on every first call
+    (the figures are in docs/performance.md). A test checks that modules
+    print the same as in JAX's context. The shared
     pool matters: a context of its own starts threads of its own to verify
     a module of several functions, and the compile cache keeps each
     module's context alive (two more threads per cached program).
