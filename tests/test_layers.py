@@ -1,4 +1,4 @@
-"""The layering rules of DESIGN.md, checked, and the checks themselves tested.
+"""The layering rules of docs/design.md, checked, and the checks themselves tested.
 
 ``core -> ir -> interpreters -> lowering -> api``: each layer imports only
 from the layers to its left, no layer imports the public facade modules, and
