@@ -7,6 +7,7 @@ primitive and the jit primitive's impl (compile and execute).
 from didax.lowering import (
     array,
     bits,
+    cond,
     cumulative,
     dispatch,
     fft,
@@ -19,12 +20,14 @@ from didax.lowering import (
     scan_ops,
     sorting,
     special,
+    while_loop,
     xla,
 )
 
 __all__ = [
     "array",
     "bits",
+    "cond",
     "cumulative",
     "fft",
     "dispatch",
@@ -37,5 +40,6 @@ __all__ = [
     "scan_ops",
     "sorting",
     "special",
+    "while_loop",
     "xla",
 ]

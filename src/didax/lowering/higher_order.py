@@ -22,7 +22,6 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.interpreters.checkpoint import remat_p
-from didax.interpreters.cond import cond_p
 from didax.interpreters.custom_derivatives import (
     custom_jvp_call_p,
     custom_lin_p,
@@ -31,7 +30,6 @@ from didax.interpreters.custom_derivatives import (
 )
 from didax.interpreters.jit import jit_p
 from didax.interpreters.scan import scan_p
-from didax.interpreters.while_loop import while_p
 from didax.ir.jaxpr import Jaxpr
 from didax.lowering.mlir import (
     LOWERING_RULES,
@@ -54,56 +52,6 @@ def _jit_lowering(
     out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
     callee = ir.FlatSymbolRefAttr.get(fn.sym_name.value)
     return list(func.CallOp(out_types, callee, list(args)).results)
-
-
-# --- cond: stablehlo.case ------------------------------------------------------------------
-
-
-@LOWERING_RULES.defines(cond_p)
-def _cond_lowering(
-    ctx: LoweringRuleContext, index: IrValue, *ops: IrValue, branches: tuple[Jaxpr, ...]
-) -> list[IrValue]:
-    # stablehlo.case runs the last branch for an index out of range; lax.switch
-    # clamps the index before binding, so that never matters here.
-    out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
-    op = hlo.CaseOp(out_types, index, len(branches))
-    for branch, region in zip(branches, op.regions, strict=True):
-        block = region.blocks.append()
-        with ir.InsertionPoint(block):
-            hlo.return_(lower_jaxpr_body(ctx.module_context, branch, ops))
-    return list(op.results)
-
-
-# --- while: stablehlo.while ----------------------------------------------------------------
-
-
-@LOWERING_RULES.defines(while_p)
-def _while_lowering(
-    ctx: LoweringRuleContext,
-    *args: IrValue,
-    cond_jaxpr: Jaxpr,
-    body_jaxpr: Jaxpr,
-    cond_nconsts: int,
-    body_nconsts: int,
-) -> list[IrValue]:
-    # The regions read the loop's constants from the enclosing scope (StableHLO
-    # regions may capture values); only the carry goes around the loop.
-    cconsts = args[:cond_nconsts]
-    bconsts = args[cond_nconsts : cond_nconsts + body_nconsts]
-    init = args[cond_nconsts + body_nconsts :]
-    carry_types = [aval_to_ir_type(a) for a in ctx.avals_out]
-    op = hlo.WhileOp(carry_types, list(init))
-    cond_block = op.regions[0].blocks.append(*carry_types)
-    with ir.InsertionPoint(cond_block):
-        (pred,) = lower_jaxpr_body(
-            ctx.module_context, cond_jaxpr, [*cconsts, *cond_block.arguments]
-        )
-        hlo.return_([pred])
-    body_block = op.regions[1].blocks.append(*carry_types)
-    with ir.InsertionPoint(body_block):
-        outs = lower_jaxpr_body(ctx.module_context, body_jaxpr, [*bconsts, *body_block.arguments])
-        hlo.return_(outs)
-    return list(op.results)
 
 
 # --- scan: stablehlo.while over a counter ----------------------------------------------------
