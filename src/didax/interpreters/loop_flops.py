@@ -19,18 +19,8 @@ from typing import Final
 
 import attrs
 
-from didax.core.abstract import ShapedArray
-from didax.interpreters.flops import (
-    FLOPS_RULES,
-    ZERO,
-    Cost,
-    Counted,
-    Operand,
-    count_jaxpr,
-)
-from didax.interpreters.scan import scan_p
+from didax.interpreters.flops import Cost, Operand
 from didax.ir.jaxpr import Jaxpr
-from didax.ir.passes import dce_jaxpr
 
 __all__ = [
     "MAX_EXACT_TRIPS",
@@ -67,10 +57,6 @@ def varying_carries(carries: Sequence[Operand], invariant: Sequence[bool]) -> li
     return [c if inv else Operand(c.aval) for c, inv in zip(carries, invariant, strict=True)]
 
 
-def _slice_aval(a: ShapedArray) -> ShapedArray:
-    return a.update(shape=a.shape[1:])
-
-
 def depends_on_carries(cost: Cost, cost_with_init: Callable[[], Cost]) -> bool:
     """Whether a body's cost can change with its carries' known values.
 
@@ -78,42 +64,3 @@ def depends_on_carries(cost: Cost, cost_with_init: Callable[[], Cost]) -> bool:
     the initial carries changes it.
     """
     return cost.estimated and cost_with_init() != cost
-
-
-@FLOPS_RULES.defines(scan_p)
-def _scan_flops(
-    operands: Sequence[Operand],
-    out_avals: Sequence[ShapedArray],
-    /,
-    *,
-    jaxpr: Jaxpr,
-    num_consts: int,
-    num_carry: int,
-    length: int,
-    reverse: bool,
-    unroll: int,
-) -> Counted:
-    body, _ = dce_jaxpr(jaxpr)
-    consts = list(operands[:num_consts])
-    init = list(operands[num_consts : num_consts + num_carry])
-    xs = [Operand(_slice_aval(x.aval)) for x in operands[num_consts + num_carry :]]
-    invariant = loop_invariant(body, num_consts, num_carry)
-    ys = tuple(Operand(a) for a in out_avals[num_carry:])
-
-    def count(carries: Sequence[Operand]) -> Counted:
-        return count_jaxpr(body, [*consts, *carries, *xs], prune=False)
-
-    per_trip = count(varying_carries(init, invariant)).cost
-    if not depends_on_carries(per_trip, lambda: count(entering_carries(init, invariant)).cost):
-        return Counted(per_trip * length, (*varying_carries(init, invariant), *ys))
-    if length > MAX_EXACT_TRIPS:
-        return Counted(per_trip * length, (*varying_carries(init, invariant), *ys))
-    # The body's cost depends on its carries (a cond on the counter): count
-    # each iteration with what is known of its carries.
-    total = ZERO
-    carries = init
-    for _ in range(length):
-        counted = count(entering_carries(carries, invariant))
-        total += counted.cost
-        carries = list(counted.outs[:num_carry])
-    return Counted(total, (*entering_carries(carries, invariant), *ys))
