@@ -28,10 +28,10 @@ Design rules:
   as XLA would prune it.
 - A higher-order primitive's rule returns ``Counted`` (its cost and what is
   known of its results): a jit call, a custom call or a checkpoint costs
-  its body; cond, scan and while have their rules in
-  ``interpreters.flops_control_flow`` (a while loop's trip count is most of
-  the work). A count that had to guess (an unknown index or trip count) is
-  ``estimated``.
+  its body; cond, scan and while have their rules in their families'
+  modules (``interpreters.cond``, ``interpreters.scan``,
+  ``interpreters.while_loop``). A count that had to guess (an unknown index
+  or trip count) is ``estimated``.
 - One rule per primitive, registered with ``FLOPS_RULES.defines``; a
   primitive with no rule is a ``NotImplementedError`` naming it. A
   higher-order primitive's module may register its rule itself (it
