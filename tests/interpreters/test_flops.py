@@ -17,6 +17,7 @@ from didax.core.abstract import ShapedArray
 from didax.core.dtypes import float32, float64, int32, int64
 from didax.core.lax import STANDARD_PRIMITIVES
 from didax.core.lax.cond import cond_p
+from didax.core.lax.jit import jit_p
 from didax.core.lax.scan import scan_p
 from didax.core.lax.while_loop import while_p
 from didax.core.primitive import Primitive
@@ -30,7 +31,6 @@ from didax.interpreters.flops import (
     integer_pow_multiplies,
     operand_of,
 )
-from didax.interpreters.jit import jit_p
 from didax.ir.jaxpr import Jaxpr
 
 F64 = ShapedArray((), float64)

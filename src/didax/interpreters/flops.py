@@ -50,16 +50,12 @@ from didax.core import lax
 from didax.core.abstract import ShapedArray
 from didax.core.dtypes import DType
 from didax.core.lax import CanonicalPrecision, DotDimensionNumbers
+from didax.core.lax.checkpoint import remat_p
+from didax.core.lax.custom_derivatives import custom_jvp_call_p, custom_lin_p, custom_vjp_call_p
+from didax.core.lax.jit import jit_p
 from didax.core.primitive import RuleTable
-from didax.interpreters.checkpoint import remat_p
-from didax.interpreters.custom_derivatives import (
-    custom_jvp_call_p,
-    custom_lin_p,
-    custom_vjp_call_p,
-    forward_mode_refused,
-)
+from didax.interpreters.custom_derivatives import forward_mode_refused
 from didax.interpreters.evaluation import IMPL_RULES
-from didax.interpreters.jit import jit_p
 from didax.ir.jaxpr import Atom, Jaxpr, JaxprEqn, Literal, Var
 from didax.ir.passes import dce_jaxpr
 

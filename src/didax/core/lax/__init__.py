@@ -20,10 +20,13 @@ submodule, ``lax.linalg``, as in JAX, since its wrappers' names (``lu``,
 from didax.core.lax import linalg as linalg
 from didax.core.lax import typing_rules as _typing_rules  # noqa: F401  (registers the rules)
 from didax.core.lax.bits import *  # noqa: F403
+from didax.core.lax.checkpoint import *  # noqa: F403
 from didax.core.lax.cond import *  # noqa: F403
 from didax.core.lax.cumulative import *  # noqa: F403
+from didax.core.lax.custom_derivatives import *  # noqa: F403
 from didax.core.lax.fft import *  # noqa: F403
 from didax.core.lax.indexing import *  # noqa: F403
+from didax.core.lax.jit import *  # noqa: F403
 from didax.core.lax.linalg import LINALG_PRIMITIVES as LINALG_PRIMITIVES
 from didax.core.lax.parallel import *  # noqa: F403
 from didax.core.lax.precision import *  # noqa: F403

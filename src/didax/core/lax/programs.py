@@ -7,10 +7,12 @@ them; its typing rules only need a program's input and output types, and
 ``ClosedJaxpr`` satisfy structurally.
 
 Design rules:
-- Core declares the control-flow primitives and types them against
-  ``Program`` (``core.lax.cond``, ``core.lax.while_loop``,
-  ``core.lax.scan``); their interpreter rules are in ``interpreters`` and
-  their lowerings in ``lowering``, under the same family names.
+- Core declares the higher-order primitives and types them against
+  ``Program``: control flow (``core.lax.cond``, ``core.lax.while_loop``,
+  ``core.lax.scan``) and calls (``core.lax.jit``, ``core.lax.checkpoint``,
+  ``core.lax.custom_derivatives``); their interpreter rules are in
+  ``interpreters`` and their lowerings in ``lowering``, under the same
+  family names.
 - Nothing here looks inside a program: checking a body equation by
   equation is ``ir.typecheck``'s work.
 - Types are compared as the typing rules of first-order primitives compare
@@ -25,7 +27,7 @@ from typing import Protocol
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import shape_failure
 
-__all__ = ["Program", "check_types", "differ", "types"]
+__all__ = ["Program", "check_operands", "check_types", "differ", "types"]
 
 
 class Program(Protocol):
@@ -54,3 +56,11 @@ def check_types(what: str, got: Sequence[ShapedArray], expected: Sequence[Shaped
     """Raises a shape failure naming ``what`` unless ``got`` are the ``expected`` types."""
     if differ(got, expected):
         raise shape_failure(f"{what} has types {types(got)} where {types(expected)} are expected")
+
+
+def check_operands(
+    avals: Sequence[ShapedArray], expected: Sequence[ShapedArray], what: str
+) -> None:
+    """Operand types must be a body's input types (weakness aside): a call's typing."""
+    if differ(avals, expected):
+        raise shape_failure(f"{what} expects operands of types {types(expected)}")
