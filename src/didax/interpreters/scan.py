@@ -67,8 +67,6 @@ from didax.ir.jaxpr import Jaxpr, JaxprEqn, Literal, Var
 from didax.ir.passes import DCE_RULES, dce_jaxpr
 from didax.ir.rewrite import keep_inputs, permute_inputs, permute_outputs
 
-Flags = tuple[bool, ...]
-
 
 def _ranges(*sizes: int) -> list[range]:
     out, start = [], 0
@@ -110,8 +108,8 @@ def _scan_jvp(
     o_c, o_y, o_ct, o_yt = _ranges(num_carry, ny, ncart, ny_t)
     body = permute_outputs(body, [*o_c, *o_ct, *o_y, *o_yt])
     carry_t = [
-        _zeros_tangent(get_aval(p)) if isinstance(t, Zero) else t
-        for p, t, nz in zip(init, init_t, carry_nz, strict=True)
+        _zeros_tangent(get_aval(v)) if isinstance(t, Zero) else t
+        for v, t, nz in zip(init, init_t, carry_nz, strict=True)
         if nz
     ]
     jvp_params = attrs.evolve(
@@ -133,11 +131,11 @@ def _scan_jvp(
     )
     primals_out = [*carry_out, *ys]
     tangents_out = [
-        next(carry_t_out) if nz else Zero.like(get_aval(p))
-        for p, nz in zip(carry_out, carry_nz, strict=True)
+        next(carry_t_out) if nz else Zero.like(get_aval(v))
+        for v, nz in zip(carry_out, carry_nz, strict=True)
     ] + [
-        next(ys_t) if nz else Zero.like(get_aval(p))
-        for p, nz in zip(ys, out_nz[num_carry:], strict=True)
+        next(ys_t) if nz else Zero.like(get_aval(v))
+        for v, nz in zip(ys, out_nz[num_carry:], strict=True)
     ]
     return primals_out, tangents_out
 

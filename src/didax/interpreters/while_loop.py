@@ -80,9 +80,6 @@ from didax.ir.jaxpr import Atom, Jaxpr, JaxprEqn, Literal, Var
 from didax.ir.passes import DCE_RULES, dce_jaxpr
 from didax.ir.rewrite import insert_unused_inputs, keep_inputs, permute_inputs
 
-Flags = tuple[bool, ...]
-
-
 # --- jvp ---------------------------------------------------------------------------------
 
 
@@ -126,8 +123,8 @@ def _while_jvp(
     )
     primals_out, nz_t = outs[:nc], iter(outs[nc:])
     tangents_out = [
-        next(nz_t) if nz else Zero.like(get_aval(p))
-        for p, nz in zip(primals_out, carry_nz, strict=True)
+        next(nz_t) if nz else Zero.like(get_aval(x))
+        for x, nz in zip(primals_out, carry_nz, strict=True)
     ]
     return primals_out, tangents_out
 
