@@ -12,6 +12,11 @@ dimension numbers, typing rules and wrappers), as ``cumulative`` does
 (``cumprod_p``, ``cummax_p``, ``cummin_p``, ``cumlogsumexp_p``) and ``fft``
 (``fft_p`` and ``FftType``); ``precision`` holds ``Precision`` and the
 canonical form of ``dot_general``'s ``precision`` param.
+The higher-order primitives, whose params hold programs, are families
+too: ``cond``, ``while_loop`` and ``scan`` (control flow, with
+``WhileParams`` and ``ScanParams``), ``jit``, ``checkpoint`` and
+``custom_derivatives`` (calls); they are typed against
+``programs.Program``, the types of a jaxpr, since core cannot import ``ir``.
 ``linalg`` (the decompositions: ``cholesky_p``, ``lu_p``, ...) stays a
 submodule, ``lax.linalg``, as in JAX, since its wrappers' names (``lu``,
 ``qr``, ``svd``) belong to that namespace.
