@@ -430,7 +430,7 @@ def test_scan_length_errors() -> None:
 
 
 def test_ill_typed_cond_equation_names_the_primitive() -> None:
-    from didax.interpreters.cond import cond_p
+    from didax.core.lax.cond import cond_p
 
     branch = dx.make_jaxpr(lambda a: a * 2.0)(1.0).jaxpr
     with pytest.raises(

@@ -12,10 +12,10 @@ import didax.numpy as dnp
 from didax import lax
 from didax.core.abstract import ShapedArray
 from didax.core.dtypes import float64
-from didax.interpreters.cond import cond_p
+from didax.core.lax.cond import cond_p
+from didax.core.lax.scan import scan_p
+from didax.core.lax.while_loop import while_p
 from didax.interpreters.partial_eval import linearize_flat
-from didax.interpreters.scan import scan_p
-from didax.interpreters.while_loop import while_p
 from didax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from didax.ir.passes import dce_jaxpr
 from didax.ir.typecheck import JaxprTypeError, typecheck_jaxpr

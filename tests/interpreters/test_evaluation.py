@@ -13,6 +13,7 @@ from didax.core import lax as core_lax
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, abstract_eval
 from didax.core.errors import ShapeError, UnexpectedTracerError
+from didax.core.lax.jit import jit_p
 from didax.core.primitive import Primitive
 from didax.core.trace import current_trace, eager_evaluation
 from didax.interpreters import evaluation
@@ -23,7 +24,6 @@ from didax.interpreters.evaluation import (
     eval_closed_jaxpr,
     eval_jaxpr,
 )
-from didax.interpreters.jit import jit_p
 from didax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
 F64 = ShapedArray((), dtypes.float64)

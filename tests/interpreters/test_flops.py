@@ -16,9 +16,13 @@ from didax.core import lax as core_lax
 from didax.core.abstract import ShapedArray
 from didax.core.dtypes import float32, float64, int32, int64
 from didax.core.lax import STANDARD_PRIMITIVES
+from didax.core.lax.cond import cond_p
+from didax.core.lax.jit import jit_p
+from didax.core.lax.scan import scan_p
+from didax.core.lax.while_loop import while_p
 from didax.core.primitive import Primitive
-from didax.interpreters import flops_control_flow
-from didax.interpreters.cond import cond_p
+from didax.interpreters import loop_flops
+from didax.interpreters import while_loop as while_rules
 from didax.interpreters.flops import (
     FLOPS_RULES,
     Cost,
@@ -27,9 +31,6 @@ from didax.interpreters.flops import (
     integer_pow_multiplies,
     operand_of,
 )
-from didax.interpreters.jit import jit_p
-from didax.interpreters.scan import scan_p
-from didax.interpreters.while_loop import while_p
 from didax.ir.jaxpr import Jaxpr
 
 F64 = ShapedArray((), float64)
@@ -322,7 +323,7 @@ def test_while_with_an_unknown_predicate_counts_one_iteration() -> None:
 
 
 def test_a_loop_too_long_to_simulate_counts_one_iteration(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(flops_control_flow, "MAX_SIMULATED_TRIPS", 50)
+    monkeypatch.setattr(while_rules, "MAX_SIMULATED_TRIPS", 50)
 
     def f(x: Any) -> Any:
         return lax.while_loop(
@@ -330,7 +331,7 @@ def test_a_loop_too_long_to_simulate_counts_one_iteration(monkeypatch: pytest.Mo
         )
 
     assert count(f, X) == Cost(21 + 2, estimated=True)
-    monkeypatch.setattr(flops_control_flow, "MAX_SIMULATED_TRIPS", 1000)
+    monkeypatch.setattr(while_rules, "MAX_SIMULATED_TRIPS", 1000)
     assert count(f, X) == Cost(21 * 100 + 2 * 101)
 
 
@@ -402,7 +403,7 @@ def test_a_trip_by_trip_count_gives_up_on_an_unknown_predicate_or_a_long_loop(
     assert one.estimated
     assert one.flops < 100
 
-    monkeypatch.setattr(flops_control_flow, "MAX_EXACT_TRIPS", 3)
+    monkeypatch.setattr(loop_flops, "MAX_EXACT_TRIPS", 3)
     long = count(lambda x, n: lax.fori_loop(0, n, _alternate, x), X, 10)
     assert long.estimated
     assert long.flops < 100

@@ -15,9 +15,10 @@ from didax.core import lax as core_lax
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, TypingFailure, abstract_eval
 from didax.core.errors import ShapeError
+from didax.core.lax.jit import jit_p
+from didax.core.lax.programs import check_operands
 from didax.interpreters.batching import BATCH_RULES, bdim_at_front, vmap_flat
 from didax.interpreters.evaluation import eval_jaxpr
-from didax.interpreters.jit import check_operands, jit_p
 from didax.interpreters.jvp import JVP_RULES, Zero, jvp_flat
 from didax.interpreters.partial_eval import PE_RULES, linearize_flat
 from didax.interpreters.staging import trace_to_jaxpr

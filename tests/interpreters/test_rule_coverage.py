@@ -7,8 +7,8 @@ new table (transpose rules, lowering rules) joins by appending one entry to
 
 The primitives walked are those of ``ALL_PRIMITIVES`` that the package
 defines: the standard primitives plus every ``Primitive`` bound to a name at
-the top level of a ``didax.*`` module (the higher-order ones live with the
-interpreters). Primitives that tests or users create are not the package's
+the top level of a ``didax.*`` module (the higher-order ones included, which
+``core.lax`` declares by family). Primitives that tests or users create are not the package's
 concern here.
 
 Lowering rules are per platform (``lowering.mlir``): the ``lowering`` table

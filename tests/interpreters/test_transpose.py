@@ -32,11 +32,11 @@ import didax
 from didax import lax as dlax
 from didax.core import lax as core_lax
 from didax.core.abstract import ShapedArray
+from didax.core.lax.jit import jit_p
 from didax.core.primitive import Primitive
 from didax.interpreters import jaxpr_transforms
 from didax.interpreters.evaluation import eval_closed_jaxpr
 from didax.interpreters.jaxpr_transforms import transpose_jaxpr
-from didax.interpreters.jit import jit_p
 from didax.interpreters.jvp import Zero, instantiate_zeros
 from didax.interpreters.staging import trace_to_jaxpr
 from didax.interpreters.transpose import (

@@ -13,9 +13,9 @@ import didax.numpy as dnp
 from didax.core import dtypes
 from didax.core import lax as core_lax
 from didax.core.abstract import ShapedArray
+from didax.core.lax.jit import jit_p
 from didax.core.primitive import Primitive
 from didax.interpreters.evaluation import eval_jaxpr
-from didax.interpreters.jit import jit_p
 from didax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from didax.ir.passes import DCE_RULES, dce_jaxpr, live_equations
 from didax.ir.typecheck import JaxprTypeError, typecheck_jaxpr

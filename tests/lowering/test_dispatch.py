@@ -12,9 +12,9 @@ from didax.core import dtypes
 from didax.core import lax as core_lax
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array
-from didax.interpreters.cond import cond_p
+from didax.core.lax.cond import cond_p
+from didax.core.lax.jit import jit_p
 from didax.interpreters.evaluation import IMPL_RULES
-from didax.interpreters.jit import jit_p
 from didax.ir.fingerprint import fingerprint
 from didax.lowering import dispatch
 from didax.lowering.dispatch import (

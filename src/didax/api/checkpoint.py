@@ -3,7 +3,7 @@
 Design rules:
 - ``checkpoint(fun)`` traces ``fun`` into a constant-free jaxpr (what it
   closed over becomes explicit operands) and binds
-  ``interpreters.checkpoint.remat_p``; all the behaviour (what reverse mode
+  ``core.lax.checkpoint.remat_p``; all the behaviour (what reverse mode
   saves and what it recomputes) is that primitive's partial-evaluation rule.
 - A policy decides which intermediate values may be saved:
   ``checkpoint_policies.nothing_saveable`` (the default, as JAX's),
@@ -20,8 +20,8 @@ from typing import Any, Final, final
 from jax import tree_util
 
 from didax.api.transformations import partial_at
+from didax.core.lax import checkpoint as _remat
 from didax.core.values import get_aval
-from didax.interpreters import checkpoint as _remat
 from didax.interpreters.jaxpr_transforms import close_over_nothing
 from didax.interpreters.staging import trace_to_jaxpr
 

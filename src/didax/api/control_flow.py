@@ -33,15 +33,16 @@ from jax import tree_util
 from didax.api.transformations import PyTreeDef, _FlatFun
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
+from didax.core.lax.cond import cond_p
+from didax.core.lax.scan import scan_p
+from didax.core.lax.while_loop import while_p
 from didax.core.promotion import convert
 from didax.core.source_info import user_frame_summary
 from didax.core.trace import Tracer
 from didax.core.values import get_aval, is_value, wrap_host
-from didax.interpreters.cond import cond_p, join_consts
+from didax.interpreters.cond import join_consts
 from didax.interpreters.jaxpr_transforms import close_over_nothing
-from didax.interpreters.scan import scan_p
 from didax.interpreters.staging import trace_to_jaxpr
-from didax.interpreters.while_loop import while_p
 from didax.ir.jaxpr import ClosedJaxpr
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]

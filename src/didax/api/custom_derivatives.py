@@ -31,15 +31,11 @@ from jax import tree_util
 from didax.api.transformations import PyTreeDef
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
+from didax.core.lax.custom_derivatives import CustomRule, custom_jvp_call_p, custom_vjp_call_p
 from didax.core.promotion import convert
 from didax.core.source_info import user_frame_summary
 from didax.core.values import get_aval, is_value
-from didax.interpreters.custom_derivatives import (
-    CustomRule,
-    custom_jvp_call_p,
-    custom_vjp_call_p,
-    is_differentiable,
-)
+from didax.interpreters.custom_derivatives import is_differentiable
 from didax.interpreters.jaxpr_transforms import close_over_nothing
 from didax.interpreters.jvp import Zero
 from didax.interpreters.staging import trace_to_jaxpr

@@ -47,13 +47,13 @@ from didax.api.trace_cache import (
 from didax.core.array import Array
 from didax.core.cache import CacheInfo
 from didax.core.config import disable_jit, dispatch_mode, flag, trace_mode
+from didax.core.lax.jit import jit_p
 from didax.core.sharding import NamedSharding, SingleDeviceSharding
 from didax.core.source_info import user_frame_summary
 from didax.core.trace import current_trace
 from didax.core.values import get_aval, kind_or_none
 from didax.interpreters.evaluation import EVAL_TRACE, check_nans
 from didax.interpreters.jaxpr_transforms import close_over_nothing
-from didax.interpreters.jit import jit_p
 from didax.interpreters.parallel import program_meshes
 from didax.interpreters.staging import trace_to_jaxpr
 from didax.lowering import dispatch

@@ -1,6 +1,7 @@
-"""``checkpoint`` (``remat``): a region whose values the backward pass recomputes.
+"""``checkpoint`` (``remat``)'s interpreter rules: a region the backward pass recomputes.
 
-``remat_p`` binds ``(*args)`` with params ``jaxpr`` (the region, constant-
+``remat_p`` (declared and typed in ``core.lax.checkpoint``, with its
+policies) binds ``(*args)`` with params ``jaxpr`` (the region, constant-
 free), ``policy`` (which intermediate values may be saved as residuals) and
 ``prevent_cse``. It computes what the region computes; what changes is
 reverse mode.
@@ -14,71 +15,27 @@ Design rules:
   side, as a remat equation: the backward pass recomputes it. This shows in
   the linearized jaxpr (the primal equations reappear in it) and in the
   number of residuals.
-- A policy is ``policy(prim, *avals, **params) -> bool`` (JAX's
-  ``checkpoint_policies``): ``nothing_saveable`` recomputes everything,
-  ``dots_saveable`` keeps the results of ``dot_general``, and
-  ``everything_saveable`` keeps all (plain reverse mode).
 - jvp, vmap, transposition and DCE transform the region and keep it a remat
   region, with the same policy, so ``grad(jit(checkpoint(f)))`` and
   ``vmap(grad(checkpoint(f)))`` work as without it. Lowering inlines the
-  region (``lowering.higher_order``).
+  region (``lowering.checkpoint``); its flops rule is in ``interpreters.flops``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, Final
+from collections.abc import Sequence
+from typing import Any
 
-from didax.core.abstract import ShapedArray
-from didax.core.abstract_eval import ABSTRACT_EVAL
-from didax.core.lax.primitives import dot_general_p
-from didax.core.primitive import Primitive
+from didax.core.lax.checkpoint import Policy, remat_p
 from didax.core.trace import set_current_trace
 from didax.interpreters.call_rules import register_call_rules
 from didax.interpreters.evaluation import IMPL_RULES, eval_jaxpr
-from didax.interpreters.jit import check_operands
 from didax.interpreters.partial_eval import PE_RULES, PartialEvalTrace
 from didax.ir.jaxpr import Jaxpr, Literal, Var
 from didax.ir.passes import dce_jaxpr
 from didax.ir.rewrite import keep_inputs
 
-remat_p: Final = Primitive("checkpoint", multiple_results=True)
-
-Policy = Callable[..., bool]
-
-
-def nothing_saveable(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
-    """Save no intermediate value: the backward pass recomputes the whole region."""
-    return False
-
-
-def everything_saveable(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
-    """Save every intermediate value (as without checkpointing)."""
-    return True
-
-
-def dots_saveable(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
-    """Save the results of matrix products (``dot_general``); recompute the rest."""
-    return prim is dot_general_p
-
-
-def dots_with_no_batch_dims_saveable(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
-    """Save the results of matrix products without batch dimensions."""
-    if prim is not dot_general_p:
-        return False
-    (_, _), (lhs_batch, _) = params["dimension_numbers"]
-    return not lhs_batch
-
-
-# --- typing, evaluation --------------------------------------------------------------------
-
-
-@ABSTRACT_EVAL.defines(remat_p)
-def _remat_abstract_eval(
-    *avals: ShapedArray, jaxpr: Jaxpr, policy: Policy, prevent_cse: bool
-) -> list[ShapedArray]:
-    check_operands(avals, jaxpr.in_avals, "the checkpointed function")
-    return list(jaxpr.out_avals)
+# --- evaluation --------------------------------------------------------------------------
 
 
 @IMPL_RULES.defines(remat_p)

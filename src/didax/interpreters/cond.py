@@ -1,9 +1,8 @@
-"""``cond``: a higher-order primitive choosing one of several branch jaxprs, with all its rules.
+"""``cond``'s interpreter rules: jvp, batching, partial evaluation, transposition, DCE, flops.
 
-``cond_p`` binds ``(index, *operands)`` with param ``branches``, a tuple of
-constant-free jaxprs of one type; it runs ``branches[index]`` on the
-operands. ``lax.cond`` (two branches, a boolean predicate) and
-``lax.switch`` (an index, clamped by the api) both bind it.
+``cond_p`` (declared and typed in ``core.lax.cond``) binds
+``(index, *operands)`` with param ``branches``, a tuple of constant-free
+jaxprs of one type; it runs ``branches[index]`` on the operands.
 
 Design rules:
 - Branches take the same operands. Whatever a branch closed over (its
@@ -21,21 +20,24 @@ Design rules:
   and an unknown part; each branch's residuals get their own slots in one
   joined residual list (zeros in the slots of the other branches). With an
   unknown index the whole cond is staged.
-- The impl (compile and execute) and the lowering (``stablehlo.case``) live
-  in the lowering layer.
+- A cond costs the branch its index selects when the index is known, else
+  the field-wise maximum over its branches (XLA's choice too), estimated
+  when they differ.
+- No impl rule: eager evaluation runs a cond as its compiled program; the
+  lowering (``stablehlo.case``) is in ``lowering.cond``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any
 
-from didax.core import dtypes, lax
+from didax.core import lax
 from didax.core.abstract import ShapedArray
-from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
-from didax.core.primitive import Primitive
+from didax.core.lax.cond import cond_p
 from didax.core.trace import set_current_trace
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, select_lanes
+from didax.interpreters.flops import FLOPS_RULES, Cost, Counted, Operand, count_jaxpr
 from didax.interpreters.jaxpr_transforms import (
     jaxpr_as_fun,
     jvp_jaxpr,
@@ -52,7 +54,7 @@ from didax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn
 from didax.ir.passes import DCE_RULES, dce_jaxpr
 from didax.ir.rewrite import insert_unused_inputs, keep_inputs
 
-cond_p: Final = Primitive("cond", multiple_results=True)
+__all__ = ["join_consts"]
 
 
 def join_consts(closed: Sequence[ClosedJaxpr]) -> tuple[tuple[Jaxpr, ...], tuple[Any, ...]]:
@@ -72,35 +74,6 @@ def join_consts(closed: Sequence[ClosedJaxpr]) -> tuple[tuple[Jaxpr, ...], tuple
         jaxprs.append(jaxpr)
         all_consts.extend(c.consts)
     return tuple(jaxprs), tuple(all_consts)
-
-
-# --- typing ------------------------------------------------------------------------------
-
-
-@ABSTRACT_EVAL.defines(cond_p)
-def _cond_abstract_eval(
-    index: ShapedArray, *ops: ShapedArray, branches: tuple[Jaxpr, ...]
-) -> list[ShapedArray]:
-    if index.shape != () or index.dtype != dtypes.int32:
-        raise dtype_failure(f"the branch index must be an int32 scalar, got {index.str_short()}")
-    if not branches:
-        raise shape_failure("cond needs at least one branch")
-    out = branches[0].out_avals
-    for i, b in enumerate(branches):
-        if len(ops) != len(b.in_binders) or any(
-            o.strip_weak() != a.strip_weak() for o, a in zip(ops, b.in_avals, strict=True)
-        ):
-            shown = ", ".join(a.str_short() for a in b.in_avals)
-            raise shape_failure(f"branch {i} takes operands of types ({shown})")
-        if [a.strip_weak() for a in b.out_avals] != [a.strip_weak() for a in out]:
-            raise shape_failure(
-                f"branch {i} returns ({', '.join(a.str_short() for a in b.out_avals)}) but "
-                f"branch 0 returns ({', '.join(a.str_short() for a in out)})"
-            )
-    return [
-        a.update(weak_type=all(b.out_avals[k].weak_type for b in branches))
-        for k, a in enumerate(out)
-    ]
 
 
 # --- jvp ---------------------------------------------------------------------------------
@@ -254,3 +227,24 @@ def _cond_dce(used_outputs: Sequence[bool], eqn: JaxprEqn) -> tuple[list[bool], 
         tuple(v for v, u in zip(eqn.out_binders, used_outputs, strict=True) if u),
     )
     return [True, *used_ops], new_eqn
+
+
+# --- flops -------------------------------------------------------------------------------
+
+
+@FLOPS_RULES.defines(cond_p)
+def _cond_flops(
+    operands: Sequence[Operand],
+    out_avals: Sequence[ShapedArray],
+    /,
+    *,
+    branches: tuple[Jaxpr, ...],
+) -> Counted:
+    index, args = operands[0], operands[1:]
+    if index.value is not None:
+        # stablehlo.case runs the last branch for an index out of range.
+        i = int(index.value)
+        return count_jaxpr(branches[i if 0 <= i < len(branches) else -1], args)
+    counts = [count_jaxpr(b, args) for b in branches]
+    unknown = tuple(Operand(a) for a in out_avals)
+    return Counted(Cost.maximum([c.cost for c in counts]), unknown)

@@ -1,6 +1,8 @@
-"""``custom_jvp`` and ``custom_vjp`` calls: functions whose derivative the user defines.
+"""The interpreter rules of ``custom_jvp`` and ``custom_vjp`` calls (user-defined derivatives).
 
-Three primitives, each with all its non-lowering rules:
+Three primitives (declared and typed in ``core.lax.custom_derivatives``,
+lowered in ``lowering.custom_derivatives``; their flops rules are in
+``interpreters.flops``):
 
 - ``custom_jvp_call_p`` binds ``(*consts, *args)`` with params ``call_jaxpr``
   (the function, constant-free; ``consts`` are what it closed over),
@@ -36,47 +38,23 @@ Design rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, Final, final
-
-import attrs
+from collections.abc import Sequence
+from typing import Any, Final
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
-from didax.core.abstract_eval import ABSTRACT_EVAL
-from didax.core.primitive import Primitive
+from didax.core.lax.custom_derivatives import (
+    CustomRule,
+    custom_jvp_call_p,
+    custom_lin_p,
+    custom_vjp_call_p,
+)
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, vmap_flat
 from didax.interpreters.evaluation import IMPL_RULES, eval_jaxpr
 from didax.interpreters.jaxpr_transforms import close_over_nothing, vmap_jaxpr
-from didax.interpreters.jit import check_operands
 from didax.interpreters.jvp import JVP_RULES, Zero, instantiate_zeros
 from didax.interpreters.transpose import TRANSPOSE_RULES, is_undefined
 from didax.ir.jaxpr import Jaxpr
-
-custom_jvp_call_p: Final = Primitive("custom_jvp_call", multiple_results=True)
-custom_vjp_call_p: Final = Primitive("custom_vjp_call", multiple_results=True)
-custom_lin_p: Final = Primitive("custom_lin", multiple_results=True)
-
-
-@final
-@attrs.frozen(eq=False)
-class CustomRule:
-    """A user's rule as a function of flat lists (``fun``), named for printing.
-
-    Compared by identity: two rules are the same only if they are one object.
-    """
-
-    fun: Callable[..., tuple[list[Any], list[Any]]]
-    name: str
-    # A jvp rule that takes symbolic zeros (``Zero``) for tangents that are
-    # zero, instead of arrays of zeros (JAX's ``symbolic_zeros=True``).
-    symbolic_zeros: bool = False
-
-    def __call__(self, *args: Sequence[Any]) -> tuple[list[Any], list[Any]]:
-        return self.fun(*args)
-
-    def __repr__(self) -> str:
-        return self.name
 
 
 class CustomVJPForwardModeError(TypeError):
@@ -123,15 +101,7 @@ def _spread(float_values: Sequence[Any], avals: Sequence[ShapedArray]) -> list[A
     return [next(it) if is_differentiable(a) else Zero.like(a) for a in avals]
 
 
-# --- the calls: typing, evaluation ---------------------------------------------------------
-
-
-@ABSTRACT_EVAL.defines(custom_jvp_call_p, custom_vjp_call_p)
-def _custom_call_abstract_eval(
-    *avals: ShapedArray, call_jaxpr: Jaxpr, num_consts: int, **_: Any
-) -> list[ShapedArray]:
-    check_operands(avals, call_jaxpr.in_avals, "the custom function")
-    return list(call_jaxpr.out_avals)
+# --- the calls: evaluation ---------------------------------------------------------
 
 
 @IMPL_RULES.defines(custom_jvp_call_p, custom_vjp_call_p)
@@ -242,13 +212,6 @@ def _custom_vjp_call_jvp(
         out_avals=out_avals,
     )
     return list(outs), _spread(lin_outs, call_jaxpr.out_avals)
-
-
-@ABSTRACT_EVAL.defines(custom_lin_p)
-def _custom_lin_abstract_eval(
-    *avals: ShapedArray, bwd: CustomRule, num_res: int, out_avals: tuple[ShapedArray, ...]
-) -> list[ShapedArray]:
-    return list(out_avals)
 
 
 def forward_mode_refused(*args: Any, **params: Any) -> Any:

@@ -28,10 +28,10 @@ Design rules:
   as XLA would prune it.
 - A higher-order primitive's rule returns ``Counted`` (its cost and what is
   known of its results): a jit call, a custom call or a checkpoint costs
-  its body; cond, scan and while have their rules in
-  ``interpreters.flops_control_flow`` (a while loop's trip count is most of
-  the work). A count that had to guess (an unknown index or trip count) is
-  ``estimated``.
+  its body; cond, scan and while have their rules in their families'
+  modules (``interpreters.cond``, ``interpreters.scan``,
+  ``interpreters.while_loop``). A count that had to guess (an unknown index
+  or trip count) is ``estimated``.
 - One rule per primitive, registered with ``FLOPS_RULES.defines``; a
   primitive with no rule is a ``NotImplementedError`` naming it. A
   higher-order primitive's module may register its rule itself (it
@@ -50,16 +50,12 @@ from didax.core import lax
 from didax.core.abstract import ShapedArray
 from didax.core.dtypes import DType
 from didax.core.lax import CanonicalPrecision, DotDimensionNumbers
+from didax.core.lax.checkpoint import remat_p
+from didax.core.lax.custom_derivatives import custom_jvp_call_p, custom_lin_p, custom_vjp_call_p
+from didax.core.lax.jit import jit_p
 from didax.core.primitive import RuleTable
-from didax.interpreters.checkpoint import remat_p
-from didax.interpreters.custom_derivatives import (
-    custom_jvp_call_p,
-    custom_lin_p,
-    custom_vjp_call_p,
-    forward_mode_refused,
-)
+from didax.interpreters.custom_derivatives import forward_mode_refused
 from didax.interpreters.evaluation import IMPL_RULES
-from didax.interpreters.jit import jit_p
 from didax.ir.jaxpr import Atom, Jaxpr, JaxprEqn, Literal, Var
 from didax.ir.passes import dce_jaxpr
 

@@ -1,29 +1,28 @@
-"""The jit-call primitive: a higher-order primitive carrying a jaxpr, with all its rules.
+"""The jit-call primitive's interpreter rules: partial evaluation here, the others shared.
 
 Design rules:
-- ``jit_p`` binds a constant-free ``Jaxpr`` (param ``jaxpr``) to explicit
-  operands. Whatever the traced function closed over (arrays, tracers of
-  enclosing transformations) was hoisted by staging and is passed as
-  leading operands: that is closure conversion, and it is why jvp/vmap of
-  jit need no special knowledge of closures.
-- This module holds every rule of the primitive but its lowering (a
-  ``func.call``, in ``lowering.higher_order``) and its impl (compile and
-  execute, which is the lowering layer's job and is registered there):
-  abstract evaluation and partial evaluation here, and jvp, batching,
-  transposition and DCE from ``call_rules`` (the rules every call
-  primitive shares). Each transforms the body with ``jaxpr_transforms``
-  and binds ``jit_p`` again on the result (initial style); those jaxprs are
-  cached by fingerprint, so ``jvp(jit(f))`` called again builds nothing new.
+- ``jit_p`` (declared and typed in ``core.lax.jit``) binds a constant-free
+  ``Jaxpr`` (param ``jaxpr``) to explicit operands. Whatever the traced
+  function closed over (arrays, tracers of enclosing transformations) was
+  hoisted by staging and is passed as leading operands: that is closure
+  conversion, and it is why jvp/vmap of jit need no special knowledge of
+  closures.
+- This module holds the primitive's interpreter rules: partial evaluation
+  here, and jvp, batching, transposition and DCE from ``call_rules`` (the
+  rules every call primitive shares). Its lowering (a ``func.call``) is in
+  ``lowering.jit``, its impl (compile and execute, the lowering layer's
+  job) in ``lowering.eager``; its flops rule is in ``interpreters.flops``.
+  Each transforms the body with ``jaxpr_transforms`` and binds ``jit_p``
+  again on the result (initial style); those jaxprs are cached by
+  fingerprint, so ``jvp(jit(f))`` called again builds nothing new.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any
 
-from didax.core.abstract import ShapedArray
-from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
-from didax.core.primitive import Primitive
+from didax.core.lax.jit import jit_p
 from didax.core.trace import set_current_trace
 from didax.interpreters.call_rules import register_call_rules
 from didax.interpreters.jaxpr_transforms import (
@@ -32,25 +31,6 @@ from didax.interpreters.jaxpr_transforms import (
 )
 from didax.interpreters.partial_eval import PE_RULES, PartialEvalTrace
 from didax.ir.jaxpr import Jaxpr
-
-jit_p: Final = Primitive("jit", multiple_results=True)
-
-
-def check_operands(
-    avals: Sequence[ShapedArray], expected: Sequence[ShapedArray], what: str
-) -> None:
-    """Operand types must be a body's input types (weakness aside)."""
-    if len(avals) != len(expected) or any(
-        a.strip_weak() != e.strip_weak() for a, e in zip(avals, expected, strict=True)
-    ):
-        shown = ", ".join(a.str_short() for a in expected)
-        raise shape_failure(f"{what} expects operands of types ({shown})")
-
-
-@ABSTRACT_EVAL.defines(jit_p)
-def _jit_abstract_eval(*avals: ShapedArray, jaxpr: Jaxpr, name: str) -> list[ShapedArray]:
-    check_operands(avals, jaxpr.in_avals, f"the jitted function {name}")
-    return list(jaxpr.out_avals)
 
 
 def _retag(params: dict[str, Any], body: Jaxpr, transformation: str) -> dict[str, Any]:

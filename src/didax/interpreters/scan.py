@@ -1,9 +1,10 @@
-"""``scan``: a higher-order primitive looping a body over the leading axis of its inputs.
+"""``scan``'s interpreter rules: jvp, batching, partial evaluation, transposition, DCE, flops.
 
-``scan_p`` binds ``(*consts, *init, *xs)`` with params ``jaxpr`` (the body,
+``scan_p`` (declared and typed in ``core.lax.scan``) binds
+``(*consts, *init, *xs)`` with params ``jaxpr`` (the body,
 ``consts, carry, x -> carry, y``), ``num_consts``, ``num_carry``,
-``length``, ``reverse`` and ``unroll``; it returns the final carry and the
-``ys`` stacked along a new leading axis of size ``length``.
+``length``, ``reverse`` and ``unroll``; every rule reads them as
+``ScanParams`` and splits the operands with it.
 
 Design rules:
 - As for ``while``, which carries have tangents, are batched or are unknown
@@ -20,23 +21,29 @@ Design rules:
   linear ``xs`` come out as ``ys``. Every carry is linear (one whose
   initial value is a defined zero, as jvp instantiates, too). This is what makes ``grad`` of a scan
   (an RNN, ``fori_loop`` with static bounds) work.
-- The impl (compile and execute) and the lowering (``stablehlo.while``
-  with dynamic slices of ``xs`` and updates of ``ys``) live in the
-  lowering layer.
+- A scan costs ``length`` times its body; a body whose cost depends on
+  its carries (a cond on the counter) is counted trip by trip
+  (``interpreters.loop_flops``).
+- No impl rule: eager evaluation runs a scan as its compiled program; the
+  lowering (``stablehlo.while`` with dynamic slices of ``xs`` and updates
+  of ``ys``) is in ``lowering.scan``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any
+
+import attrs
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
-from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
-from didax.core.primitive import Primitive
+from didax.core.lax.scan import ScanParams, scan_p, slice_aval
 from didax.core.trace import set_current_trace
 from didax.core.values import get_aval
+from didax.interpreters import loop_flops
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, move_axis
+from didax.interpreters.flops import FLOPS_RULES, ZERO, Counted, Operand, count_jaxpr
 from didax.interpreters.jaxpr_transforms import (
     close_over_nothing,
     fixpoint,
@@ -47,32 +54,18 @@ from didax.interpreters.jaxpr_transforms import (
     vmap_jaxpr,
 )
 from didax.interpreters.jvp import JVP_RULES, Zero, zeros_like_aval
+from didax.interpreters.loop_flops import (
+    depends_on_carries,
+    entering_carries,
+    loop_invariant,
+    varying_carries,
+)
 from didax.interpreters.partial_eval import PE_RULES, PartialEvalTrace
 from didax.interpreters.staging import trace_to_jaxpr
 from didax.interpreters.transpose import TRANSPOSE_RULES, is_undefined
 from didax.ir.jaxpr import Jaxpr, JaxprEqn, Literal, Var
 from didax.ir.passes import DCE_RULES, dce_jaxpr
 from didax.ir.rewrite import keep_inputs, permute_inputs, permute_outputs
-
-scan_p: Final = Primitive("scan", multiple_results=True)
-
-Flags = tuple[bool, ...]
-
-
-def _split(args: Sequence[Any], num_consts: int, num_carry: int) -> tuple[Any, Any, Any]:
-    return (
-        list(args[:num_consts]),
-        list(args[num_consts : num_consts + num_carry]),
-        list(args[num_consts + num_carry :]),
-    )
-
-
-def _slice_aval(a: ShapedArray) -> ShapedArray:
-    return ShapedArray(a.shape[1:], a.dtype, a.weak_type)
-
-
-def _stacked_aval(a: ShapedArray, length: int) -> ShapedArray:
-    return ShapedArray((length, *a.shape), a.dtype, a.weak_type)
 
 
 def _ranges(*sizes: int) -> list[range]:
@@ -83,70 +76,20 @@ def _ranges(*sizes: int) -> list[range]:
     return out
 
 
-# --- typing ------------------------------------------------------------------------------
-
-
-@ABSTRACT_EVAL.defines(scan_p)
-def _scan_abstract_eval(
-    *avals: ShapedArray,
-    jaxpr: Jaxpr,
-    num_consts: int,
-    num_carry: int,
-    length: int,
-    reverse: bool,
-    unroll: int,
-) -> list[ShapedArray]:
-    consts, carry, xs = _split(avals, num_consts, num_carry)
-    for x in xs:
-        if x.ndim == 0 or x.shape[0] != length:
-            raise shape_failure(f"xs must have a leading axis of the scan's length {length}")
-    expected = jaxpr.in_avals
-    got = [*consts, *carry, *(_slice_aval(x) for x in xs)]
-    if len(got) != len(expected) or any(
-        g.strip_weak() != e.strip_weak() for g, e in zip(got, expected, strict=True)
-    ):
-        raise shape_failure(
-            f"the body takes ({', '.join(a.str_short() for a in expected)}), "
-            f"given ({', '.join(a.str_short() for a in got)})"
-        )
-    carry_out = jaxpr.out_avals[:num_carry]
-    if [a.strip_weak() for a in carry_out] != [a.strip_weak() for a in carry]:
-        raise shape_failure(
-            f"the body returns the carry ({', '.join(a.str_short() for a in carry_out)}) "
-            f"for a carry of types ({', '.join(a.str_short() for a in carry)})"
-        )
-    if unroll < 1:
-        raise shape_failure(f"unroll must be at least 1, got {unroll}")
-    return [
-        *(
-            c.update(weak_type=c.weak_type and o.weak_type)
-            for c, o in zip(carry, carry_out, strict=True)
-        ),
-        *(_stacked_aval(y, length) for y in jaxpr.out_avals[num_carry:]),
-    ]
-
-
 # --- jvp ---------------------------------------------------------------------------------
 
 
 @JVP_RULES.defines(scan_p)
 def _scan_jvp(
-    primals: Sequence[Any],
-    tangents: Sequence[Any],
-    *,
-    jaxpr: Jaxpr,
-    num_consts: int,
-    num_carry: int,
-    length: int,
-    reverse: bool,
-    unroll: int,
+    primals: Sequence[Any], tangents: Sequence[Any], **params: Any
 ) -> tuple[list[Any], list[Any]]:
-    consts, init, xs = _split(primals, num_consts, num_carry)
-    consts_t, init_t, xs_t = _split(tangents, num_consts, num_carry)
+    p: ScanParams[Jaxpr] = ScanParams(**params)
+    jaxpr, num_consts, num_carry, ny = p.jaxpr, p.num_consts, p.num_carry, p.num_ys
+    consts, init, xs = p.split(primals)
+    consts_t, init_t, xs_t = p.split(tangents)
     const_nz = tuple(not isinstance(t, Zero) for t in consts_t)
     carry_nz = tuple(not isinstance(t, Zero) for t in init_t)
     xs_nz = tuple(not isinstance(t, Zero) for t in xs_t)
-    ny = len(jaxpr.outs) - num_carry
     carry_nz = fixpoint(  # which carries have tangents
         carry_nz,
         lambda c: jvp_jaxpr(jaxpr, const_nz + c + xs_nz, instantiate=c + (False,) * ny)[1][
@@ -165,11 +108,14 @@ def _scan_jvp(
     o_c, o_y, o_ct, o_yt = _ranges(num_carry, ny, ncart, ny_t)
     body = permute_outputs(body, [*o_c, *o_ct, *o_y, *o_yt])
     carry_t = [
-        _zeros_tangent(get_aval(p)) if isinstance(t, Zero) else t
-        for p, t, nz in zip(init, init_t, carry_nz, strict=True)
+        _zeros_tangent(get_aval(v)) if isinstance(t, Zero) else t
+        for v, t, nz in zip(init, init_t, carry_nz, strict=True)
         if nz
     ]
-    outs = scan_p.bind(
+    jvp_params = attrs.evolve(
+        p, jaxpr=body, num_consts=k + num_consts + nct, num_carry=num_carry + ncart
+    )
+    outs = jvp_params.bind(
         *hoisted,
         *consts,
         *(t for t in consts_t if not isinstance(t, Zero)),
@@ -177,12 +123,6 @@ def _scan_jvp(
         *carry_t,
         *xs,
         *(t for t in xs_t if not isinstance(t, Zero)),
-        jaxpr=body,
-        num_consts=k + num_consts + nct,
-        num_carry=num_carry + ncart,
-        length=length,
-        reverse=reverse,
-        unroll=unroll,
     )
     carry_out, carry_t_out = outs[:num_carry], iter(outs[num_carry : num_carry + ncart])
     ys, ys_t = (
@@ -191,11 +131,11 @@ def _scan_jvp(
     )
     primals_out = [*carry_out, *ys]
     tangents_out = [
-        next(carry_t_out) if nz else Zero.like(get_aval(p))
-        for p, nz in zip(carry_out, carry_nz, strict=True)
+        next(carry_t_out) if nz else Zero.like(get_aval(v))
+        for v, nz in zip(carry_out, carry_nz, strict=True)
     ] + [
-        next(ys_t) if nz else Zero.like(get_aval(p))
-        for p, nz in zip(ys, out_nz[num_carry:], strict=True)
+        next(ys_t) if nz else Zero.like(get_aval(v))
+        for v, nz in zip(ys, out_nz[num_carry:], strict=True)
     ]
     return primals_out, tangents_out
 
@@ -212,21 +152,16 @@ def _scan_batch(
     axis_size: int,
     args: Sequence[Any],
     dims: Sequence[Dim],
-    *,
-    jaxpr: Jaxpr,
-    num_consts: int,
-    num_carry: int,
-    length: int,
-    reverse: bool,
-    unroll: int,
+    **params: Any,
 ) -> tuple[list[Any], list[Dim]]:
     n = axis_size
-    consts, init, xs = _split(args, num_consts, num_carry)
-    cdims, idims, xdims = _split(dims, num_consts, num_carry)
+    p: ScanParams[Jaxpr] = ScanParams(**params)
+    jaxpr, num_carry, ny = p.jaxpr, p.num_carry, p.num_ys
+    consts, init, xs = p.split(args)
+    cdims, idims, xdims = p.split(dims)
     const_b = tuple(d is not None for d in cdims)
     carry_b = tuple(d is not None for d in idims)
     xs_b = tuple(d is not None for d in xdims)
-    ny = len(jaxpr.outs) - num_carry
     carry_b = fixpoint(  # which carries are batched
         carry_b,
         lambda c: vmap_jaxpr(jaxpr, n, const_b + c + xs_b, instantiate=c + (False,) * ny)[1][
@@ -245,18 +180,8 @@ def _scan_batch(
     ]
     # xs are sliced along axis 0: their batch axis goes to 1.
     xs = [x if d is None else move_axis(x, d, 1, n) for x, d in zip(xs, xdims, strict=True)]
-    outs = scan_p.bind(
-        *hoisted,
-        *consts,
-        *init,
-        *xs,
-        jaxpr=body,
-        num_consts=len(hoisted) + num_consts,
-        num_carry=num_carry,
-        length=length,
-        reverse=reverse,
-        unroll=unroll,
-    )
+    batched = attrs.evolve(p, jaxpr=body, num_consts=len(hoisted) + p.num_consts)
+    outs = batched.bind(*hoisted, *consts, *init, *xs)
     out_dims: list[Dim] = [0 if b else None for b in carry_b]
     out_dims += [1 if b else None for b in out_b[num_carry:]]
     return outs, out_dims
@@ -266,14 +191,12 @@ def _scan_batch(
 
 
 def _scan_partial_eval(trace: PartialEvalTrace, args: Sequence[Any], params: dict[str, Any]) -> Any:
-    jaxpr: Jaxpr = params["jaxpr"]
-    num_consts: int = params["num_consts"]
-    num_carry: int = params["num_carry"]
-    consts, init, xs = _split(args, num_consts, num_carry)
+    p: ScanParams[Jaxpr] = ScanParams(**params)
+    jaxpr, num_carry, ny = p.jaxpr, p.num_carry, p.num_ys
+    consts, init, xs = p.split(args)
     const_uk = tuple(trace.is_unknown(x) for x in consts)
     carry_uk = tuple(trace.is_unknown(x) for x in init)
     xs_uk = tuple(trace.is_unknown(x) for x in xs)
-    ny = len(jaxpr.outs) - num_carry
     carry_uk = fixpoint(  # which carries are unknown
         carry_uk,
         lambda c: partial_eval_jaxpr(jaxpr, const_uk + c + xs_uk, instantiate=c + (False,) * ny)[2][
@@ -317,18 +240,13 @@ def _scan_partial_eval(trace: PartialEvalTrace, args: Sequence[Any], params: dic
     parent = trace.parent
     assert parent is not None
     with set_current_trace(parent):
-        known_results = scan_p.bind(
-            *hoisted,
-            *known_consts,
-            *known_init,
-            *known_xs,
-            **{
-                **params,
-                "jaxpr": known_scan_body,
-                "num_consts": k + len(known_consts),
-                "num_carry": num_known_carry,
-            },
+        known_params = attrs.evolve(
+            p,
+            jaxpr=known_scan_body,
+            num_consts=k + len(known_consts),
+            num_carry=num_known_carry,
         )
+        known_results = known_params.bind(*hoisted, *known_consts, *known_init, *known_xs)
     known_carry = known_results[:num_known_carry]
     known_ys = known_results[num_known_carry:num_known_outs]
     stacked = known_results[num_known_outs:]
@@ -341,15 +259,13 @@ def _scan_partial_eval(trace: PartialEvalTrace, args: Sequence[Any], params: dic
     unknown_consts = [x for x, u in zip(consts, const_uk, strict=True) if u]
     unknown_init = [x for x, u in zip(init, carry_uk, strict=True) if u]
     unknown_xs = [x for x, u in zip(xs, xs_uk, strict=True) if u]
+    unknown_params = attrs.evolve(
+        p, jaxpr=unknown_body, num_consts=len(const_res) + nuc, num_carry=nucar
+    )
     unknown_outs = trace.stage(
         scan_p,
         [*const_res_values, *unknown_consts, *unknown_init, *stacked, *unknown_xs],
-        {
-            **params,
-            "jaxpr": unknown_body,
-            "num_consts": len(const_res) + nuc,
-            "num_carry": nucar,
-        },
+        unknown_params.as_params(),
     )
     known_it = iter([*known_carry, *known_ys])
     unknown_it = iter(unknown_outs)
@@ -363,17 +279,10 @@ PE_RULES.register(scan_p, _scan_partial_eval)
 
 
 @TRANSPOSE_RULES.defines(scan_p)
-def _scan_transpose(
-    cts: Sequence[Any],
-    *args: Any,
-    jaxpr: Jaxpr,
-    num_consts: int,
-    num_carry: int,
-    length: int,
-    reverse: bool,
-    unroll: int,
-) -> list[Any]:
-    consts, init, xs = _split(args, num_consts, num_carry)
+def _scan_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[Any]:
+    p: ScanParams[Jaxpr] = ScanParams(**params)
+    jaxpr, num_carry = p.jaxpr, p.num_carry
+    consts, init, xs = p.split(args)
     # A carry of a linear scan whose initial value is defined (the zeros a
     # jvp instantiated) is still linear in the loop: it is transposed as one,
     # and its cotangent is dropped.
@@ -402,8 +311,8 @@ def _scan_transpose(
         *(get_aval(c) for c in res_consts),
         *(Zero.like(c.aval).aval for c in lin_consts),
         *(Zero.like(a).aval for a in carry_avals),
-        *(_slice_aval(get_aval(x)) for x in res_xs),
-        *(_slice_aval(get_aval(c)) for c, nz in zip(ct_ys, ys_nz, strict=True) if nz),
+        *(slice_aval(get_aval(x)) for x in res_xs),
+        *(slice_aval(get_aval(c)) for c, nz in zip(ct_ys, ys_nz, strict=True) if nz),
     ]
     body, hoisted = close_over_nothing(trace_to_jaxpr(body_t, in_avals, "scan_transpose"))
     init_acc = [lax.full(c.aval.shape, 0, Zero.like(c.aval).aval.dtype) for c in lin_consts]
@@ -411,19 +320,20 @@ def _scan_transpose(
         lax.full(a.shape, 0, Zero.like(a).aval.dtype) if isinstance(c, Zero) else c
         for c, a in zip(ct_carry, carry_avals, strict=True)
     ]
-    outs = scan_p.bind(
+    backwards = attrs.evolve(
+        p,
+        jaxpr=body,
+        num_consts=len(hoisted) + len(res_consts),
+        num_carry=nlc + num_carry,
+        reverse=not p.reverse,
+    )
+    outs = backwards.bind(
         *hoisted,
         *res_consts,
         *init_acc,
         *init_ct,
         *res_xs,
         *(c for c in ct_ys if not isinstance(c, Zero)),
-        jaxpr=body,
-        num_consts=len(hoisted) + len(res_consts),
-        num_carry=nlc + num_carry,
-        length=length,
-        reverse=not reverse,
-        unroll=unroll,
     )
     ct_consts, ct_init, ct_xs = (
         iter(outs[:nlc]),
@@ -446,8 +356,8 @@ def _slices(*sizes: int) -> list[slice]:
 
 @DCE_RULES.defines(scan_p)
 def _scan_dce(used_outputs: Sequence[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn | None]:
-    jaxpr: Jaxpr = eqn.params["jaxpr"]
-    num_consts, num_carry = eqn.params["num_consts"], eqn.params["num_carry"]
+    p: ScanParams[Jaxpr] = ScanParams(**eqn.params)
+    jaxpr, num_consts, num_carry = p.jaxpr, p.num_consts, p.num_carry
     used_carry, used_ys = tuple(used_outputs[:num_carry]), tuple(used_outputs[num_carry:])
     # A carry is live if the result or a live part of the body needs it.
     live = fixpoint(
@@ -457,8 +367,8 @@ def _scan_dce(used_outputs: Sequence[bool], eqn: JaxprEqn) -> tuple[list[bool], 
     body, used_in = dce_jaxpr(jaxpr, live + used_ys)
     used_consts = used_in[:num_consts]
     used_xs = used_in[num_consts + num_carry :]
-    body = keep_inputs(body, [*used_consts, *live, *used_xs])
     used_inputs = [*used_consts, *live, *used_xs]
+    body = keep_inputs(body, used_inputs)
     carry_binders = eqn.out_binders[:num_carry]
     outs = (
         *(
@@ -471,7 +381,40 @@ def _scan_dce(used_outputs: Sequence[bool], eqn: JaxprEqn) -> tuple[list[bool], 
     new_eqn = JaxprEqn(
         scan_p,
         tuple(x for x, u in zip(eqn.inputs, used_inputs, strict=True) if u),
-        {**eqn.params, "jaxpr": body, "num_consts": sum(used_consts), "num_carry": sum(live)},
+        attrs.evolve(p, jaxpr=body, num_consts=sum(used_consts), num_carry=sum(live)).as_params(),
         outs,
     )
     return used_inputs, new_eqn
+
+
+# --- flops -------------------------------------------------------------------------------
+
+
+@FLOPS_RULES.defines(scan_p)
+def _scan_flops(
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **params: Any
+) -> Counted:
+    p: ScanParams[Jaxpr] = ScanParams(**params)
+    body, _ = dce_jaxpr(p.jaxpr)
+    consts, init, xs_operands = p.split(operands)
+    xs = [Operand(slice_aval(x.aval)) for x in xs_operands]
+    invariant = loop_invariant(body, p.num_consts, p.num_carry)
+    ys = tuple(Operand(a) for a in out_avals[p.num_carry :])
+
+    def count(carries: Sequence[Operand]) -> Counted:
+        return count_jaxpr(body, [*consts, *carries, *xs], prune=False)
+
+    per_trip = count(varying_carries(init, invariant)).cost
+    if not depends_on_carries(per_trip, lambda: count(entering_carries(init, invariant)).cost):
+        return Counted(per_trip * p.length, (*varying_carries(init, invariant), *ys))
+    if p.length > loop_flops.MAX_EXACT_TRIPS:
+        return Counted(per_trip * p.length, (*varying_carries(init, invariant), *ys))
+    # The body's cost depends on its carries (a cond on the counter): count
+    # each iteration with what is known of its carries.
+    total = ZERO
+    carries = init
+    for _ in range(p.length):
+        counted = count(entering_carries(carries, invariant))
+        total += counted.cost
+        carries = list(counted.outs[: p.num_carry])
+    return Counted(total, (*entering_carries(carries, invariant), *ys))

@@ -26,11 +26,11 @@ from typing import Any, Final, final
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import abstract_eval
 from didax.core.array import Array
+from didax.core.lax.jit import jit_p
 from didax.core.primitive import Primitive
 from didax.core.sharding import Mesh, NamedSharding
 from didax.core.values import get_aval
 from didax.interpreters.evaluation import set_compiled_evaluator
-from didax.interpreters.jit import jit_p
 from didax.interpreters.parallel import program_meshes
 from didax.ir.jaxpr import Jaxpr, JaxprEqn, Var
 from didax.lowering import xla

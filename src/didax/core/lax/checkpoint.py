@@ -1,0 +1,66 @@
+"""``checkpoint`` (``remat``): a region the backward pass recomputes; its typing and policies.
+
+``remat_p`` binds ``(*args)`` with params ``jaxpr`` (the region, constant-
+free), ``policy`` (which intermediate values may be saved as residuals) and
+``prevent_cse``. ``didax.checkpoint`` binds it (``api.checkpoint``). The
+interpreters' rules are in ``interpreters.checkpoint``, the lowering (the
+region, inline) in ``lowering.checkpoint``.
+
+Design rules:
+- It computes what the region computes: the operands are the region's
+  inputs (weak types aside), the results its outputs.
+- A policy is ``policy(prim, *avals, **params) -> bool`` (JAX's
+  ``checkpoint_policies``): ``nothing_saveable`` recomputes everything,
+  ``dots_saveable`` keeps the results of ``dot_general``, and
+  ``everything_saveable`` keeps all (plain reverse mode).
+- Typed against ``core.lax.programs.Program``: core sees the region's
+  types, never its equations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+from didax.core.abstract import ShapedArray
+from didax.core.abstract_eval import ABSTRACT_EVAL
+from didax.core.lax.primitives import dot_general_p
+from didax.core.lax.programs import Program, check_operands
+from didax.core.primitive import Primitive
+
+__all__ = ["remat_p"]
+
+remat_p: Final = Primitive("checkpoint", multiple_results=True)
+
+Policy = Callable[..., bool]
+
+
+def nothing_saveable(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
+    """Save no intermediate value: the backward pass recomputes the whole region."""
+    return False
+
+
+def everything_saveable(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
+    """Save every intermediate value (as without checkpointing)."""
+    return True
+
+
+def dots_saveable(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
+    """Save the results of matrix products (``dot_general``); recompute the rest."""
+    return prim is dot_general_p
+
+
+def dots_with_no_batch_dims_saveable(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
+    """Save the results of matrix products without batch dimensions."""
+    if prim is not dot_general_p:
+        return False
+    (_, _), (lhs_batch, _) = params["dimension_numbers"]
+    return not lhs_batch
+
+
+@ABSTRACT_EVAL.defines(remat_p)
+def _remat_abstract_eval(
+    *avals: ShapedArray, jaxpr: Program, policy: Policy, prevent_cse: bool
+) -> list[ShapedArray]:
+    check_operands(avals, jaxpr.in_avals, "the checkpointed function")
+    return list(jaxpr.out_avals)

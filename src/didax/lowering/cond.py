@@ -1,0 +1,37 @@
+"""``cond``'s lowering: ``stablehlo.case``, one region per branch.
+
+Design rules:
+- Each branch is lowered inline into its region with ``lower_jaxpr_body``;
+  the regions read the operands from the enclosing scope.
+- ``stablehlo.case`` runs the last branch for an index out of range;
+  ``lax.switch`` clamps the index before binding, so that never matters
+  here.
+"""
+
+from __future__ import annotations
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from didax.core.lax.cond import cond_p
+from didax.ir.jaxpr import Jaxpr
+from didax.lowering.mlir import (
+    LOWERING_RULES,
+    IrValue,
+    LoweringRuleContext,
+    aval_to_ir_type,
+    lower_jaxpr_body,
+)
+
+
+@LOWERING_RULES.defines(cond_p)
+def _cond_lowering(
+    ctx: LoweringRuleContext, index: IrValue, *ops: IrValue, branches: tuple[Jaxpr, ...]
+) -> list[IrValue]:
+    out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
+    op = hlo.CaseOp(out_types, index, len(branches))
+    for branch, region in zip(branches, op.regions, strict=True):
+        block = region.blocks.append()
+        with ir.InsertionPoint(block):
+            hlo.return_(lower_jaxpr_body(ctx.module_context, branch, ops))
+    return list(op.results)
