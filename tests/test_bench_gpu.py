@@ -62,10 +62,14 @@ def test_without_a_gpu_the_script_says_so_and_runs_nothing() -> None:
 @pytest.mark.x64_off
 @pytest.mark.parametrize("name", list(WORKLOADS))
 def test_workload_matches_jax(name: str) -> None:
-    result, calls = gpu.check(WORKLOADS[name])
+    workload = WORKLOADS[name]
+    result, calls = gpu.check(workload)
     assert result.status == "ok"
     assert set(calls) == {"didax", "jax"}
-    assert all(call is not None for call in calls.values())
+    # The calls the benchmark times are the ones after the first (cache hits):
+    # a second call of each agrees too.
+    again = {lib: call() for lib, call in calls.items() if call is not None}
+    assert workload.compare(again["didax"], again["jax"]) is None
 
 
 @pytest.mark.x64_off

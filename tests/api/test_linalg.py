@@ -8,9 +8,10 @@ decompositions' derivatives exist). didax calls the same LAPACK kernels
 as JAX, so even the sign conventions of ``qr``, ``eigh`` and ``svd``
 agree, and the decompositions are compared directly. Then JAX's behaviour
 on singular input (inf/NaN, no exception; a finite gradient of ``det``),
-and clear typing errors on bad input. Last, complex64/complex128: values,
+and clear typing errors on bad input. Then complex64/complex128: values,
 jvps and gradients of real-valued functions against JAX (eigenvectors and
 singular vectors through reconstructions, as their phases are arbitrary).
+Last, ``numpy.linalg.norm`` over its orders and axes, with gradients.
 """
 
 from __future__ import annotations
@@ -687,3 +688,51 @@ def test_complex_lapack_targets_are_jaxs() -> None:
     ):
         assert target in dx.jit(f).lower(h).as_text()
         assert target in jax.jit(jf).lower(h).as_text()
+
+
+# --- norms ----------------------------------------------------------------------------
+
+NORM_M: Final = np.random.RandomState(0).randn(3, 4)
+NORM_T: Final = np.random.RandomState(3).randn(2, 3, 4)
+NORM_CASES: list[tuple[Any, Any, bool]] = [
+    (None, None, False),
+    (None, 0, True),
+    (2, 1, False),
+    (1, -1, False),
+    (np.inf, 0, False),
+    (-np.inf, 1, False),
+    (0, 1, False),
+    (3, 0, False),
+    (0.5, 1, True),
+    ("fro", (0, 1), False),
+    (1, (0, 1), False),
+    (-1, (1, 0), True),
+    (np.inf, (0, 1), False),
+    (-np.inf, (0, 1), True),
+    (None, (0, 2), False),
+]
+
+
+@pytest.mark.parametrize(("ord_", "axis", "keepdims"), NORM_CASES)
+def test_linalg_norm_matches_jax(
+    ord_: Any, axis: Any, keepdims: bool, same_as_jax: Callable[[Any, Any], None]
+) -> None:
+    x = NORM_T if isinstance(axis, tuple) and 2 in axis else NORM_M
+    got = dnp.linalg.norm(x, ord=ord_, axis=axis, keepdims=keepdims)
+    want = jnp.linalg.norm(x, ord=ord_, axis=axis, keepdims=keepdims)
+    same_as_jax(got, want)
+    g = dx.grad(lambda v: dnp.sum(dnp.linalg.norm(v, ord=ord_, axis=axis)))(x)
+    w = jax.grad(lambda v: jnp.sum(jnp.linalg.norm(v, ord=ord_, axis=axis)))(x)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-10)
+
+
+@pytest.mark.parametrize("ord_", [2, -2, "nuc"])
+def test_norm_through_svd_matches_jax(ord_: Any, same_as_jax: Callable[[Any, Any], None]) -> None:
+    # The spectral and nuclear norms (issue 11: through svd), over moved axes too.
+    for x, axis, keepdims in ((NORM_M, None, False), (NORM_T, (2, 0), True)):
+        got = dnp.linalg.norm(x, ord=ord_, axis=axis, keepdims=keepdims)
+        want = jnp.linalg.norm(x, ord=ord_, axis=axis, keepdims=keepdims)
+        same_as_jax(got, want)
+    g = dx.grad(lambda v: dnp.linalg.norm(v, ord=ord_))(NORM_M)
+    w = jax.grad(lambda v: jnp.linalg.norm(v, ord=ord_))(NORM_M)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-9, atol=1e-12)

@@ -76,15 +76,18 @@ def test_result_type_of_values() -> None:
 
 def test_coerce_weak_gives_scalars_the_partner_type() -> None:
     # add takes scalar operands: the scalar takes the dtype and stays rank-0.
-    a, b = coerce_weak(P.add_p, (np.ones((2, 3), np.float32), 2.0))
+    strong = np.ones((2, 3), np.float32)
+    a, b = coerce_weak(P.add_p, (strong, 2.0))
     assert np.asarray(b).dtype == np.float32
     assert np.shape(b) == ()
     # select's cases do not: the scalar takes the shape too.
-    a, b = coerce_weak(P.select_p, (np.ones((2, 3), np.float32), 2.0))
+    a, b = coerce_weak(P.select_p, (strong, 2.0))
     assert isinstance(b, dx.Array)
     assert b.dtype == np.float32
     assert b.shape == (2, 3)
-    assert a is not None
+    np.testing.assert_array_equal(b, np.full((2, 3), 2.0, np.float32))
+    # The strong operand is returned as it is: lax never promotes.
+    assert a is strong
 
 
 def test_coerce_weak_refuses_a_higher_kind() -> None:

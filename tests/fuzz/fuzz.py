@@ -14,7 +14,9 @@ a failure simple: drop steps while it still fails.
 The program is written once against a namespace (``didax`` or ``jax``) and
 run under eval, jit, jvp, vmap, grad, vjp, linearize, jit(grad),
 vmap(grad) and grad(grad); shapes and dtypes must be equal and values
-within a tolerance for float64 round-off.
+within a tolerance for float64 round-off. Where JAX raises, didax must
+raise too, an error of the same kind (``compare``); where didax returns
+instead, the pair (JAX's error, didax's result) is a mismatch.
 
 Use: ``python tests/fuzz/fuzz.py --seconds 60 --seed 0`` (``nox -s fuzz --
 --seconds 60``) prints the number of program x transformation pairs run and,
@@ -137,7 +139,8 @@ def _apply(ns: Any, op: str, a: Any, b: Any) -> Any:
         case "gather":
             return a[_IDX]
         case "scatter_add":
-            return a.at[_IDX].add(b)
+            # As an array of the namespace: an input is a NumPy array, which has no ``.at``.
+            return np_.asarray(a).at[_IDX].add(b)
         case "f32":
             return a.astype(np_.float32).astype(np_.float64)
         case "cumsum":
@@ -255,17 +258,52 @@ def inputs(seed: int) -> list[Any]:
     return [rng.normal(size=(N, N)) for _ in range(N_INPUTS)]
 
 
+def error_kind(error: BaseException) -> type[BaseException]:
+    """The builtin exception class nearest ``error``'s own: what a caller's ``except`` sees.
+
+    JAX's ``ConcretizationTypeError`` and didax's are both ``TypeError``;
+    jaxlib's ``JaxRuntimeError`` is a ``RuntimeError``; a class that derives
+    from ``Exception`` directly is ``Exception``.
+    """
+    return next(c for c in type(error).__mro__ if c.__module__ == "builtins")
+
+
+def _describe(error: BaseException) -> str:
+    first_line = (str(error).strip().splitlines() or [""])[0]
+    kind = error_kind(error).__name__
+    name = type(error).__name__
+    return f"{kind} ({name}: {first_line})" if name != kind else f"{kind}: {first_line}"
+
+
+def _summary(value: Any) -> str:
+    leaves = jax.tree_util.tree_leaves(value)
+    return ", ".join(f"{np.asarray(v).dtype}{list(np.shape(v))}" for v in leaves) or "no arrays"
+
+
 def compare(steps: Sequence[Step], seed: int, transformation: str) -> str | None:
-    """None if didax agrees with JAX on this program and transformation, else what differs."""
+    """None if didax agrees with JAX on this program and transformation, else what differs.
+
+    Where JAX raises, didax agrees only by raising an error of the same kind
+    (``error_kind``: the nearest builtin exception class, so that a caller's
+    ``except TypeError`` catches both or neither); the message and the
+    library's own class may differ, as they do between JAX versions.
+    """
     xs = inputs(seed)
+    jax_error: Exception | None = None
     try:
         want = _transformations(JAX_NS, program(JAX_NS, steps), xs)[transformation]()
-    except Exception:
-        return None
+    except Exception as e:
+        jax_error = e
     try:
         got = _transformations(DIDAX_NS, program(DIDAX_NS, steps), xs)[transformation]()
-    except Exception:
-        return "didax raised:\n" + traceback.format_exc(limit=3)
+    except Exception as e:
+        if jax_error is None:
+            return "didax raised:\n" + traceback.format_exc(limit=3)
+        if error_kind(e) is error_kind(jax_error):
+            return None
+        return f"JAX raised {_describe(jax_error)}; didax raised {_describe(e)}"
+    if jax_error is not None:
+        return f"JAX raised {_describe(jax_error)}; didax returned {_summary(got)}"
     got_leaves, want_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
     if len(got_leaves) != len(want_leaves):
         return f"{len(got_leaves)} results, JAX {len(want_leaves)}"

@@ -7,7 +7,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import jax
+import numpy as np
 import pytest
+
+import didax
 
 
 def _load() -> ModuleType:
@@ -49,3 +53,46 @@ def test_a_planted_bug_is_found_and_shrunk(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(small) < len(steps)
     assert ("flip", (2, 0)) in small
     assert fz.compare(small, 5, "grad") is not None
+
+
+def _sin_raises(
+    monkeypatch: pytest.MonkeyPatch,
+    in_jax: BaseException | None = None,
+    in_didax: BaseException | None = None,
+) -> None:
+    """The ``sin`` step raises ``in_jax`` in JAX's program, ``in_didax`` in didax's."""
+    apply = fz._apply
+
+    def patched(ns: Any, op: str, a: Any, b: Any) -> Any:
+        error = in_jax if ns is fz.JAX_NS else in_didax
+        if op == "sin" and error is not None:
+            raise error
+        return apply(ns, op, a, b)
+
+    monkeypatch.setattr(fz, "_apply", patched)
+
+
+def test_jax_raising_agrees_only_with_didax_raising(monkeypatch: pytest.MonkeyPatch) -> None:
+    steps = [("cos", (0, 1)), ("sin", (2, 0))]
+    _sin_raises(monkeypatch, in_jax=TypeError("refused by JAX"))
+    why = fz.compare(steps, 3, "grad")
+    assert why is not None
+    assert why.startswith("JAX raised TypeError: refused by JAX; didax returned float64[3, 3]")
+    _sin_raises(monkeypatch, in_jax=TypeError("refused"), in_didax=ValueError("no"))
+    assert fz.compare(steps, 3, "jit") == (
+        "JAX raised TypeError: refused; didax raised ValueError: no"
+    )
+    # The same kind of error: agreement, whatever the classes and messages.
+    with pytest.raises(jax.errors.ConcretizationTypeError) as caught:
+        jax.jit(lambda x: int(x))(1.0)
+    jax_error = caught.value
+    didax_error = didax.errors.ConcretizationTypeError("a didax message")
+    _sin_raises(monkeypatch, in_jax=jax_error, in_didax=didax_error)
+    assert fz.compare(steps, 3, "vmap") is None
+
+
+def test_error_kinds_are_the_nearest_builtin_class() -> None:
+    assert fz.error_kind(jax.errors.JaxRuntimeError("x")) is RuntimeError
+    assert fz.error_kind(didax.errors.ShapeError("x")) is TypeError
+    assert fz.error_kind(np.exceptions.AxisError(3, 2)) is ValueError
+    assert fz.error_kind(didax.errors.UnexpectedTracerError("x")) is Exception

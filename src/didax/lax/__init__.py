@@ -11,8 +11,8 @@ The functions live in ``didax.core.lax.wrappers`` (the bind wrappers),
 ``didax.core.lax.sorting`` (``sort``),
 ``didax.core.lax.cumulative`` (``cumprod``, ``cummax``, ``cummin``, ``cumlogsumexp``),
 ``didax.core.lax.special`` (``erf``, ``erf_inv``, ``lgamma``, ``sinh``, ...),
-``didax.core.lax.indexing``
-(``gather`` and the ``scatter`` family) and ``didax.api.control_flow``
+``didax.core.lax.indexing`` (``gather``) and ``didax.core.lax.scatter``
+(the ``scatter`` family) and ``didax.api.control_flow``
 (``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``, ``map``);
 this module re-exports them. ``didax.lax.linalg`` is a submodule, as
 ``jax.lax.linalg`` is (``cholesky``, ``triangular_solve``, ``lu``, ``qr``,
@@ -44,12 +44,12 @@ from didax.core.lax.indexing import GatherDimensionNumbers as GatherDimensionNum
 from didax.core.lax.indexing import GatherScatterMode as GatherScatterMode
 from didax.core.lax.indexing import ScatterDimensionNumbers as ScatterDimensionNumbers
 from didax.core.lax.indexing import gather as gather
-from didax.core.lax.indexing import scatter as scatter
-from didax.core.lax.indexing import scatter_add as scatter_add
-from didax.core.lax.indexing import scatter_max as scatter_max
-from didax.core.lax.indexing import scatter_min as scatter_min
-from didax.core.lax.indexing import scatter_mul as scatter_mul
 from didax.core.lax.precision import Precision as Precision
+from didax.core.lax.scatter import scatter as scatter
+from didax.core.lax.scatter import scatter_add as scatter_add
+from didax.core.lax.scatter import scatter_max as scatter_max
+from didax.core.lax.scatter import scatter_min as scatter_min
+from didax.core.lax.scatter import scatter_mul as scatter_mul
 from didax.core.lax.sorting import sort as sort
 from didax.core.lax.sorting import sort_key_val as sort_key_val
 from didax.core.lax.special import acos as acos
@@ -103,7 +103,7 @@ __all__ = [
     # sorting (didax.core.lax.sorting)
     "sort",
     "sort_key_val",
-    # gather and scatter (didax.core.lax.indexing)
+    # gather and scatter (didax.core.lax.indexing, didax.core.lax.scatter)
     "gather",
     "scatter",
     "scatter_add",

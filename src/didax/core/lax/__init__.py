@@ -8,7 +8,8 @@ JAX's ``lax`` module does (``lax.add_p`` beside ``lax.add``), which is what
 interpreters' rules read best with.
 
 ``indexing`` holds a family whole (``gather_p`` and the scatters, their
-dimension numbers, typing rules and wrappers), as ``cumulative`` does
+dimension numbers, typing rules and wrappers; the scatters' typing rule
+and wrappers in ``scatter``, beside it), as ``cumulative`` does
 (``cumprod_p``, ``cummax_p``, ``cummin_p``, ``cumlogsumexp_p``) and ``fft``
 (``fft_p`` and ``FftType``); ``precision`` holds ``Precision`` and the
 canonical form of ``dot_general``'s ``precision`` param.
@@ -37,6 +38,7 @@ from didax.core.lax.parallel import *  # noqa: F403
 from didax.core.lax.precision import *  # noqa: F403
 from didax.core.lax.primitives import *  # noqa: F403
 from didax.core.lax.scan import *  # noqa: F403
+from didax.core.lax.scatter import *  # noqa: F403
 from didax.core.lax.sorting import *  # noqa: F403
 from didax.core.lax.special import *  # noqa: F403
 from didax.core.lax.while_loop import *  # noqa: F403

@@ -28,6 +28,10 @@ Design rules:
 - The typing rules are XLA's shape inference, as JAX checks it, and the
   operand and updates of a scatter have one dtype (the wrappers give a
   weakly typed update the operand's dtype).
+- This module declares the whole family and holds what gather and the
+  scatters share (dimension numbers, modes, the checks) with gather's
+  typing rule and wrapper; the scatters' typing rule and wrappers are in
+  ``core.lax.scatter``, which ``didax.core.lax`` imports beside it.
 """
 
 from __future__ import annotations
@@ -46,7 +50,6 @@ from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
 from didax.core.array import Array
 from didax.core.dtypes import DType
 from didax.core.primitive import Primitive
-from didax.core.promotion import coerce_to
 from didax.core.trace import Tracer
 from didax.core.values import ArrayLike, as_array, get_aval, is_python_scalar, wrap_host
 
@@ -63,11 +66,6 @@ __all__ = [
     "ScatterDimensionNumbers",
     "GatherScatterMode",
     "gather",
-    "scatter",
-    "scatter_add",
-    "scatter_mul",
-    "scatter_min",
-    "scatter_max",
     "gather_dnums_of_scatter",
     "scatter_dnums_of_gather",
     "scatter_slice_sizes",
@@ -380,103 +378,6 @@ def _gather_abstract_eval(
     return ShapedArray(shape, operand.dtype, operand.weak_type)
 
 
-def _scatter_rule(kinds: str, what: str) -> Any:
-    def rule(
-        operand: ShapedArray,
-        indices: ShapedArray,
-        updates: ShapedArray,
-        *,
-        dimension_numbers: ScatterDimensionNumbers,
-        indices_are_sorted: bool,
-        unique_indices: bool,
-        mode: GatherScatterMode,
-    ) -> ShapedArray:
-        dn = dimension_numbers
-        _check_indices(indices)
-        _check_fill_value(mode, None)
-        if dtypes.kind(operand.dtype) not in kinds:
-            raise dtype_failure(f"operands must be {what}, got {operand.dtype}")
-        if updates.dtype != operand.dtype:
-            raise dtype_failure(
-                f"updates dtype {updates.dtype} differs from operand dtype {operand.dtype}"
-            )
-        batch_shape = indices.shape[:-1]
-        if updates.ndim != len(batch_shape) + len(dn.update_window_dims):
-            raise shape_failure(
-                f"updates must have rank {len(batch_shape) + len(dn.update_window_dims)} "
-                f"(the indices' batch axes and update_window_dims), got {updates.ndim}"
-            )
-        _sorted(dn.update_window_dims, "update_window_dims")
-        _distinct(dn.update_window_dims, "update_window_dims")
-        _in_range(dn.update_window_dims, updates.ndim, "update_window_dims")
-        _sorted(dn.inserted_window_dims, "inserted_window_dims")
-        _distinct(dn.inserted_window_dims, "inserted_window_dims")
-        _in_range(dn.inserted_window_dims, operand.ndim, "inserted_window_dims")
-        _check_batching(
-            operand,
-            indices,
-            dn.operand_batching_dims,
-            dn.scatter_indices_batching_dims,
-            "scatter_indices_batching_dims",
-        )
-        _disjoint(
-            dn.inserted_window_dims,
-            dn.operand_batching_dims,
-            "inserted_window_dims",
-            "operand_batching_dims",
-        )
-        _disjoint(
-            dn.scatter_dims_to_operand_dims,
-            dn.operand_batching_dims,
-            "scatter_dims_to_operand_dims",
-            "operand_batching_dims",
-        )
-        window_rank = (
-            len(dn.update_window_dims)
-            + len(dn.inserted_window_dims)
-            + len(dn.operand_batching_dims)
-        )
-        if window_rank != operand.ndim:
-            raise shape_failure(
-                f"the window has rank {window_rank} (update_window_dims, inserted_window_dims "
-                f"and operand_batching_dims), the operand {operand.ndim}"
-            )
-        if len(dn.scatter_dims_to_operand_dims) != indices.shape[-1]:
-            raise shape_failure(
-                f"scatter_dims_to_operand_dims {dn.scatter_dims_to_operand_dims} needs one "
-                f"entry per index vector element ({indices.shape[-1]}, the indices' last axis)"
-            )
-        _in_range(dn.scatter_dims_to_operand_dims, operand.ndim, "scatter_dims_to_operand_dims")
-        _distinct(dn.scatter_dims_to_operand_dims, "scatter_dims_to_operand_dims")
-        window_axes = [
-            d
-            for d in range(operand.ndim)
-            if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims
-        ]
-        for d, u in zip(window_axes, dn.update_window_dims, strict=True):
-            if updates.shape[u] > operand.shape[d]:
-                raise shape_failure(
-                    f"window axis {u} of updates {updates.shape} is longer than axis {d} "
-                    f"of the operand {operand.shape}"
-                )
-        scatter_axes = [i for i in range(updates.ndim) if i not in dn.update_window_dims]
-        if tuple(updates.shape[i] for i in scatter_axes) != batch_shape:
-            raise shape_failure(
-                f"the scatter axes of updates {updates.shape} must match the indices' batch "
-                f"axes {batch_shape}"
-            )
-        return operand
-
-    return rule
-
-
-ABSTRACT_EVAL.register(scatter_p, _scatter_rule("biufc", "arrays"))
-ABSTRACT_EVAL.register(scatter_add_p, _scatter_rule("iufc", "numbers"))
-ABSTRACT_EVAL.register(scatter_mul_p, _scatter_rule("iufc", "numbers"))
-ABSTRACT_EVAL.register(scatter_min_p, _scatter_rule("biuf", "arrays"))
-ABSTRACT_EVAL.register(scatter_max_p, _scatter_rule("biuf", "arrays"))
-
-
 # --- didax.lax wrappers ----------------------------------------------------------------
 
 
@@ -583,161 +484,4 @@ def gather(
         indices_are_sorted=bool(indices_are_sorted),
         mode=parsed,
         fill_value=fill,
-    )
-
-
-def _bind_scatter(
-    prim: Primitive,
-    operand: ArrayLike,
-    scatter_indices: ArrayLike,
-    updates: ArrayLike,
-    dimension_numbers: ScatterDimensionNumbers,
-    indices_are_sorted: bool,
-    unique_indices: bool,
-    mode: str | GatherScatterMode | None,
-) -> Any:
-    operand = _operand(operand)
-    # A weakly typed update takes the operand's dtype (and a Python scalar is a rank-0 one).
-    updates = coerce_to(prim, updates, ShapedArray((), get_aval(operand).dtype))
-    return prim.bind(
-        operand,
-        _indices(scatter_indices),
-        _operand(updates),
-        dimension_numbers=_scatter_dnums(dimension_numbers),
-        indices_are_sorted=bool(indices_are_sorted),
-        unique_indices=bool(unique_indices),
-        mode=GatherScatterMode.from_any(mode),
-    )
-
-
-def scatter(
-    operand: ArrayLike,
-    scatter_indices: ArrayLike,
-    updates: ArrayLike,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: str | GatherScatterMode | None = None,
-) -> Any:
-    """``operand`` with the windows of ``updates`` written at ``scatter_indices``.
-
-    Of several updates to one element the last is kept (XLA on CPUs
-    applies them in order). Out-of-bounds updates are dropped (``mode``
-    ``"clip"`` clamps them in bounds instead).
-
-    >>> from didax import lax
-    >>> dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
-    ...                                     scatter_dims_to_operand_dims=(0,))
-    >>> lax.scatter(np.zeros(3), np.array([[2], [0]]), np.array([5.0, 6.0]), dnums)
-    Array([6., 0., 5.], dtype=float32)
-    """
-    return _bind_scatter(
-        scatter_p,
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers,
-        indices_are_sorted,
-        unique_indices,
-        mode,
-    )
-
-
-def scatter_add(
-    operand: ArrayLike,
-    scatter_indices: ArrayLike,
-    updates: ArrayLike,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: str | GatherScatterMode | None = None,
-) -> Any:
-    """``operand`` plus ``updates`` at ``scatter_indices``; repeated indices accumulate.
-
-    >>> from didax import lax
-    >>> dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
-    ...                                     scatter_dims_to_operand_dims=(0,))
-    >>> lax.scatter_add(np.zeros(3), np.array([[2], [2], [7]]), np.ones(3), dnums)
-    Array([0., 0., 2.], dtype=float32)
-    """
-    return _bind_scatter(
-        scatter_add_p,
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers,
-        indices_are_sorted,
-        unique_indices,
-        mode,
-    )
-
-
-def scatter_mul(
-    operand: ArrayLike,
-    scatter_indices: ArrayLike,
-    updates: ArrayLike,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: str | GatherScatterMode | None = None,
-) -> Any:
-    """``operand`` times ``updates`` at ``scatter_indices``; repeated indices multiply."""
-    return _bind_scatter(
-        scatter_mul_p,
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers,
-        indices_are_sorted,
-        unique_indices,
-        mode,
-    )
-
-
-def scatter_min(
-    operand: ArrayLike,
-    scatter_indices: ArrayLike,
-    updates: ArrayLike,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: str | GatherScatterMode | None = None,
-) -> Any:
-    """The minimum of ``operand`` and ``updates`` at ``scatter_indices``."""
-    return _bind_scatter(
-        scatter_min_p,
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers,
-        indices_are_sorted,
-        unique_indices,
-        mode,
-    )
-
-
-def scatter_max(
-    operand: ArrayLike,
-    scatter_indices: ArrayLike,
-    updates: ArrayLike,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: str | GatherScatterMode | None = None,
-) -> Any:
-    """The maximum of ``operand`` and ``updates`` at ``scatter_indices``."""
-    return _bind_scatter(
-        scatter_max_p,
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers,
-        indices_are_sorted,
-        unique_indices,
-        mode,
     )
