@@ -121,7 +121,8 @@ def solve_triangular(
         conjugate_a=conjugate_a,
         unit_diagonal=unit_diagonal,
     )
-    return out[..., 0] if vector else out
+    result: Array = out[..., 0] if vector else out
+    return result
 
 
 def cho_factor(
@@ -164,7 +165,8 @@ def cho_solve(
     x = lax_linalg.triangular_solve(
         c_val, x, left_side=True, lower=lower, transpose_a=lower, conjugate_a=lower
     )
-    return x[..., 0] if vector else x
+    out: Array = x[..., 0] if vector else x
+    return out
 
 
 def lu_factor(
@@ -418,4 +420,5 @@ def expm(a: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 1
     fn: Any = lambda x: _expm_2d(x, upper_triangular, max_squarings)  # noqa: E731
     for _ in shape[:-2]:
         fn = vmap(fn)
-    return fn(v)
+    out: Array = fn(v)
+    return out

@@ -21,14 +21,14 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, overload
 
 import numpy as np
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array
-from didax.core.basearray import HostArray
+from didax.core.basearray import HostArray, Value
 from didax.core.dtypes import DType
 from didax.core.errors import DTypeError
 from didax.core.lax.primitives import broadcast_in_dim_p, convert_element_type_p
@@ -90,7 +90,11 @@ def _host_convert(x: HostArray, dtype: DType, weak: bool = False) -> Array:
     return out
 
 
-def convert(x: ArrayLike, dtype: DType, weak: bool = False) -> Any:
+@overload
+def convert(x: Value, dtype: DType, weak: bool = False) -> Value: ...
+@overload
+def convert(x: ArrayLike, dtype: DType, weak: bool = False) -> ArrayLike: ...
+def convert(x: ArrayLike, dtype: DType, weak: bool = False) -> ArrayLike:
     """``x`` converted to ``dtype`` (weakly typed if ``weak``), by ``convert_element_type``.
 
     A value already of ``dtype`` is returned as it is, weak or not.
@@ -111,7 +115,8 @@ def convert(x: ArrayLike, dtype: DType, weak: bool = False) -> Any:
     if kind is ValueKind.HOST or kind is ValueKind.FOREIGN:
         arr = as_array(x)
         return arr if arr.dtype == dtype else _host_convert(arr, dtype, weak)
-    return convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak)
+    out: Value = convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak)
+    return out
 
 
 def coerce_weak(prim: Primitive, args: Sequence[ArrayLike]) -> list[ArrayLike]:

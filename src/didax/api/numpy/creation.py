@@ -11,7 +11,7 @@ import builtins
 import math
 import operator
 from collections.abc import Sequence
-from typing import Any, Final, final
+from typing import Any, Final, Literal, final, overload
 
 import numpy as np
 
@@ -188,9 +188,31 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
         out = lax.mul(out, full_of((n,), st, work))
     if lo != 0:
         out = lax.add(out, full_of((n,), lo, work))
-    return out if work == dt else lax.convert_element_type(out, dt)
+    result: Array = out if work == dt else lax.convert_element_type(out, dt)
+    return result
 
 
+@overload
+def linspace(
+    start: ArrayLike,
+    stop: ArrayLike,
+    num: int = 50,
+    endpoint: bool = True,
+    retstep: Literal[False] = False,
+    dtype: Any = None,
+    axis: int = 0,
+) -> Array: ...
+@overload
+def linspace(
+    start: ArrayLike,
+    stop: ArrayLike,
+    num: int = 50,
+    endpoint: bool = True,
+    *,
+    retstep: Literal[True],
+    dtype: Any = None,
+    axis: int = 0,
+) -> tuple[Array, Array]: ...
 def linspace(
     start: ArrayLike,
     stop: ArrayLike,
@@ -199,7 +221,7 @@ def linspace(
     retstep: bool = False,
     dtype: Any = None,
     axis: int = 0,
-) -> Any:
+) -> Array | tuple[Array, Array]:
     """``num`` evenly spaced values from ``start`` to ``stop`` (NumPy's algorithm).
 
     ``start`` and ``stop`` may be traced arrays; ``num`` is static.
@@ -253,4 +275,5 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
     rows = lax.broadcast_in_dim(rows, (n, m), (0,))
     cols = lax.broadcast_in_dim(lax.iota(index, m), (n, m), (1,))
     mask = lax.eq(rows, cols)
-    return mask if dt == dtypes.bool_ else lax.convert_element_type(mask, dt)
+    out: Array = mask if dt == dtypes.bool_ else lax.convert_element_type(mask, dt)
+    return out

@@ -125,7 +125,7 @@ class _Grid:
         if isinstance(key, slice):
             return _grid_from_slice(key)
         vectors = [_grid_from_slice(k) for k in key]
-        dtype, _ = dtypes.result_type((v.dtype, v.weak_type) for v in vectors)
+        dtype, _ = dtypes.result_type((v.dtype, v.aval.weak_type) for v in vectors)
         vectors = [v.astype(dtype) for v in vectors]
         grids = meshgrid(*vectors, indexing="ij", sparse=self._sparse)
         if self._sparse:
@@ -262,7 +262,8 @@ def tril_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
     shape = get_aval(operand(arr)).shape
     if len(shape) != 2:
         raise ValueError("tril_indices_from: input array must be 2-d")
-    return tuple(tril_indices(shape[0], k, shape[1]))
+    rows, cols = tril_indices(shape[0], k, shape[1])
+    return rows, cols
 
 
 def triu_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
@@ -270,4 +271,5 @@ def triu_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
     shape = get_aval(operand(arr)).shape
     if len(shape) != 2:
         raise ValueError("triu_indices_from: input array must be 2-d")
-    return tuple(triu_indices(shape[0], k, shape[1]))
+    rows, cols = triu_indices(shape[0], k, shape[1])
+    return rows, cols

@@ -66,7 +66,7 @@ def scatter_update(
     normalize_indices: bool,
 ) -> Array:
     """``x`` with ``x[index] op= y`` applied, functionally (JAX's ``_scatter_update``)."""
-    arr: Any = asarray(x)
+    arr = asarray(x)
     aval = get_aval(arr)
     values: Any
     if (

@@ -264,7 +264,8 @@ def repeat(
         if not pieces:
             shape = list(aval.shape)
             shape[ax] = 0
-            return lax.slice(v, [0] * aval.ndim, shape)
+            result: Array = lax.slice(v, [0] * aval.ndim, shape)
+            return result
         out = pieces[0] if len(pieces) == 1 else concatenate(pieces, axis=ax)
     if total_repeat_length is not None and get_aval(out).shape[ax] != total_repeat_length:
         raise ValueError(

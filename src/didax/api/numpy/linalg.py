@@ -207,7 +207,7 @@ def _square(name: str, a: ArrayLike) -> Any:
     return v
 
 
-def _h(x: Any) -> Any:
+def _h(x: ArrayLike) -> Array:
     """The conjugate transpose of the last two axes (the transpose, for real dtypes)."""
     return conj(swapaxes(x, -1, -2))
 
@@ -331,7 +331,8 @@ def det(a: ArrayLike) -> Array:
     >>> det(np.array([[1.0, 2.0], [3.0, 4.0]]))
     Array(-1.9999999, dtype=float32)
     """
-    return _det(_square("det", a))
+    out: Array = _det(_square("det", a))
+    return out
 
 
 # --- solves and inverses -----------------------------------------------------------------------
@@ -362,7 +363,7 @@ def solve(a: ArrayLike, b: ArrayLike) -> Array:
     a_val = broadcast_to(a_val, (*batch, *a_shape[-2:]))
     b_val = broadcast_to(b_val, (*batch, *b_shape[-2:]))
     packed, _, perm = lax_linalg.lu(a_val)
-    x = _lu_solve(packed, perm, b_val)
+    x: Array = _lu_solve(packed, perm, b_val)
     return x[..., 0] if vector else x
 
 
@@ -403,13 +404,14 @@ def matrix_power(a: ArrayLike, n: int) -> Array:
     if k < 0:
         v = inv(v)
         k = -k
-    result: Any = None
-    z: Any = None
+    result: Array | None = None
+    z: Array | None = None
     while k > 0:
         z = v if z is None else matmul(z, z)
         k, bit = divmod(k, 2)
         if bit:
             result = z if result is None else matmul(result, z)
+    assert result is not None  # k > 0 set a bit
     return result
 
 
@@ -460,7 +462,7 @@ def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True
     Array([[2., 0.],
            [1., 2.]], dtype=float32)
     """
-    factor = lax_linalg.cholesky(_inexact(a), symmetrize_input=symmetrize_input)
+    factor: Array = lax_linalg.cholesky(_inexact(a), symmetrize_input=symmetrize_input)
     return _h(factor) if upper else factor
 
 
@@ -635,7 +637,8 @@ def pinv(a: ArrayLike, rtol: float | None = None, hermitian: bool = False) -> Ar
     v = _inexact(a)
     if get_aval(v).ndim < 2:
         raise ValueError(f"pinv: the argument must be a matrix, got shape {get_aval(v).shape}")
-    return _pinv(v, rtol)
+    out: Array = _pinv(v, rtol)
+    return out
 
 
 def matrix_rank(M: ArrayLike, rtol: float | None = None, *, tol: float | None = None) -> Array:

@@ -65,7 +65,8 @@ def _dot_general(
             ai, bi = astype(a, i), astype(b, i)
             return not_equal(lax.dot_general(ai, bi, dims, precision, i), 0)
         a, b = astype(a, out), astype(b, out)
-    return lax.dot_general(a, b, dims, precision, out)
+    result: Array = lax.dot_general(a, b, dims, precision, out)
+    return result
 
 
 def _preferred(preferred_element_type: Any) -> DType | None:

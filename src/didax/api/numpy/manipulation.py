@@ -133,7 +133,8 @@ def expand_dims(a: ArrayLike, axis: int | Sequence[int]) -> Array:
     v = as_result(operand(a))
     n_new = 1 if isinstance(axis, (int, np.integer)) else len(axis)
     axes = normalize_axes(axis, get_aval(v).ndim + n_new, "expand_dims")
-    return lax.expand_dims(v, axes)
+    out: Array = lax.expand_dims(v, axes)
+    return out
 
 
 def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
@@ -182,7 +183,8 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: Any = 
                 f"concatenate: all input array dimensions except for the concatenation axis "
                 f"must match, got shapes {s0} and {s}"
             )
-    return vals[0] if len(vals) == 1 else lax.concatenate(vals, ax)
+    out: Array = vals[0] if len(vals) == 1 else lax.concatenate(vals, ax)
+    return out
 
 
 def stack(arrays: Sequence[ArrayLike], axis: int = 0, dtype: Any = None) -> Array:

@@ -100,7 +100,8 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
     n = operator.index(N)
     m = n if M is None else operator.index(M)
     dt = dtype_arg(dtype) or dtypes.float32  # JAX's default here, even with x64 on
-    return lax.convert_element_type(_tri_mask(n, m, operator.index(k)), dt)
+    out: Array = lax.convert_element_type(_tri_mask(n, m, operator.index(k)), dt)
+    return out
 
 
 def _triangle(name: str, m: ArrayLike, k: int, lower: bool) -> Array:
@@ -193,7 +194,8 @@ def diag(v: ArrayLike, k: int = 0) -> Array:
     zero = wrap_host(np.zeros((), aval.dtype))
     column = lax.pad(x, zero, [(0, k, 0)] if k >= 0 else [(-k, 0, 0)])
     rows = lax.broadcast_in_dim(column, (n, n), (0,))
-    return where(_diag_mask(n, n, k), rows, lax.full_like(rows, 0))
+    out: Array = where(_diag_mask(n, n, k), rows, lax.full_like(rows, 0))
+    return out
 
 
 def _diag_mask(n: int, m: int, k: int) -> Any:

@@ -16,6 +16,7 @@ a real array is its own real part and conjugate.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any, Final
 
@@ -305,13 +306,20 @@ radians = deg2rad
 degrees = rad2deg
 
 
-def _nan_ignoring(name: str, pick: Any, fallback: Any, x1: ArrayLike, x2: ArrayLike) -> Array:
+def _nan_ignoring(
+    name: str,
+    pick: Callable[[ArrayLike, ArrayLike], Array],
+    fallback: Callable[[ArrayLike, ArrayLike], Array],
+    x1: ArrayLike,
+    x2: ArrayLike,
+) -> Array:
     (a, b), dt, _ = promote(name, x1, x2)
     if not dtypes.is_float(dt):
         return fallback(a, b)
     # a where b is NaN, or where a is a number that wins the comparison; else b.
     take_a = logical_or(isnan(b), logical_and(logical_not(isnan(a)), pick(a, b)))
-    return where(take_a, a, b)
+    out: Array = where(take_a, a, b)
+    return out
 
 
 def fmax(x1: ArrayLike, x2: ArrayLike) -> Array:
@@ -440,7 +448,8 @@ def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
     """
     (a, b), _, _ = promote("heaviside", x1, x2, inexact=True)
     zero, one = lax.full_like(as_result(a), 0), lax.full_like(as_result(a), 1)
-    return where(less(a, zero), zero, where(greater(a, zero), one, where(isnan(a), a, b)))
+    out: Array = where(less(a, zero), zero, where(greater(a, zero), one, where(isnan(a), a, b)))
+    return out
 
 
 _SIGNED_OF_WIDTH: Final = {2: dtypes.int16, 4: dtypes.int32, 8: dtypes.int64}

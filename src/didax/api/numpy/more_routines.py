@@ -16,7 +16,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import ml_dtypes
@@ -171,7 +171,12 @@ def matrix_transpose(x: ArrayLike) -> Array:
 
 
 def _cumulative(
-    name: str, scan: Any, x: ArrayLike, axis: int | None, dtype: Any, include_initial: bool
+    name: str,
+    scan: Callable[..., Array],
+    x: ArrayLike,
+    axis: int | None,
+    dtype: Any,
+    include_initial: bool,
 ) -> Array:
     v = as_result(operand(x))
     ndim = get_aval(v).ndim

@@ -22,7 +22,7 @@ import operator
 import sys
 import types
 from collections.abc import Callable, Sequence
-from typing import Any, TypeAlias, TypeVar, cast
+from typing import Any, TypeAlias, TypeVar, cast, overload
 
 import numpy as np
 
@@ -30,6 +30,7 @@ import didax.interpreters  # noqa: F401  (installs the root trace and all rules)
 from didax.api.jit import jit
 from didax.core import dtypes, lax, values
 from didax.core.array import Array as DidaxArray
+from didax.core.basearray import Value
 from didax.core.dtypes import DType
 from didax.core.errors import ConcretizationTypeError, ShapeError
 from didax.core.primitive import Primitive
@@ -50,7 +51,9 @@ from didax.interpreters.evaluation import EVAL_TRACE, LARGE, eager_on_host
 
 # A didax value, or a (nested) list or tuple of them (``asarray`` stacks those).
 ArrayLike: TypeAlias = values.ArrayLike | list[Any] | tuple[Any, ...]
-Array = Any  # a Tracer under a transformation, a didax Array in eager code
+# What a didax.numpy function returns: a Tracer under a transformation, a
+# didax Array in eager code.
+Array: TypeAlias = Value
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -137,7 +140,11 @@ def _calling_function() -> str:
     return name
 
 
-def astype(x: Any, dtype: DType, weak: bool = False) -> Any:
+@overload
+def astype(x: Value, dtype: DType, weak: bool = False) -> Value: ...
+@overload
+def astype(x: values.ArrayLike, dtype: DType, weak: bool = False) -> Any: ...
+def astype(x: values.ArrayLike, dtype: DType, weak: bool = False) -> Any:
     """``x`` (an operand from ``operand``) converted to ``dtype`` (``core.promotion.convert``)."""
     return convert(x, dtype, weak)
 
@@ -212,7 +219,10 @@ def promote(
 
 def as_result(x: Any) -> Array:
     """An operand returned as a result becomes an Array (a Python scalar a weak one), as JAX's."""
-    return to_array(x)
+    # to_array leaves float0 data (integers' tangents) on the host; no
+    # operation's result is float0.
+    out: Array = to_array(x)
+    return out
 
 
 def bind(prim: Primitive, *vals: Any, **params: Any) -> Array:
@@ -248,13 +258,14 @@ def asarray(a: ArrayLike, dtype: Any = None) -> Array:
         aval = get_aval(a)
         if dt is None or (dt == aval.dtype and not aval.weak_type):
             return a
-        return lax.convert_element_type(a, dt)
+        out: Array = lax.convert_element_type(a, dt)
+        return out
     if is_python_scalar(a) and dt is None:
-        return to_array(a)
+        return as_result(a)
     if dt is not None and dtypes.is_integer(dt) and not is_python_scalar(a):
         arr = np.asarray(a)
         if dtypes.is_float(arr.dtype):  # toward zero and saturating, as convert_element_type
-            return to_array(astype(as_array(arr), dt))
+            return as_result(astype(as_array(arr), dt))
     arr = np.asarray(a, dtype=dt)
     if arr.dtype == object and builtins.any(type(e) is int for e in arr.flat):
         raise OverflowError(
@@ -273,7 +284,8 @@ def stack_along(values: Sequence[Any], axis: int, dtype: DType | None = None) ->
     dt, weak = result_type(*values)
     dt = dtype or dt
     expanded = [lax.expand_dims(as_result(astype(v, dt, weak)), (axis,)) for v in values]
-    return expanded[0] if len(expanded) == 1 else lax.concatenate(expanded, axis)
+    out: Array = expanded[0] if len(expanded) == 1 else lax.concatenate(expanded, axis)
+    return out
 
 
 def shape_arg(shape: Any, fn: str) -> tuple[int, ...]:

@@ -79,11 +79,13 @@ def _crop(name: str, full: Any, n: int, m: int, mode: str) -> Array:
     if mode == "same":
         size = builtins.max(n, m)
         start = (length - size) // 2
-        return lax.slice(full, (start,), (start + size,))
+        result: Array = lax.slice(full, (start,), (start + size,))
+        return result
     if mode == "valid":
         size = builtins.max(n, m) - builtins.min(n, m) + 1
         start = builtins.min(n, m) - 1
-        return lax.slice(full, (start,), (start + size,))
+        out: Array = lax.slice(full, (start,), (start + size,))
+        return out
     raise ValueError(f"{name}: mode must be one of 'full', 'same', 'valid', got {mode!r}")
 
 

@@ -230,7 +230,8 @@ def pad(
         fill = astype(operand(constant_values), aval.dtype)  # the array's dtype, as JAX
         if get_aval(fill).ndim != 0:
             return _pad_constant_per_axis(v, widths, fill)
-        return lax.pad(v, fill, [(lo, hi, 0) for lo, hi in widths])
+        out: Array = lax.pad(v, fill, [(lo, hi, 0) for lo, hi in widths])
+        return out
     if mode not in ("edge", "reflect", "symmetric", "wrap"):
         raise NotImplementedError(f"pad: mode {mode!r} is not supported")
     for ax, (lo, hi) in enumerate(widths):
@@ -240,7 +241,7 @@ def pad(
     return v
 
 
-def _pad_constant_per_axis(v: Any, widths: list[tuple[int, int]], fill: Any) -> Array:
+def _pad_constant_per_axis(v: Array, widths: list[tuple[int, int]], fill: ArrayLike) -> Array:
     values = np.broadcast_to(np.asarray(fill), (len(widths), 2))
     for ax, (lo, hi) in enumerate(widths):
         cfg = [(0, 0, 0)] * len(widths)

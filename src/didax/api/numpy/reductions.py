@@ -147,7 +147,8 @@ def _arg_reduce(
     if aval.shape[ax] == 0:
         raise ValueError(f"{name}: attempt to get {name} of an empty sequence")
     out = reducer(as_result(v), ax)
-    return lax.expand_dims(out, (ax,)) if keepdims else out
+    result: Array = lax.expand_dims(out, (ax,)) if keepdims else out
+    return result
 
 
 def argmax(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
@@ -174,4 +175,5 @@ def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
     # JAX accumulates integers in their own dtype here (booleans in the default int).
     dt = dtype_arg(dtype) or (dtypes.default_int() if dtypes.is_bool(aval.dtype) else aval.dtype)
     (ax,) = normalize_axes(axis, aval.ndim, "cumsum")
-    return lax.cumsum(as_result(astype(v, dt)), ax)
+    out: Array = lax.cumsum(as_result(astype(v, dt)), ax)
+    return out

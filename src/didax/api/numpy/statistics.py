@@ -73,7 +73,8 @@ def _logical_reduce(name: str, a: ArrayLike, axis: Axis, keepdims: bool, identit
     shape = tuple(
         1 if i in axes else s for i, s in enumerate(aval.shape) if keepdims or i not in axes
     )
-    return lax.full(shape, identity, dtypes.bool_)
+    result: Array = lax.full(shape, identity, dtypes.bool_)
+    return result
 
 
 def all(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
