@@ -63,6 +63,7 @@ from didax.api.numpy.reductions import mean as _mean
 from didax.api.numpy.reductions import sum as _sum
 from didax.api.scipy_special import logsumexp, masked_max, masked_sum
 from didax.core import dtypes, lax
+from didax.core.dtypes import DTypeLike
 from didax.core.values import get_aval
 
 __all__ = [
@@ -222,7 +223,7 @@ def log_softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -
     return result
 
 
-def one_hot(x: ArrayLike, num_classes: int, *, dtype: Any = None, axis: int = -1) -> Array:
+def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike = None, axis: int = -1) -> Array:
     """A one-hot encoding of the integers ``x``: a new axis of ``num_classes`` at ``axis``.
 
     Entries out of range (negative, or ``num_classes`` or more) give all zeros.

@@ -32,7 +32,7 @@ from didax.api.numpy.operands import (
 )
 from didax.core import dtypes, lax
 from didax.core.array import Array as DidaxArray
-from didax.core.dtypes import DType
+from didax.core.dtypes import DType, DTypeLike
 from didax.core.values import get_aval
 
 __all__ = [
@@ -105,7 +105,9 @@ complex128: Final = _ScalarType("complex128", dtypes.complex128)
 complex_: Final = complex128
 
 
-def array(object: ArrayLike, dtype: Any = None, *, copy: bool = True, ndmin: int = 0) -> Array:
+def array(
+    object: ArrayLike, dtype: DTypeLike = None, *, copy: bool = True, ndmin: int = 0
+) -> Array:
     """A new array from ``object`` (NumPy's ``array``); nested lists of tracers are stacked.
 
     >>> array([[1, 2], [3, 4]], dtype=float32).shape
@@ -120,7 +122,7 @@ def array(object: ArrayLike, dtype: Any = None, *, copy: bool = True, ndmin: int
     return out
 
 
-def zeros(shape: int | Sequence[int], dtype: Any = None) -> Array:
+def zeros(shape: int | Sequence[int], dtype: DTypeLike = None) -> Array:
     """An array of zeros (of the default float unless ``dtype`` says otherwise).
 
     >>> zeros((2, 3), dtype=int32)
@@ -130,12 +132,12 @@ def zeros(shape: int | Sequence[int], dtype: Any = None) -> Array:
     return full_of(shape_arg(shape, "zeros"), 0, dtype_arg(dtype) or dtypes.default_float())
 
 
-def ones(shape: int | Sequence[int], dtype: Any = None) -> Array:
+def ones(shape: int | Sequence[int], dtype: DTypeLike = None) -> Array:
     """An array of ones (of the default float unless ``dtype`` says otherwise)."""
     return full_of(shape_arg(shape, "ones"), 1, dtype_arg(dtype) or dtypes.default_float())
 
 
-def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: Any = None) -> Array:
+def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: DTypeLike = None) -> Array:
     """An array of ``shape`` filled with ``fill_value`` (broadcast, if it is an array)."""
     shp = shape_arg(shape, "full")
     v = operand(fill_value)
@@ -145,21 +147,21 @@ def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: Any = None) -
     return as_result(broadcast_to(astype(v, dt, weak), shp))
 
 
-def zeros_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> Array:
+def zeros_like(a: ArrayLike, dtype: DTypeLike = None, shape: Any = None) -> Array:
     """Zeros of ``a``'s shape and dtype (or of ``dtype``/``shape`` if given)."""
     aval = get_aval(operand(a))
     shp = aval.shape if shape is None else shape_arg(shape, "zeros_like")
     return full_of(shp, 0, dtype_arg(dtype) or aval.dtype, dtype is None and aval.weak_type)
 
 
-def ones_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> Array:
+def ones_like(a: ArrayLike, dtype: DTypeLike = None, shape: Any = None) -> Array:
     """Ones of ``a``'s shape and dtype (or of ``dtype``/``shape`` if given)."""
     aval = get_aval(operand(a))
     shp = aval.shape if shape is None else shape_arg(shape, "ones_like")
     return full_of(shp, 1, dtype_arg(dtype) or aval.dtype, dtype is None and aval.weak_type)
 
 
-def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Array:
+def arange(start: Any, stop: Any = None, step: Any = None, dtype: DTypeLike = None) -> Array:
     """Evenly spaced values in ``[start, stop)`` (static arguments), built from ``iota``.
 
     >>> arange(2, 11, 3)
@@ -199,7 +201,7 @@ def linspace(
     num: int = 50,
     endpoint: bool = True,
     retstep: Literal[False] = False,
-    dtype: Any = None,
+    dtype: DTypeLike = None,
     axis: int = 0,
 ) -> Array: ...
 @overload
@@ -210,7 +212,7 @@ def linspace(
     endpoint: bool = True,
     *,
     retstep: Literal[True],
-    dtype: Any = None,
+    dtype: DTypeLike = None,
     axis: int = 0,
 ) -> tuple[Array, Array]: ...
 def linspace(
@@ -219,7 +221,7 @@ def linspace(
     num: int = 50,
     endpoint: bool = True,
     retstep: bool = False,
-    dtype: Any = None,
+    dtype: DTypeLike = None,
     axis: int = 0,
 ) -> Array | tuple[Array, Array]:
     """``num`` evenly spaced values from ``start`` to ``stop`` (NumPy's algorithm).
@@ -257,7 +259,7 @@ def linspace(
     return (y, step) if retstep else y
 
 
-def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
+def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike = None) -> Array:
     """The ``N x M`` matrix with ones on diagonal ``k``, built from two ``iota``.
 
     >>> eye(2, 3, k=1, dtype=int32)

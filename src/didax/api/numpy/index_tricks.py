@@ -32,6 +32,7 @@ from didax.api.numpy.operands import (
     operand,
 )
 from didax.core import dtypes, lax
+from didax.core.dtypes import DTypeLike
 from didax.core.promotion import result_type as _result_type
 from didax.core.values import get_aval
 
@@ -218,7 +219,7 @@ def ravel_multi_index(
     return as_result(result)
 
 
-def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) -> Any:
+def indices(dimensions: Sequence[int], dtype: DTypeLike = None, sparse: bool = False) -> Any:
     """The index grids of an array of shape ``dimensions`` (stacked, or sparse as a tuple)."""
     dims = tuple(operator.index(d) for d in dimensions)
     dt = dtype_arg(dtype) or dtypes.default_int()

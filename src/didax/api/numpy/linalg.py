@@ -26,16 +26,29 @@ from __future__ import annotations
 import itertools
 import operator
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from didax.api.custom_derivatives import custom_jvp
 from didax.api.numpy.contractions import einsum
+from didax.api.numpy.decompositions import (
+    EighResult,
+    QRResult,
+    SlogdetResult,
+    SVDResult,
+    cholesky,
+    conj_transpose,
+    eigh,
+    eigvalsh,
+    inexact,
+    qr,
+    svd,
+)
 from didax.api.numpy.elementwise import abs, log, multiply, power, sqrt, where
 from didax.api.numpy.indexing import take_along_axis
 from didax.api.numpy.linear_algebra import matmul
-from didax.api.numpy.manipulation import broadcast_to, expand_dims, moveaxis, squeeze, swapaxes
+from didax.api.numpy.manipulation import broadcast_to, expand_dims, moveaxis, squeeze
 from didax.api.numpy.matrices import diagonal, trace
 from didax.api.numpy.more_elementwise import conj, real
 from didax.api.numpy.operands import (
@@ -51,6 +64,7 @@ from didax.api.numpy.statistics import count_nonzero
 from didax.core import dtypes
 from didax.core import lax as _lax
 from didax.core.config import default_matmul_precision
+from didax.core.dtypes import DType, DTypeLike
 from didax.core.lax import linalg as lax_linalg
 from didax.core.values import get_aval
 
@@ -167,49 +181,12 @@ def _squeeze(v: Any, axes: tuple[int, ...]) -> Array:
     return squeeze(v, tuple(sorted(axes)))
 
 
-# --- results ---------------------------------------------------------------------------------
-
-
-class SlogdetResult(NamedTuple):
-    sign: Array
-    logabsdet: Array
-
-
-class EighResult(NamedTuple):
-    eigenvalues: Array
-    eigenvectors: Array
-
-
-class QRResult(NamedTuple):
-    Q: Array
-    R: Array
-
-
-class SVDResult(NamedTuple):
-    U: Array
-    S: Array
-    Vh: Array
-
-
-# --- helpers -----------------------------------------------------------------------------------
-
-
-def _inexact(x: ArrayLike) -> Any:
-    v = operand(x)
-    return astype(v, dtypes.to_inexact(get_aval(v).dtype))
-
-
 def _square(name: str, a: ArrayLike) -> Any:
-    v = _inexact(a)
+    v = inexact(a)
     shape = get_aval(v).shape
     if len(shape) < 2 or shape[-1] != shape[-2]:
         raise ValueError(f"{name}: the argument must have shape [..., n, n], got {shape}")
     return v
-
-
-def _h(x: ArrayLike) -> Array:
-    """The conjugate transpose of the last two axes (the transpose, for real dtypes)."""
-    return conj(swapaxes(x, -1, -2))
 
 
 def _lu_solve(packed: Any, perm: Any, b: Any) -> Any:
@@ -219,7 +196,7 @@ def _lu_solve(packed: Any, perm: Any, b: Any) -> Any:
     return lax_linalg.triangular_solve(packed, x, left_side=True, lower=False)
 
 
-def _parity_sign(pivots: Any, dtype: Any) -> Any:
+def _parity_sign(pivots: Array, dtype: DType) -> Array:
     """``(-1) ** (number of row swaps)``, from ``lu``'s pivots."""
     n = get_aval(pivots).shape[-1]
     swaps = count_nonzero(pivots != np.arange(n, dtype=np.int32), axis=-1)
@@ -452,71 +429,6 @@ def multi_dot(arrays: Sequence[ArrayLike], *, precision: Any = None) -> Array:
     return einsum(*args, optimize="auto", precision=precision)
 
 
-# --- decompositions ------------------------------------------------------------------------
-
-
-def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True) -> Array:
-    """The Cholesky factor: lower ``L`` with ``a = L @ L^H`` (``L^H`` when ``upper``).
-
-    >>> cholesky(np.array([[4.0, 2.0], [2.0, 5.0]]))
-    Array([[2., 0.],
-           [1., 2.]], dtype=float32)
-    """
-    factor: Array = lax_linalg.cholesky(_inexact(a), symmetrize_input=symmetrize_input)
-    return _h(factor) if upper else factor
-
-
-def qr(a: ArrayLike, mode: str = "reduced") -> Any:
-    """QR decomposition; ``mode`` is ``"reduced"``, ``"complete"`` or ``"r"`` (R alone).
-
-    >>> qr(np.array([[3.0, 1.0], [4.0, 2.0]]), mode="r")
-    Array([[-5.        , -2.2       ],
-           [ 0.        ,  0.39999998]], dtype=float32)
-    """
-    if mode not in ("reduced", "complete", "r"):
-        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
-    q, r = lax_linalg.qr(_inexact(a), full_matrices=mode == "complete")
-    return r if mode == "r" else QRResult(q, r)
-
-
-def svd(
-    a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False
-) -> Any:
-    """Singular value decomposition ``(U, S, Vh)``, or ``S`` alone; ``S`` descending.
-
-    >>> svd(np.array([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False)
-    Array([4., 3.], dtype=float32)
-    """
-    v = _inexact(a)
-    if not compute_uv:
-        return lax_linalg.svd(v, full_matrices=full_matrices, compute_uv=False)
-    u, s, vh = lax_linalg.svd(v, full_matrices=full_matrices, compute_uv=True)
-    return SVDResult(u, s, vh)
-
-
-def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:
-    """Eigenvalues (ascending) and eigenvectors (columns) of symmetric matrices.
-
-    >>> eigh(np.array([[2.0, 1.0], [1.0, 2.0]])).eigenvalues
-    Array([1., 3.], dtype=float32)
-    """
-    if UPLO not in (None, "L", "U"):
-        raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
-    v, w = lax_linalg.eigh(
-        _inexact(a), lower=UPLO in (None, "L"), symmetrize_input=symmetrize_input
-    )
-    return EighResult(w, v)
-
-
-def eigvalsh(a: ArrayLike, UPLO: str | None = "L", *, symmetrize_input: bool = True) -> Array:
-    """The eigenvalues (ascending) of symmetric matrices.
-
-    >>> eigvalsh(np.array([[2.0, 1.0], [1.0, 2.0]]))
-    Array([1., 3.], dtype=float32)
-    """
-    return eigh(a, UPLO, symmetrize_input).eigenvalues
-
-
 # --- least squares, pseudo-inverse, rank -------------------------------------------------------
 
 
@@ -553,7 +465,7 @@ def lstsq(
     safe_s = where(mask, s, 1.0)
     s_inv = expand_dims(where(mask, 1.0 / safe_s, 0.0), -1)
     # As JAX's: full-precision products (HIGHEST) in the solution and residual.
-    x = _precise_matmul(_h(vt), s_inv * _precise_matmul(_h(u), b_val))
+    x = _precise_matmul(conj_transpose(vt), s_inv * _precise_matmul(conj_transpose(u), b_val))
     if numpy_resid and (int(rank) < n or m <= n):
         resid: Any = np.zeros((0,), dtype)
         resid = operand(resid)
@@ -569,7 +481,7 @@ def _precise_matmul(a: Any, b: Any) -> Array:
     return matmul(a, b, precision=_lax.Precision.HIGHEST)
 
 
-def _eps(dtype: Any) -> float:
+def _eps(dtype: DTypeLike) -> float:
     return float(np.finfo(dtype).eps)
 
 
@@ -593,7 +505,7 @@ def _pinv_value(a: Any, rtol: float | None) -> Any:
     u, s, vh = lax_linalg.svd(a, full_matrices=False)
     cutoff = rtol * s[..., 0:1]
     s = where(s > cutoff, s, np.inf)
-    return _precise_matmul(_h(vh), _h(u) / expand_dims(s, -1))
+    return _precise_matmul(conj_transpose(vh), conj_transpose(u) / expand_dims(s, -1))
 
 
 _pinv = custom_jvp(_pinv_value, nondiff_argnums=(1,))
@@ -612,14 +524,14 @@ def _pinv_tangent(rtol: float | None, primals: Sequence[Any], tangents: Sequence
     p = _pinv(a, rtol)
     m, n = get_aval(a).shape[-2:]
     if m >= n:
-        s = matmul(matmul(p, _h(p)), _h(a_dot))
-        t = matmul(matmul(_h(a_dot), _h(p)), p)
+        s = matmul(matmul(p, conj_transpose(p)), conj_transpose(a_dot))
+        t = matmul(matmul(conj_transpose(a_dot), conj_transpose(p)), p)
         p_dot = (
             -matmul(matmul(p, a_dot), p) + s - matmul(matmul(s, a), p) + t - matmul(matmul(p, a), t)
         )
     else:
-        s = matmul(p, matmul(_h(p), _h(a_dot)))
-        t = matmul(_h(a_dot), matmul(_h(p), p))
+        s = matmul(p, matmul(conj_transpose(p), conj_transpose(a_dot)))
+        t = matmul(conj_transpose(a_dot), matmul(conj_transpose(p), p))
         p_dot = (
             -matmul(p, matmul(a_dot, p)) + s - matmul(s, matmul(a, p)) + t - matmul(p, matmul(a, t))
         )
@@ -634,7 +546,7 @@ def pinv(a: ArrayLike, rtol: float | None = None, hermitian: bool = False) -> Ar
     Array([[1., 0.],
            [0., 0.]], dtype=float32)
     """
-    v = _inexact(a)
+    v = inexact(a)
     if get_aval(v).ndim < 2:
         raise ValueError(f"pinv: the argument must be a matrix, got shape {get_aval(v).shape}")
     out: Array = _pinv(v, rtol)
@@ -651,7 +563,7 @@ def matrix_rank(M: ArrayLike, rtol: float | None = None, *, tol: float | None = 
         if rtol is not None:
             raise ValueError("matrix_rank: only one of tol or rtol may be specified.")
         rtol = tol
-    v = _inexact(M)
+    v = inexact(M)
     aval = get_aval(v)
     if aval.ndim < 2:
         return astype(count_nonzero(v) > 0, dtypes.int32)

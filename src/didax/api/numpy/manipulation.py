@@ -10,7 +10,6 @@ import builtins
 import math
 import operator
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -28,6 +27,7 @@ from didax.api.numpy.operands import (
     stack_along,
 )
 from didax.core import lax
+from didax.core.dtypes import DTypeLike
 from didax.core.promotion import result_type
 from didax.core.values import get_aval
 
@@ -152,7 +152,9 @@ def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     return lax.squeeze(v, axes) if axes else v
 
 
-def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: Any = None) -> Array:
+def concatenate(
+    arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: DTypeLike = None
+) -> Array:
     """``arrays`` joined along an existing ``axis`` (flattened first when ``axis`` is None).
 
     >>> concatenate([np.zeros(2, np.float32), np.array([1, 2])]).dtype  # JAX's lattice
@@ -187,7 +189,7 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: Any = 
     return out
 
 
-def stack(arrays: Sequence[ArrayLike], axis: int = 0, dtype: Any = None) -> Array:
+def stack(arrays: Sequence[ArrayLike], axis: int = 0, dtype: DTypeLike = None) -> Array:
     """``arrays`` (of one shape) joined along a new ``axis``.
 
     >>> stack([np.array([1, 2]), np.array([3, 4])], axis=1)

@@ -28,6 +28,7 @@ from didax.api.numpy.operands import (
 )
 from didax.api.numpy.reductions import sum
 from didax.core import dtypes, lax
+from didax.core.dtypes import DTypeLike
 from didax.core.values import get_aval, wrap_host
 
 __all__ = [
@@ -64,12 +65,14 @@ euler_gamma: Final = np.euler_gamma
 dtype: Final = np.dtype
 
 
-def empty(shape: int | Sequence[int], dtype: Any = None) -> Array:
+def empty(shape: int | Sequence[int], dtype: DTypeLike = None) -> Array:
     """Zeros (didax Arrays are never uninitialized, as JAX's)."""
     return zeros(shape, dtype)
 
 
-def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: Any = None, shape: Any = None) -> Array:
+def full_like(
+    a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike = None, shape: Any = None
+) -> Array:
     """An array of ``a``'s shape and dtype (or ``dtype``/``shape``) filled with ``fill_value``."""
     aval = get_aval(operand(a))
     shp = aval.shape if shape is None else shape_arg(shape, "full_like")
@@ -78,12 +81,12 @@ def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: Any = None, shape: Any
     return as_result(broadcast_to(v, shp))
 
 
-def empty_like(prototype: ArrayLike, dtype: Any = None, shape: Any = None) -> Array:
+def empty_like(prototype: ArrayLike, dtype: DTypeLike = None, shape: Any = None) -> Array:
     """Zeros of ``prototype``'s shape and dtype."""
     return full_like(prototype, 0, dtype, shape)
 
 
-def identity(n: int, dtype: Any = None) -> Array:
+def identity(n: int, dtype: DTypeLike = None) -> Array:
     """The ``n`` x ``n`` identity matrix."""
     return eye(n, dtype=dtype)
 
@@ -95,7 +98,7 @@ def _tri_mask(n: int, m: int, k: int) -> Any:
     return lax.ge(lax.add(rows, lax.full_like(rows, k)), cols)
 
 
-def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
+def tri(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike = None) -> Array:
     """Ones at and below the ``k``-th diagonal of an ``N`` x ``M`` matrix."""
     n = operator.index(N)
     m = n if M is None else operator.index(M)
@@ -168,7 +171,7 @@ def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> A
 
 
 def trace(
-    a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None
+    a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: DTypeLike = None
 ) -> Array:
     """The sum along a diagonal (``offset``) of the planes of ``axis1`` and ``axis2``."""
     d = diagonal(a, offset, axis1, axis2)

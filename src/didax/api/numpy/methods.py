@@ -51,6 +51,7 @@ from didax.api.numpy.more_elementwise import conj, imag, real
 from didax.api.numpy.operands import asarray, is_array_like
 from didax.api.numpy.reductions import argmax, argmin, cumsum, max, mean, min, prod, sum
 from didax.core.array import Array
+from didax.core.dtypes import DTypeLike
 from didax.core.trace import Tracer
 
 __all__: list[str] = []
@@ -97,19 +98,19 @@ def _no_out(name: str, out: Any, where: Any = None, initial: Any = None) -> None
         raise NotImplementedError(f"{name}: the 'initial' argument is not supported")
 
 
-def _sum(self: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+def _sum(self: Any, axis: Any = None, dtype: DTypeLike = None, out: Any = None,
          keepdims: bool = False, initial: Any = None, where: Any = None) -> Any:  # fmt: skip
     _no_out("sum", out, where, initial)
     return sum(self, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-def _prod(self: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+def _prod(self: Any, axis: Any = None, dtype: DTypeLike = None, out: Any = None,
           keepdims: bool = False, initial: Any = None, where: Any = None) -> Any:  # fmt: skip
     _no_out("prod", out, where, initial)
     return prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-def _mean(self: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+def _mean(self: Any, axis: Any = None, dtype: DTypeLike = None, out: Any = None,
           keepdims: bool = False, where: Any = None) -> Any:  # fmt: skip
     _no_out("mean", out, where)
     return mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
@@ -137,7 +138,7 @@ def _argmin(self: Any, axis: Any = None, out: Any = None, keepdims: bool = False
     return argmin(self, axis=axis, keepdims=keepdims)
 
 
-def _cumsum(self: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+def _cumsum(self: Any, axis: Any = None, dtype: DTypeLike = None, out: Any = None) -> Any:
     _no_out("cumsum", out)
     return cumsum(self, axis=axis, dtype=dtype)
 
@@ -152,7 +153,7 @@ def _round(self: Any, decimals: int = 0, out: Any = None) -> Any:
     return round(self, decimals)
 
 
-def _astype(self: Any, dtype: Any, copy: bool = False) -> Any:
+def _astype(self: Any, dtype: DTypeLike, copy: bool = False) -> Any:
     return asarray(self, dtype)
 
 

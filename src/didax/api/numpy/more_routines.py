@@ -70,6 +70,7 @@ from didax.api.numpy.reductions import argmax, argmin, cumsum, max, min, sum
 from didax.api.numpy.statistics import all as _all
 from didax.api.numpy.statistics import any, cumprod
 from didax.core import dtypes, lax
+from didax.core.dtypes import DTypeLike
 from didax.core.promotion import result_type as _result_type
 from didax.core.values import get_aval
 
@@ -175,7 +176,7 @@ def _cumulative(
     scan: Callable[..., Array],
     x: ArrayLike,
     axis: int | None,
-    dtype: Any,
+    dtype: DTypeLike,
     include_initial: bool,
 ) -> Array:
     v = as_result(operand(x))
@@ -197,14 +198,24 @@ def _cumulative(
 
 
 def cumulative_sum(
-    x: ArrayLike, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+    x: ArrayLike,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike = None,
+    include_initial: bool = False,
 ) -> Array:
     """Running sums along ``axis`` (the Array API's ``cumsum``), optionally starting at 0."""
     return _cumulative("cumulative_sum", cumsum, x, axis, dtype, include_initial)
 
 
 def cumulative_prod(
-    x: ArrayLike, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+    x: ArrayLike,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike = None,
+    include_initial: bool = False,
 ) -> Array:
     """Running products along ``axis``, optionally starting at 1."""
     return _cumulative("cumulative_prod", cumprod, x, axis, dtype, include_initial)
@@ -386,13 +397,13 @@ def nanargmin(
     return _nan_arg("nanargmin", argmin, np.inf, a, axis, keepdims)
 
 
-def nancumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
+def nancumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike = None) -> Array:
     """``cumsum`` with NaNs counted as 0."""
     v = as_result(operand(a))
     return cumsum(where(isnan(v), 0, v) if dtypes.is_float(v.dtype) else v, axis, dtype)
 
 
-def nancumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
+def nancumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike = None) -> Array:
     """``cumprod`` with NaNs counted as 1."""
     v = as_result(operand(a))
     return cumprod(where(isnan(v), 1, v) if dtypes.is_float(v.dtype) else v, axis, dtype)
@@ -407,7 +418,7 @@ def logspace(
     num: int = 50,
     endpoint: bool = True,
     base: ArrayLike = 10.0,
-    dtype: Any = None,
+    dtype: DTypeLike = None,
     axis: int = 0,
 ) -> Array:
     """``base ** linspace(start, stop, num)``."""
@@ -422,7 +433,7 @@ def geomspace(
     stop: ArrayLike,
     num: int = 50,
     endpoint: bool = True,
-    dtype: Any = None,
+    dtype: DTypeLike = None,
     axis: int = 0,
 ) -> Array:
     """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (same sign), as JAX's."""
@@ -498,7 +509,7 @@ def iinfo(int_type: Any) -> np.iinfo[Any]:
     return np.iinfo(dtypes.canonicalize(np.dtype(dtype_arg(int_type))))
 
 
-def finfo(dtype: Any) -> Any:
+def finfo(dtype: DTypeLike) -> Any:
     """Machine limits of a float dtype (bfloat16 included, through ml_dtypes)."""
     return ml_dtypes.finfo(np.dtype(dtype_arg(dtype)))
 

@@ -31,7 +31,7 @@ from didax.api.jit import jit
 from didax.core import dtypes, lax, values
 from didax.core.array import Array as DidaxArray
 from didax.core.basearray import Value
-from didax.core.dtypes import DType
+from didax.core.dtypes import DType, DTypeLike
 from didax.core.errors import ConcretizationTypeError, ShapeError
 from didax.core.primitive import Primitive
 from didax.core.promotion import convert, result_type
@@ -90,7 +90,7 @@ def fused(fn: F) -> F:
     return cast(F, wrapper)
 
 
-def dtype_arg(dtype: Any) -> DType | None:
+def dtype_arg(dtype: DTypeLike) -> DType | None:
     """A ``dtype=`` argument as a dtype (None stays None); ``dnp.float32`` works too."""
     return None if dtype is None else dtypes.canonicalize(dtype)
 
@@ -238,7 +238,7 @@ def full_of(
     return scalar if shape == () else lax.broadcast_in_dim(scalar, shape, ())
 
 
-def asarray(a: ArrayLike, dtype: Any = None) -> Array:
+def asarray(a: ArrayLike, dtype: DTypeLike = None) -> Array:
     """``a`` as an Array of ``dtype``; tracers (also inside nested lists) stay traced.
 
     NumPy data is copied (an Array never sees the caller's later writes); a

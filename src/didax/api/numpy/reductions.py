@@ -25,7 +25,7 @@ from didax.api.numpy.operands import (
     operand,
 )
 from didax.core import dtypes, lax
-from didax.core.dtypes import DType
+from didax.core.dtypes import DType, DTypeLike
 from didax.core.values import get_aval
 
 __all__ = [
@@ -73,7 +73,7 @@ def _reduce_over(
 def sum(
     a: ArrayLike,
     axis: int | Sequence[int] | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike = None,
     keepdims: bool = False,
 ) -> Array:
     """Sum over ``axis`` (all axes by default); booleans and small integers sum in the default int.
@@ -88,7 +88,7 @@ def sum(
 def prod(
     a: ArrayLike,
     axis: int | Sequence[int] | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike = None,
     keepdims: bool = False,
 ) -> Array:
     """Product over ``axis``; booleans and small integers multiply in the default int."""
@@ -109,7 +109,7 @@ def min(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = 
 def mean(
     a: ArrayLike,
     axis: int | Sequence[int] | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike = None,
     keepdims: bool = False,
 ) -> Array:
     """Arithmetic mean over ``axis``; integers and booleans average as floats (``to_inexact``).
@@ -161,7 +161,7 @@ def argmin(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Arr
     return _arg_reduce("argmin", lax.argmin, a, axis, keepdims)
 
 
-def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
+def cumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike = None) -> Array:
     """Inclusive cumulative sum along ``axis`` (of the flattened array by default).
 
     >>> cumsum(np.array([[1, 2], [3, 4]]), axis=1)

@@ -15,6 +15,7 @@ from typing import Any
 
 from didax.api.numpy.operands import Array, ArrayLike, as_result, dtype_arg, operand
 from didax.core import dtypes, lax
+from didax.core.dtypes import DTypeLike
 from didax.core.values import get_aval
 
 __all__ = ["sort", "argsort"]
@@ -70,7 +71,7 @@ def argsort(
     order: Any = None,
     stable: bool = True,
     descending: bool = False,
-    dtype: Any = None,
+    dtype: DTypeLike = None,
 ) -> Array:
     """The indices that sort ``a`` along ``axis`` (of the flattened ``a`` when None).
 
