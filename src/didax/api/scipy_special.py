@@ -108,7 +108,7 @@ def expit(x: ArrayLike) -> Array:
 
 
 @custom_jvp
-def _logit(x: Any) -> Any:
+def _logit(x: ArrayLike) -> Array:
     return log(divide(x, subtract(1, x)))
 
 
@@ -133,8 +133,9 @@ def _x_times(fn: Any, x: Any, y: Any) -> Any:
 
 
 @custom_jvp
-def _xlogy(x: Any, y: Any) -> Any:
-    return _x_times(log, x, y)
+def _xlogy(x: ArrayLike, y: ArrayLike) -> Array:
+    out: Array = _x_times(log, x, y)
+    return out
 
 
 @_xlogy.defjvp
@@ -155,8 +156,9 @@ def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
 
 
 @custom_jvp
-def _xlog1py(x: Any, y: Any) -> Any:
-    return _x_times(log1p, x, y)
+def _xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
+    out: Array = _x_times(log1p, x, y)
+    return out
 
 
 @_xlog1py.defjvp
@@ -172,7 +174,9 @@ def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
     return as_result(_xlog1py(a, b))
 
 
-def masked_max(x: Any, axes: tuple[int, ...], keepdims: bool, mask: ArrayLike | None) -> Array:
+def masked_max(
+    x: ArrayLike, axes: tuple[int, ...], keepdims: bool, mask: ArrayLike | None
+) -> Array:
     """The maximum over ``axes`` of the entries where ``mask`` holds, ``-inf`` if none.
 
     ``jnp.max(x, axes, where=mask, initial=-inf)`` (the reductions here take no
@@ -189,7 +193,9 @@ def masked_max(x: Any, axes: tuple[int, ...], keepdims: bool, mask: ArrayLike | 
     return _max(x, axes, keepdims=keepdims)
 
 
-def masked_sum(x: Any, axes: tuple[int, ...], keepdims: bool, mask: ArrayLike | None) -> Array:
+def masked_sum(
+    x: ArrayLike, axes: tuple[int, ...], keepdims: bool, mask: ArrayLike | None
+) -> Array:
     """``jnp.sum(x, axes, where=mask)``: the sum of the entries where ``mask`` holds."""
     if mask is not None:
         x = where(mask, x, 0)

@@ -46,6 +46,7 @@ from didax.ir.jaxpr import Jaxpr
 from didax.lowering.mlir import (
     LOWERING_RULES,
     IrValue,
+    LoweringRule,
     LoweringRuleContext,
     ModuleContext,
     aval_to_ir_type,
@@ -87,14 +88,14 @@ def _channel(mctx: ModuleContext) -> Any:
     return hlo.ChannelHandle.get(mctx.next_channel(), 1)  # 1: device to device
 
 
-def _reducer(op: Any, region: Any, dtype: Any) -> None:
+def _reducer(op: Callable[..., Any], region: ir.Region, dtype: np.dtype[Any]) -> None:
     scalar = ir.RankedTensorType.get((), dtype_to_ir_type(dtype))
     block = region.blocks.append(scalar, scalar)
     with ir.InsertionPoint(block):
         hlo.ReturnOp([op(*block.arguments)])
 
 
-def _all_reduce(combine: Callable[..., Any]) -> Any:
+def _all_reduce(combine: Callable[..., Any]) -> LoweringRule:
     def rule(
         ctx: LoweringRuleContext, x: IrValue, *, axes: tuple[str, ...], axis_size: int
     ) -> list[IrValue]:

@@ -37,7 +37,7 @@ from didax.api.numpy.matrices import diagonal
 from didax.api.numpy.operands import Array, ArrayLike, astype, dtype_arg, operand
 from didax.api.numpy.reductions import sum
 from didax.core import dtypes, lax
-from didax.core.dtypes import DType
+from didax.core.dtypes import DType, DTypeLike
 from didax.core.values import get_aval
 
 __all__ = [
@@ -152,7 +152,7 @@ def _reduce_term(term: str, v: Any, keep: set[str], dt: DType) -> tuple[str, Any
 
 
 def _contract_pair(
-    lt: str, x: Any, rt: str, y: Any, result: str, dt: DType, precision: Any
+    lt: str, x: Any, rt: str, y: Any, result: str, dt: DType, precision: object
 ) -> tuple[str, Any]:
     keep_l = set(rt) | set(result)
     keep_r = set(lt) | set(result)
@@ -196,8 +196,8 @@ def einsum(
     subscripts: Any,
     *operands: Any,
     optimize: Any = "auto",
-    precision: Any = None,
-    preferred_element_type: Any = None,
+    precision: object = None,
+    preferred_element_type: DTypeLike = None,
 ) -> Array:
     """Einstein summation over any number of operands (``jax.numpy.einsum``).
 
@@ -268,8 +268,8 @@ def tensordot(
     b: ArrayLike,
     axes: int | Sequence[Any] = 2,
     *,
-    precision: Any = None,
-    preferred_element_type: Any = None,
+    precision: object = None,
+    preferred_element_type: DTypeLike = None,
 ) -> Array:
     """Sums products over ``axes``: ``a``'s last ``axes`` with ``b``'s first, or two axis lists.
 
@@ -305,7 +305,11 @@ def tensordot(
 
 
 def inner(
-    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    precision: object = None,
+    preferred_element_type: DTypeLike = None,
 ) -> Array:
     """Sums products over the last axes of ``a`` and ``b`` (scalars multiply)."""
     (x, y), _ = _promote_no_broadcast("inner", a, b)
@@ -326,7 +330,11 @@ def inner(
 
 
 def vdot(
-    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    precision: object = None,
+    preferred_element_type: DTypeLike = None,
 ) -> Array:
     """The dot product of the flattened arrays, ``a`` conjugated (NumPy's ``vdot``).
 

@@ -147,14 +147,18 @@ def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: DTypeLike = N
     return as_result(broadcast_to(astype(v, dt, weak), shp))
 
 
-def zeros_like(a: ArrayLike, dtype: DTypeLike = None, shape: Any = None) -> Array:
+def zeros_like(
+    a: ArrayLike, dtype: DTypeLike = None, shape: int | Sequence[int] | None = None
+) -> Array:
     """Zeros of ``a``'s shape and dtype (or of ``dtype``/``shape`` if given)."""
     aval = get_aval(operand(a))
     shp = aval.shape if shape is None else shape_arg(shape, "zeros_like")
     return full_of(shp, 0, dtype_arg(dtype) or aval.dtype, dtype is None and aval.weak_type)
 
 
-def ones_like(a: ArrayLike, dtype: DTypeLike = None, shape: Any = None) -> Array:
+def ones_like(
+    a: ArrayLike, dtype: DTypeLike = None, shape: int | Sequence[int] | None = None
+) -> Array:
     """Ones of ``a``'s shape and dtype (or of ``dtype``/``shape`` if given)."""
     aval = get_aval(operand(a))
     shp = aval.shape if shape is None else shape_arg(shape, "ones_like")

@@ -12,7 +12,7 @@ Design rules:
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple, overload
+from typing import Literal, NamedTuple, overload
 
 from didax.api.numpy.manipulation import swapaxes
 from didax.api.numpy.more_elementwise import conj
@@ -68,9 +68,11 @@ class SVDResult(NamedTuple):
 # --- helpers -----------------------------------------------------------------------------------
 
 
-def inexact(x: ArrayLike) -> Any:
+def inexact(x: ArrayLike) -> Array:
+    """``x`` as an operand of an inexact dtype (integers become floats)."""
     v = operand(x)
-    return astype(v, dtypes.to_inexact(get_aval(v).dtype))
+    out: Array = astype(v, dtypes.to_inexact(get_aval(v).dtype))
+    return out
 
 
 def conj_transpose(x: ArrayLike) -> Array:

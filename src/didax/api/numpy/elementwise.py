@@ -381,7 +381,7 @@ def where(
     y: ArrayLike,
     *,
     size: int | None = None,
-    fill_value: Any = None,
+    fill_value: ArrayLike | None = None,
 ) -> Array: ...
 @overload
 def where(
@@ -390,7 +390,7 @@ def where(
     y: None = None,
     *,
     size: int | None = None,
-    fill_value: Any = None,
+    fill_value: ArrayLike | None = None,
 ) -> tuple[Array, ...]: ...
 def where(
     condition: ArrayLike,
@@ -398,7 +398,7 @@ def where(
     y: ArrayLike | None = None,
     *,
     size: int | None = None,
-    fill_value: Any = None,
+    fill_value: ArrayLike | None = None,
 ) -> Array | tuple[Array, ...]:
     """Element-wise ``x if condition else y`` with broadcasting of all three.
 

@@ -93,7 +93,7 @@ __all__ = [
 
 def norm(
     x: ArrayLike,
-    ord: Any = None,
+    ord: int | float | str | None = None,
     axis: int | Sequence[int] | None = None,
     keepdims: bool = False,
 ) -> Array:
@@ -127,12 +127,14 @@ def norm(
     raise ValueError(f"Invalid axis {axis!r} for norm: give one axis or two")
 
 
-def _abs2(v: Any) -> Any:
+def _abs2(v: ArrayLike) -> Array:
     """``|v|^2``, real: ``Re(v conj(v))`` (``v * v`` for a real ``v``)."""
     return real(multiply(v, conj(v)))
 
 
-def _vector_norm(v: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Array:
+def _vector_norm(
+    v: Array, ord: int | float | str | None, axes: tuple[int, ...], keepdims: bool
+) -> Array:
     if ord is None or ord == 2:
         return sqrt(sum(_abs2(v), axis=axes, keepdims=keepdims))
     if ord == float("inf"):
@@ -150,7 +152,9 @@ def _vector_norm(v: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Arr
     return power(sum(power(abs(v), p), axis=axes, keepdims=keepdims), 1.0 / p)
 
 
-def _matrix_norm(v: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Array:
+def _matrix_norm(
+    v: Array, ord: int | float | str | None, axes: tuple[int, ...], keepdims: bool
+) -> Array:
     row, col = axes
     if ord is None or ord in ("fro", "f"):
         return sqrt(sum(_abs2(v), axis=axes, keepdims=keepdims))
@@ -177,11 +181,11 @@ def _matrix_norm(v: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Arr
     raise ValueError(f"Invalid order {ord!r} for matrix norm")
 
 
-def _squeeze(v: Any, axes: tuple[int, ...]) -> Array:
+def _squeeze(v: Array, axes: tuple[int, ...]) -> Array:
     return squeeze(v, tuple(sorted(axes)))
 
 
-def _square(name: str, a: ArrayLike) -> Any:
+def _square(name: str, a: ArrayLike) -> Array:
     v = inexact(a)
     shape = get_aval(v).shape
     if len(shape) < 2 or shape[-1] != shape[-2]:
@@ -189,11 +193,12 @@ def _square(name: str, a: ArrayLike) -> Any:
     return v
 
 
-def _lu_solve(packed: Any, perm: Any, b: Any) -> Any:
+def _lu_solve(packed: Array, perm: Array, b: ArrayLike) -> Array:
     """Solves ``a x = b`` (``b`` a batch of matrices) from ``lu(a)``'s factors."""
     x = take_along_axis(b, expand_dims(perm, -1), axis=-2)
     x = lax_linalg.triangular_solve(packed, x, left_side=True, lower=True, unit_diagonal=True)
-    return lax_linalg.triangular_solve(packed, x, left_side=True, lower=False)
+    out: Array = lax_linalg.triangular_solve(packed, x, left_side=True, lower=False)
+    return out
 
 
 def _parity_sign(pivots: Array, dtype: DType) -> Array:
@@ -207,7 +212,7 @@ def _parity_sign(pivots: Array, dtype: DType) -> Array:
 
 
 @custom_jvp
-def _slogdet_lu(a: Any) -> tuple[Any, Any]:
+def _slogdet_lu(a: Array) -> tuple[Array, Array]:
     dtype = get_aval(a).dtype
     packed, pivots, _ = lax_linalg.lu(a)
     diag = diagonal(packed, axis1=-2, axis2=-1)
@@ -228,7 +233,9 @@ def _slogdet_lu(a: Any) -> tuple[Any, Any]:
 
 
 @_slogdet_lu.defjvp
-def _slogdet_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+def _slogdet_jvp(
+    primals: Sequence[Array], tangents: Sequence[Array]
+) -> tuple[tuple[Array, Array], tuple[Array, Array]]:
     (x,), (g,) = primals, tangents
     sign, logdet = _slogdet_lu(x)
     logdet_dot = trace(solve(x, g), axis1=-1, axis2=-2)
@@ -250,7 +257,7 @@ def slogdet(a: ArrayLike) -> SlogdetResult:
     return SlogdetResult(sign, logdet)
 
 
-def _cofactor_solve(a: Any, b: Any) -> tuple[Any, Any]:
+def _cofactor_solve(a: Array, b: Array) -> tuple[Array, Array]:
     """``(det(a), adjugate(a) @ b)``, finite even where ``a`` is singular (JAX's algorithm).
 
     With ``a = P L U``: ``det(a) a^-1 b = prod(diag U) U^-1 L^-1 P^T b``. The
@@ -290,13 +297,14 @@ def _cofactor_solve(a: Any, b: Any) -> tuple[Any, Any]:
 
 
 @custom_jvp
-def _det(a: Any) -> Any:
+def _det(a: Array) -> Array:
     sign, logdet = _slogdet_lu(a)
-    return sign * _lax.exp(logdet)
+    out: Array = sign * _lax.exp(logdet)
+    return out
 
 
 @_det.defjvp
-def _det_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+def _det_jvp(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
     (x,), (g,) = primals, tangents
     y, z = _cofactor_solve(x, g)
     return y, trace(z, axis1=-1, axis2=-2)
@@ -392,7 +400,7 @@ def matrix_power(a: ArrayLike, n: int) -> Array:
     return result
 
 
-def multi_dot(arrays: Sequence[ArrayLike], *, precision: Any = None) -> Array:
+def multi_dot(arrays: Sequence[ArrayLike], *, precision: object = None) -> Array:
     """The product of a chain of matrices, in the cheapest order (``jax.numpy.linalg.multi_dot``).
 
     The first and last arrays may be vectors; as JAX's, one ``einsum``
@@ -477,7 +485,7 @@ def lstsq(
     return x, resid, rank, s
 
 
-def _precise_matmul(a: Any, b: Any) -> Array:
+def _precise_matmul(a: ArrayLike, b: ArrayLike) -> Array:
     return matmul(a, b, precision=_lax.Precision.HIGHEST)
 
 
@@ -497,7 +505,7 @@ def _promote_pair(name: str, a: ArrayLike, b: ArrayLike) -> tuple[list[Any], Any
     return [astype(v, dtype) for v in vals], dtype, weak
 
 
-def _pinv_value(a: Any, rtol: float | None) -> Any:
+def _pinv_value(a: Array, rtol: float | None) -> Array:
     m, n = get_aval(a).shape[-2:]
     dtype = get_aval(a).dtype
     if rtol is None:
@@ -512,14 +520,18 @@ _pinv = custom_jvp(_pinv_value, nondiff_argnums=(1,))
 
 
 @_pinv.defjvp
-def _pinv_jvp(rtol: float | None, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
+def _pinv_jvp(
+    rtol: float | None, primals: Sequence[Array], tangents: Sequence[Array]
+) -> tuple[Array, Array]:
     # Golub and Pereyra (1973), as JAX's, whose products are all full
     # precision (it runs under default_matmul_precision("float32")).
     with default_matmul_precision("float32"):
         return _pinv_tangent(rtol, primals, tangents)
 
 
-def _pinv_tangent(rtol: float | None, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
+def _pinv_tangent(
+    rtol: float | None, primals: Sequence[Array], tangents: Sequence[Array]
+) -> tuple[Array, Array]:
     (a,), (a_dot,) = primals, tangents
     p = _pinv(a, rtol)
     m, n = get_aval(a).shape[-2:]

@@ -71,7 +71,10 @@ def empty(shape: int | Sequence[int], dtype: DTypeLike = None) -> Array:
 
 
 def full_like(
-    a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike = None, shape: Any = None
+    a: ArrayLike,
+    fill_value: ArrayLike,
+    dtype: DTypeLike = None,
+    shape: int | Sequence[int] | None = None,
 ) -> Array:
     """An array of ``a``'s shape and dtype (or ``dtype``/``shape``) filled with ``fill_value``."""
     aval = get_aval(operand(a))
@@ -81,7 +84,9 @@ def full_like(
     return as_result(broadcast_to(v, shp))
 
 
-def empty_like(prototype: ArrayLike, dtype: DTypeLike = None, shape: Any = None) -> Array:
+def empty_like(
+    prototype: ArrayLike, dtype: DTypeLike = None, shape: int | Sequence[int] | None = None
+) -> Array:
     """Zeros of ``prototype``'s shape and dtype."""
     return full_like(prototype, 0, dtype, shape)
 
@@ -91,11 +96,12 @@ def identity(n: int, dtype: DTypeLike = None) -> Array:
     return eye(n, dtype=dtype)
 
 
-def _tri_mask(n: int, m: int, k: int) -> Any:
+def _tri_mask(n: int, m: int, k: int) -> Array:
     """Boolean ``n`` x ``m``: True where column <= row + k."""
     rows = lax.broadcast_in_dim(lax.iota(dtypes.default_int(), n), (n, m), (0,))
     cols = lax.broadcast_in_dim(lax.iota(dtypes.default_int(), m), (n, m), (1,))
-    return lax.ge(lax.add(rows, lax.full_like(rows, k)), cols)
+    out: Array = lax.ge(lax.add(rows, lax.full_like(rows, k)), cols)
+    return out
 
 
 def tri(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike = None) -> Array:
@@ -201,11 +207,12 @@ def diag(v: ArrayLike, k: int = 0) -> Array:
     return out
 
 
-def _diag_mask(n: int, m: int, k: int) -> Any:
+def _diag_mask(n: int, m: int, k: int) -> Array:
     """Boolean ``n`` x ``m``: True on the ``k``-th diagonal (column == row + k)."""
     rows = lax.broadcast_in_dim(lax.iota(dtypes.default_int(), n), (n, m), (0,))
     cols = lax.broadcast_in_dim(lax.iota(dtypes.default_int(), m), (n, m), (1,))
-    return lax.eq(lax.add(rows, lax.full_like(rows, k)), cols)
+    out: Array = lax.eq(lax.add(rows, lax.full_like(rows, k)), cols)
+    return out
 
 
 def diagflat(v: ArrayLike, k: int = 0) -> Array:

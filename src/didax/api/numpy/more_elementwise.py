@@ -16,7 +16,7 @@ a real array is its own real part and conjugate.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, Final
 
@@ -204,13 +204,13 @@ def nan_to_num(
     return where(isneginf(v), astype(operand(lo), dt), out)
 
 
-def _replace_inf(x: Any) -> Any:
+def _replace_inf(x: Array) -> Array:
     """``x`` with ``+inf`` replaced by 0 (JAX's ``_replace_inf``, for the jvp rules below)."""
     return where(equal(x, float("inf")), lax.full_like(x, 0), x)
 
 
 @custom_jvp
-def _logaddexp(a: Any, b: Any) -> Any:
+def _logaddexp(a: Array, b: Array) -> Array:
     amax = maximum(a, b)
     delta = subtract(a, b)
     # Equal infinities make delta NaN: their sum is the answer (inf or -inf).
@@ -222,7 +222,7 @@ def _logaddexp(a: Any, b: Any) -> Any:
 
 
 @_logaddexp.defjvp
-def _logaddexp_jvp(primals: Any, tangents: Any) -> tuple[Any, Any]:
+def _logaddexp_jvp(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
     # JAX's rule: finite at -inf inputs, 0 (not NaN) for the smaller of two infinities.
     (a, b), (ta, tb) = primals, tangents
     out = _logaddexp(a, b)
@@ -248,7 +248,7 @@ _INV_LN2: Final = 1 / float(np.log(2))
 
 
 @custom_jvp
-def _logaddexp2(a: Any, b: Any) -> Any:
+def _logaddexp2(a: Array, b: Array) -> Array:
     amax = maximum(a, b)
     delta = subtract(a, b)
     return where(
@@ -259,7 +259,7 @@ def _logaddexp2(a: Any, b: Any) -> Any:
 
 
 @_logaddexp2.defjvp
-def _logaddexp2_jvp(primals: Any, tangents: Any) -> tuple[Any, Any]:
+def _logaddexp2_jvp(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
     (a, b), (ta, tb) = primals, tangents
     out = _logaddexp2(a, b)
     wa = exp2(subtract(_replace_inf(a), _replace_inf(out)))
@@ -414,7 +414,7 @@ def hypot(x1: ArrayLike, x2: ArrayLike) -> Array:
 
 
 @partial(custom_jvp, nondiff_argnums=(0,))
-def _sinc_maclaurin(k: int, x: Any) -> Any:
+def _sinc_maclaurin(k: int, x: Array) -> Array:
     # The k-th derivative of sin(x)/x at 0 (JAX's, for sinc's derivatives there).
     if k % 2:
         return multiply(x, 0)
@@ -422,7 +422,9 @@ def _sinc_maclaurin(k: int, x: Any) -> Any:
 
 
 @_sinc_maclaurin.defjvp
-def _sinc_maclaurin_jvp(k: int, primals: Any, tangents: Any) -> tuple[Any, Any]:
+def _sinc_maclaurin_jvp(
+    k: int, primals: Sequence[Array], tangents: Sequence[Array]
+) -> tuple[Array, Array]:
     (x,), (t,) = primals, tangents
     return _sinc_maclaurin(k, x), multiply(_sinc_maclaurin(k + 1, x), t)
 

@@ -233,8 +233,8 @@ def vecdot(
     /,
     *,
     axis: int = -1,
-    precision: Any = None,
-    preferred_element_type: Any = None,
+    precision: object = None,
+    preferred_element_type: DTypeLike = None,
 ) -> Array:
     """The dot products of vectors along ``axis`` (broadcast over the others), ``x1`` conjugated.
 

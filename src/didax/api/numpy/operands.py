@@ -22,7 +22,7 @@ import operator
 import sys
 import types
 from collections.abc import Callable, Sequence
-from typing import Any, TypeAlias, TypeVar, cast, overload
+from typing import Any, TypeAlias, TypeGuard, TypeVar, cast, overload
 
 import numpy as np
 
@@ -95,7 +95,7 @@ def dtype_arg(dtype: DTypeLike) -> DType | None:
     return None if dtype is None else dtypes.canonicalize(dtype)
 
 
-def contains_tracer(x: Any) -> bool:
+def contains_tracer(x: object) -> bool:
     if isinstance(x, Tracer):
         return True
     if isinstance(x, (list, tuple)):
@@ -124,7 +124,7 @@ def operand(x: ArrayLike) -> Any:
     return x
 
 
-def is_array_like(x: object) -> bool:
+def is_array_like(x: object) -> TypeGuard[values.ArrayLike]:
     """A value (not a list, as for JAX's operators): what the array operators accept."""
     return is_value(x)
 
@@ -217,7 +217,7 @@ def promote(
     )
 
 
-def as_result(x: Any) -> Array:
+def as_result(x: object) -> Array:
     """An operand returned as a result becomes an Array (a Python scalar a weak one), as JAX's."""
     # to_array leaves float0 data (integers' tangents) on the host; no
     # operation's result is float0.
@@ -276,7 +276,7 @@ def asarray(a: ArrayLike, dtype: DTypeLike = None) -> Array:
     return wrap_host(as_array(arr))
 
 
-def stack_along(values: Sequence[Any], axis: int, dtype: DType | None = None) -> Array:
+def stack_along(values: Sequence[values.ArrayLike], axis: int, dtype: DType | None = None) -> Array:
     """Values of one shape joined along a new ``axis`` (normalised), promoted to one dtype."""
     shapes = {get_aval(v).shape for v in values}
     if len(shapes) != 1:
@@ -315,7 +315,7 @@ def static_scalar(x: Any, what: str) -> Any:
     raise TypeError(f"{what} must be a scalar, got {type(x).__name__}")
 
 
-def is_static_int(x: Any) -> bool:
+def is_static_int(x: object) -> bool:
     if isinstance(x, (bool, np.bool_)):
         return False
     if isinstance(x, (int, np.integer)):

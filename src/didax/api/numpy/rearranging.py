@@ -252,7 +252,7 @@ def _pad_constant_per_axis(v: Array, widths: list[tuple[int, int]], fill: ArrayL
     return v
 
 
-def _take_static(v: Any, ax: int, index: list[int]) -> Any:
+def _take_static(v: Array, ax: int, index: list[int]) -> Array:
     """The slices of ``v`` at the static ``index`` positions along ``ax``, joined."""
     shape = get_aval(v).shape
     pieces = []
@@ -260,10 +260,11 @@ def _take_static(v: Any, ax: int, index: list[int]) -> Any:
         start, limit = [0] * len(shape), list(shape)
         start[ax], limit[ax] = i, i + 1
         pieces.append(lax.slice(v, start, limit))
-    return pieces[0] if len(pieces) == 1 else lax.concatenate(pieces, ax)
+    out: Array = pieces[0] if len(pieces) == 1 else lax.concatenate(pieces, ax)
+    return out
 
 
-def _pad_axis(v: Any, ax: int, lo: int, hi: int, mode: str) -> Any:
+def _pad_axis(v: Array, ax: int, lo: int, hi: int, mode: str) -> Array:
     n = get_aval(v).shape[ax]
     if n == 0:
         raise ValueError(f"pad: can't extend an empty axis with mode {mode!r}")

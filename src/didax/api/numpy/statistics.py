@@ -250,11 +250,11 @@ def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True) -> A
 # --- NaN-ignoring reductions --------------------------------------------------------
 
 
-def _isnan(v: Any) -> Any:
+def _isnan(v: ArrayLike) -> Array:
     return not_equal(v, v)
 
 
-def _nan_to(a: ArrayLike, value: float) -> Any:
+def _nan_to(a: ArrayLike, value: float) -> Array:
     v = as_result(operand(a))
     if not dtypes.is_float(get_aval(v).dtype):
         return v
