@@ -36,7 +36,7 @@ from didax.core.abstract import ShapedArray
 from didax.core.promotion import convert
 from didax.core.source_info import user_frame_summary
 from didax.core.trace import Tracer
-from didax.core.values import get_aval, is_value, wrap_host
+from didax.core.values import ArrayLike, get_aval, is_value, wrap_host
 from didax.interpreters.cond import cond_p, join_consts
 from didax.interpreters.jaxpr_transforms import close_over_nothing
 from didax.interpreters.scan import scan_p
@@ -85,7 +85,7 @@ def _cast_leaves(leaves: Sequence[Any], avals: Sequence[ShapedArray]) -> list[An
 # --- cond and switch ---------------------------------------------------------------------
 
 
-def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -> Any:
+def switch(index: ArrayLike, branches: Sequence[Callable[..., Any]], *operands: Any) -> Any:
     """``branches[index](*operands)``, with ``index`` clamped to ``[0, len(branches) - 1]``.
 
     Every branch is traced and staged; at run time only the chosen one runs
@@ -116,7 +116,7 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -
 
 
 def cond(
-    pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any], *operands: Any
+    pred: ArrayLike, true_fun: Callable[..., Any], false_fun: Callable[..., Any], *operands: Any
 ) -> Any:
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged.
 

@@ -17,7 +17,7 @@ Design rules:
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from didax.api.custom_derivatives import custom_jvp
@@ -126,7 +126,7 @@ def logit(x: ArrayLike) -> Array:
     return as_result(_logit(v))
 
 
-def _x_times(fn: Any, x: Any, y: Any) -> Any:
+def _x_times(fn: Callable[[ArrayLike], Array], x: ArrayLike, y: ArrayLike) -> Array:
     # 0 where x == 0 (whatever fn(y) is), except that a NaN y propagates (SciPy's rule).
     zero = lax.full_like(as_result(x), 0)
     return where(logical_or(not_equal(x, 0), isnan(y)), multiply(x, fn(y)), zero)
@@ -139,7 +139,7 @@ def _xlogy(x: ArrayLike, y: ArrayLike) -> Array:
 
 
 @_xlogy.defjvp
-def _xlogy_jvp(primals: Any, tangents: Any) -> tuple[Any, Any]:
+def _xlogy_jvp(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
     (x, y), (tx, ty) = primals, tangents
     return _xlogy(x, y), add(multiply(tx, log(y)), divide(multiply(ty, x), y))
 
@@ -162,7 +162,7 @@ def _xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
 
 
 @_xlog1py.defjvp
-def _xlog1py_jvp(primals: Any, tangents: Any) -> tuple[Any, Any]:
+def _xlog1py_jvp(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
     (x, y), (tx, ty) = primals, tangents
     out = _xlog1py(x, y)
     return out, add(multiply(tx, log1p(y)), divide(multiply(ty, x), add(1, y)))

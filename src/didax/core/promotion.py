@@ -21,7 +21,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final, overload
+from typing import Final, overload
 
 import numpy as np
 
@@ -158,7 +158,7 @@ def coerce_weak(prim: Primitive, args: Sequence[ArrayLike]) -> list[ArrayLike]:
     return [coerce_to(prim, a, target) for a in args]
 
 
-def coerce_to(prim: Primitive, x: ArrayLike, target: ShapedArray) -> Any:
+def coerce_to(prim: Primitive, x: ArrayLike, target: ShapedArray) -> ArrayLike:
     """``x`` given ``target``'s dtype if it is weakly typed (and shape, if a Python scalar).
 
     A strongly typed ``x`` is returned as it is: lax never promotes. This is
@@ -173,7 +173,7 @@ def coerce_to(prim: Primitive, x: ArrayLike, target: ShapedArray) -> Any:
     return x
 
 
-def _scalar_like(prim: Primitive, x: PythonScalar, target: ShapedArray) -> Any:
+def _scalar_like(prim: Primitive, x: PythonScalar, target: ShapedArray) -> ArrayLike:
     """The Python scalar ``x`` as an array of ``target``'s dtype and shape (weak if it is)."""
     if kind_rank(dtypes.python_scalar_dtype(x)) > kind_rank(target.dtype):
         from didax.core.source_info import user_frame_summary
@@ -182,9 +182,9 @@ def _scalar_like(prim: Primitive, x: PythonScalar, target: ShapedArray) -> Any:
             f"{prim.name}: the Python scalar {x!r} cannot take the dtype {target.dtype} "
             f"of its partner (at {user_frame_summary()})"
         )
-    value: Any = np.asarray(x, target.dtype)
-    if target.weak_type:
-        value = wrap_host(value, weak_type=True)
+    host = np.asarray(x, target.dtype)
+    value: ArrayLike = wrap_host(host, weak_type=True) if target.weak_type else host
     if target.shape == () or prim.scalar_operands:
         return value  # a scalar operand stays rank-0 (JAX's ``mul x 2.0:f32[]``)
-    return broadcast_in_dim_p.bind(value, shape=target.shape, broadcast_dimensions=())
+    out: Value = broadcast_in_dim_p.bind(value, shape=target.shape, broadcast_dimensions=())
+    return out

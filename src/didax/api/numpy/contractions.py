@@ -128,7 +128,7 @@ def _parse(subscripts: str, shapes: list[tuple[int, ...]]) -> tuple[list[str], s
     return out_terms, out
 
 
-def _reduce_term(term: str, v: Any, keep: set[str], dt: DType) -> tuple[str, Any]:
+def _reduce_term(term: str, v: Array, keep: set[str], dt: DType) -> tuple[str, Array]:
     """``v`` with repeated letters taken as diagonals and letters not in ``keep`` summed.
 
     ``dt`` is the einsum's result type: a sum runs in it when it is above
@@ -152,8 +152,8 @@ def _reduce_term(term: str, v: Any, keep: set[str], dt: DType) -> tuple[str, Any
 
 
 def _contract_pair(
-    lt: str, x: Any, rt: str, y: Any, result: str, dt: DType, precision: object
-) -> tuple[str, Any]:
+    lt: str, x: Array, rt: str, y: Array, result: str, dt: DType, precision: object
+) -> tuple[str, Array]:
     keep_l = set(rt) | set(result)
     keep_r = set(lt) | set(result)
     lt, x = _reduce_term(lt, x, keep_l, dt)
@@ -391,11 +391,12 @@ def cross(
             "cross: incompatible dimensions for cross product (dimension must be 2 or 3)"
         )
 
-    def comp(v: Any, i: int) -> Any:
+    def comp(v: Array, i: int) -> Array:
         shape = get_aval(v).shape
-        return lax.reshape(
+        out: Array = lax.reshape(
             lax.slice(v, (*[0] * (len(shape) - 1), i), (*shape[:-1], i + 1)), shape[:-1]
         )
+        return out
 
     (x, y), _ = _promote_no_broadcast("cross", x, y)
     a0, a1 = comp(x, 0), comp(x, 1)

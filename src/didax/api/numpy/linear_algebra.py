@@ -81,7 +81,7 @@ def _strong_if(asked: DType | None, x: Array) -> Array:
     return as_result(x)
 
 
-def _promote_no_broadcast(name: str, *args: ArrayLike) -> tuple[list[Any], DType]:
+def _promote_no_broadcast(name: str, *args: ArrayLike) -> tuple[list[Array], DType]:
     vals = [operand(x) for x in args]
     dt, weak = result_type(*vals)
     return [as_result(astype(v, dt, weak)) for v in vals], dt

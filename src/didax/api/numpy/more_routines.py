@@ -358,7 +358,7 @@ def lcm(x1: ArrayLike, x2: ArrayLike) -> Array:
     return where(d == 0, 0, a * floor_divide(b, where(d == 0, 1, d)))
 
 
-def ptp(a: ArrayLike, axis: Axis = None, out: Any = None, keepdims: bool = False) -> Array:
+def ptp(a: ArrayLike, axis: Axis = None, out: object = None, keepdims: bool = False) -> Array:
     """The range (maximum minus minimum) along ``axis``."""
     if out is not None:
         raise NotImplementedError("ptp: the 'out' argument is not supported")
@@ -369,7 +369,12 @@ def ptp(a: ArrayLike, axis: Axis = None, out: Any = None, keepdims: bool = False
 
 
 def _nan_arg(
-    name: str, pick: Any, fill: float, a: ArrayLike, axis: int | None, keepdims: bool
+    name: str,
+    pick: Callable[..., Array],
+    fill: float,
+    a: ArrayLike,
+    axis: int | None,
+    keepdims: bool,
 ) -> Array:
     v = as_result(operand(a))
     if not dtypes.is_float(get_aval(v).dtype):
@@ -380,7 +385,7 @@ def _nan_arg(
 
 
 def nanargmax(
-    a: ArrayLike, axis: int | None = None, out: Any = None, keepdims: bool = False
+    a: ArrayLike, axis: int | None = None, out: object = None, keepdims: bool = False
 ) -> Array:
     """``argmax`` ignoring NaNs (-1 where a slice is all NaN, as JAX's)."""
     if out is not None:
@@ -389,7 +394,7 @@ def nanargmax(
 
 
 def nanargmin(
-    a: ArrayLike, axis: int | None = None, out: Any = None, keepdims: bool = False
+    a: ArrayLike, axis: int | None = None, out: object = None, keepdims: bool = False
 ) -> Array:
     """``argmin`` ignoring NaNs (-1 where a slice is all NaN, as JAX's)."""
     if out is not None:
@@ -514,7 +519,7 @@ def finfo(dtype: DTypeLike) -> Any:
     return ml_dtypes.finfo(np.dtype(dtype_arg(dtype)))
 
 
-def issubdtype(arg1: Any, arg2: Any) -> bool:
+def issubdtype(arg1: DTypeLike, arg2: DTypeLike) -> bool:
     """NumPy's ``issubdtype`` (bfloat16 is a floating type)."""
     d1 = (
         np.dtype(dtype_arg(arg1))
@@ -548,7 +553,7 @@ def result_type(*args: Any) -> np.dtype[Any]:
     return _result_type(*args)[0]
 
 
-def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
+def can_cast(from_: Any, to: DTypeLike, casting: str = "safe") -> bool:
     """NumPy's ``can_cast`` between dtypes."""
     src = from_ if isinstance(from_, np.dtype | type | str) else get_aval(operand(from_)).dtype
     return builtins.bool(np.can_cast(np.dtype(src), np.dtype(dtype_arg(to)), casting))  # type: ignore[arg-type]

@@ -21,7 +21,9 @@ from didax.core.values import get_aval
 __all__ = ["sort", "argsort"]
 
 
-def _prepare(name: str, a: ArrayLike, axis: int | None, kind: Any, order: Any) -> tuple[Any, int]:
+def _prepare(
+    name: str, a: ArrayLike, axis: int | None, kind: object, order: object
+) -> tuple[Any, int]:
     if kind is not None:
         raise TypeError(
             f"{name}: the 'kind' argument is not supported; use stable=True or stable=False"
@@ -44,8 +46,8 @@ def sort(
     a: ArrayLike,
     axis: int | None = -1,
     *,
-    kind: Any = None,
-    order: Any = None,
+    kind: object = None,
+    order: object = None,
     stable: bool = True,
     descending: bool = False,
 ) -> Array:
@@ -67,8 +69,8 @@ def argsort(
     a: ArrayLike,
     axis: int | None = -1,
     *,
-    kind: Any = None,
-    order: Any = None,
+    kind: object = None,
+    order: object = None,
     stable: bool = True,
     descending: bool = False,
     dtype: DTypeLike = None,
