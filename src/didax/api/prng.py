@@ -37,6 +37,7 @@ from didax.api.numpy import methods as _methods  # noqa: F401  (indexing of key 
 from didax.api.numpy import reductions as rnp
 from didax.api.numpy.operands import (
     Array,
+    Operand,
     as_result,
     operand,
 )
@@ -180,7 +181,7 @@ _jax_tree_util.register_pytree_node(
 KeyLike: TypeAlias = PRNGKeyArray | ArrayLike
 
 
-def key_data_of(name: str, k: KeyLike, allow_batched: bool = False) -> tuple[Array, bool]:
+def key_data_of(name: str, k: KeyLike, allow_batched: bool = False) -> tuple[Operand, bool]:
     """The raw ``uint32[..., 2]`` data of a key of either form, and whether it was typed."""
     typed = isinstance(k, PRNGKeyArray)
     data = k._data if isinstance(k, PRNGKeyArray) else operand(k)
@@ -295,7 +296,7 @@ def threefry2x32(
     return v0, v1
 
 
-def _hash(key_data: Array, hi: ArrayLike, lo: ArrayLike) -> tuple[Array, Array]:
+def _hash(key_data: ArrayLike, hi: ArrayLike, lo: ArrayLike) -> tuple[Array, Array]:
     """``threefry2x32`` of the counters ``hi, lo`` under one key's data."""
     k1 = lax.reshape(lax.slice(key_data, (0,), (1,)), ())
     k2 = lax.reshape(lax.slice(key_data, (1,), (2,)), ())
@@ -311,18 +312,18 @@ def _iota_2x32(shape: Shape) -> tuple[Array, Array]:
     return lax.full(shape, 0, dtypes.uint32), lo
 
 
-def threefry_2x32(keypair: Array, count: Array) -> Array:
+def threefry_2x32(keypair: KeyLike, count: ArrayLike) -> Array:
     """JAX's ``threefry_2x32``: hash a ``uint32`` array of counts, its halves as the two words.
 
     >>> threefry_2x32(PRNGKey(0), np.arange(4, dtype=np.uint32))
     Array([4146024105,  967050713, 2718843009, 1272950319], dtype=uint32)
     """
-    count = operand(count)
-    aval = get_aval(count)
+    counts = operand(count)
+    aval = get_aval(counts)
     if aval.dtype != dtypes.uint32:
         raise TypeError(f"threefry_2x32 requires uint32 counts, got {aval.dtype}")
     data, _ = key_data_of("threefry_2x32", keypair)
-    flat = lax.reshape(count, (aval.size,))
+    flat = lax.reshape(counts, (aval.size,))
     if aval.size % 2:
         flat = lax.concatenate([flat, np.zeros(1, np.uint32)], 0)
     half = get_aval(flat).shape[0] // 2

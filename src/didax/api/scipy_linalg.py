@@ -34,7 +34,14 @@ from didax.api.numpy.linalg import solve as _solve
 from didax.api.numpy.linear_algebra import matmul
 from didax.api.numpy.manipulation import broadcast_to, expand_dims, swapaxes
 from didax.api.numpy.more_elementwise import conj, log2
-from didax.api.numpy.operands import Array, ArrayLike, astype, broadcast_shapes, operand
+from didax.api.numpy.operands import (
+    Array,
+    ArrayLike,
+    Operand,
+    astype,
+    broadcast_shapes,
+    operand,
+)
 from didax.api.transformations import vmap
 from didax.core import dtypes
 from didax.core.lax import linalg as lax_linalg
@@ -184,7 +191,7 @@ def lu_factor(
     return packed, pivots
 
 
-def _pivots_to_permutation(pivots: Array, m: int) -> Array:
+def _pivots_to_permutation(pivots: Operand, m: int) -> Array:
     """The permutation made by swapping rows ``i`` and ``pivots[..., i]`` in turn."""
     shape = get_aval(pivots).shape
     lanes = np.arange(m, dtype=np.int32)

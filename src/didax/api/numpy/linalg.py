@@ -54,6 +54,7 @@ from didax.api.numpy.more_elementwise import conj, real
 from didax.api.numpy.operands import (
     Array,
     ArrayLike,
+    as_result,
     astype,
     broadcast_shapes,
     normalize_axes,
@@ -372,7 +373,7 @@ def matrix_power(a: ArrayLike, n: int) -> Array:
     Array([[1., 3.],
            [0., 1.]], dtype=float32)
     """
-    v = operand(a)
+    v = as_result(operand(a))
     shape = get_aval(v).shape
     if len(shape) < 2:
         raise TypeError(

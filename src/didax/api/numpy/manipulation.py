@@ -162,12 +162,12 @@ def concatenate(
     """
     if len(arrays) == 0:
         raise ValueError("concatenate: need at least one array to concatenate")
-    vals = [operand(x) for x in arrays]
+    raw = [operand(x) for x in arrays]
     if axis is None:
-        vals, axis = [ravel(v) for v in vals], 0
-    dt, weak = result_type(*vals)
+        raw, axis = [ravel(v) for v in raw], 0
+    dt, weak = result_type(*raw)
     dt = dtype_arg(dtype) or dt
-    vals = [as_result(astype(v, dt, weak)) for v in vals]
+    vals = [as_result(astype(v, dt, weak)) for v in raw]
     nd = get_aval(vals[0]).ndim
     if nd == 0:
         raise ValueError("concatenate: zero-dimensional arrays cannot be concatenated")
@@ -185,7 +185,9 @@ def concatenate(
                 f"concatenate: all input array dimensions except for the concatenation axis "
                 f"must match, got shapes {s0} and {s}"
             )
-    out: Array = vals[0] if len(vals) == 1 else lax.concatenate(vals, ax)
+    if len(vals) == 1:
+        return vals[0]
+    out: Array = lax.concatenate(vals, ax)
     return out
 
 

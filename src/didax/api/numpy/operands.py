@@ -30,7 +30,7 @@ import didax.interpreters  # noqa: F401  (installs the root trace and all rules)
 from didax.api.jit import jit
 from didax.core import dtypes, lax, values
 from didax.core.array import Array as DidaxArray
-from didax.core.basearray import Value
+from didax.core.basearray import HostArray, Value
 from didax.core.dtypes import DType, DTypeLike
 from didax.core.errors import ConcretizationTypeError, ShapeError
 from didax.core.primitive import Primitive
@@ -51,6 +51,8 @@ from didax.interpreters.evaluation import EVAL_TRACE, LARGE, eager_on_host
 
 # A didax value, or a (nested) list or tuple of them (``asarray`` stacks those).
 ArrayLike: TypeAlias = values.ArrayLike | list[Any] | tuple[Any, ...]
+# What ``operand`` gives: a value that knows its type, or a weak Python scalar.
+Operand: TypeAlias = Value | HostArray | values.PythonScalar
 # What a didax.numpy function returns: a Tracer under a transformation, a
 # didax Array in eager code.
 Array: TypeAlias = Value
@@ -103,7 +105,7 @@ def contains_tracer(x: object) -> bool:
     return False
 
 
-def operand(x: ArrayLike) -> Any:
+def operand(x: ArrayLike) -> Operand:
     """``x`` as an operand: a Tracer, a (weak) Python scalar, or a typed array.
 
     Values that know their own type (tracers, device arrays) are kept as they
@@ -121,7 +123,8 @@ def operand(x: ArrayLike) -> Any:
     kind = value_kind(x)
     if kind is ValueKind.HOST or kind is ValueKind.FOREIGN:
         return as_array(x)  # rejects dtypes didax does not support
-    return x
+    # value_kind said: a tracer, a didax Array or a Python scalar.
+    return cast("Value | values.PythonScalar", x)
 
 
 def is_array_like(x: object) -> TypeGuard[values.ArrayLike]:

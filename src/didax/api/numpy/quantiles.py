@@ -26,7 +26,7 @@ import numpy as np
 from didax.api.numpy.elementwise import where
 from didax.api.numpy.manipulation import concatenate
 from didax.api.numpy.more_elementwise import isnan
-from didax.api.numpy.operands import Array, ArrayLike, as_result, astype, operand
+from didax.api.numpy.operands import Array, ArrayLike, Operand, as_result, astype, operand
 from didax.api.numpy.searching import searchsorted
 from didax.api.numpy.statistics import any
 from didax.core import dtypes, lax
@@ -46,13 +46,12 @@ Axis = int | Sequence[int] | None
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _inexact(x: ArrayLike) -> Array:
+def _inexact(x: ArrayLike) -> Operand:
     """``x`` as an operand of its inexact dtype (integers become floats), keeping weak types."""
     v = operand(x)
     aval = get_aval(v)
     target = dtypes.to_inexact(aval.dtype)
-    out: Array = v if target == aval.dtype else astype(v, target, aval.weak_type)
-    return out
+    return v if target == aval.dtype else astype(v, target, aval.weak_type)
 
 
 def _iota(shape: tuple[int, ...], dim: int) -> Array:
