@@ -1,6 +1,7 @@
 """didax.random: JAX's counter-based PRNG (Threefry-2x32), bit for bit.
 
-The functions live in ``didax.api.random``; this module re-exports them.
+The functions live in ``didax.api.random`` (samplers) and ``didax.api.prng`` (keys,
+bits); this module re-exports them.
 
     >>> import didax.random as random
     >>> k1, k2 = random.split(random.PRNGKey(0))

@@ -39,7 +39,7 @@ from didax.core.lax.while_loop import while_p
 from didax.core.promotion import convert
 from didax.core.source_info import user_frame_summary
 from didax.core.trace import Tracer
-from didax.core.values import get_aval, is_value, wrap_host
+from didax.core.values import ArrayLike, get_aval, is_value, wrap_host
 from didax.interpreters.cond import join_consts
 from didax.interpreters.jaxpr_transforms import close_over_nothing
 from didax.interpreters.staging import trace_to_jaxpr
@@ -86,7 +86,7 @@ def _cast_leaves(leaves: Sequence[Any], avals: Sequence[ShapedArray]) -> list[An
 # --- cond and switch ---------------------------------------------------------------------
 
 
-def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -> Any:
+def switch(index: ArrayLike, branches: Sequence[Callable[..., Any]], *operands: Any) -> Any:
     """``branches[index](*operands)``, with ``index`` clamped to ``[0, len(branches) - 1]``.
 
     Every branch is traced and staged; at run time only the chosen one runs
@@ -117,7 +117,7 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -
 
 
 def cond(
-    pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any], *operands: Any
+    pred: ArrayLike, true_fun: Callable[..., Any], false_fun: Callable[..., Any], *operands: Any
 ) -> Any:
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged.
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 
@@ -63,6 +63,7 @@ from didax.api.numpy.reductions import mean as _mean
 from didax.api.numpy.reductions import sum as _sum
 from didax.api.scipy_special import logsumexp, masked_max, masked_sum
 from didax.core import dtypes, lax
+from didax.core.dtypes import DTypeLike
 from didax.core.values import get_aval
 
 __all__ = [
@@ -90,8 +91,9 @@ _INF: Final = float("inf")
 _select: Final = where  # (``where`` is an argument of several functions here)
 
 
-def _zero_unless(keep: Any, t: Any) -> Any:
-    return lax.select(keep, t, lax.full_like(t, 0))
+def _zero_unless(keep: Array, t: Array) -> Array:
+    out: Array = lax.select(keep, t, lax.full_like(t, 0))
+    return out
 
 
 @custom_jvp
@@ -179,7 +181,7 @@ def log_sigmoid(x: ArrayLike) -> Array:
     return negative(softplus(negative(operand(x))))
 
 
-def _axes(x: Any, axis: Axis, name: str) -> tuple[int, ...]:
+def _axes(x: ArrayLike, axis: Axis, name: str) -> tuple[int, ...]:
     return normalize_axes(axis, get_aval(x).ndim, name)
 
 
@@ -222,7 +224,7 @@ def log_softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -
     return result
 
 
-def one_hot(x: ArrayLike, num_classes: int, *, dtype: Any = None, axis: int = -1) -> Array:
+def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike = None, axis: int = -1) -> Array:
     """A one-hot encoding of the integers ``x``: a new axis of ``num_classes`` at ``axis``.
 
     Entries out of range (negative, or ``num_classes`` or more) give all zeros.
@@ -245,7 +247,7 @@ def one_hot(x: ArrayLike, num_classes: int, *, dtype: Any = None, axis: int = -1
     return astype(equal(broadcast_to_shape(lhs, tuple(shape)), rhs), out_dtype)
 
 
-def _masked_mean(x: Any, axes: tuple[int, ...], where: ArrayLike | None) -> Array:
+def _masked_mean(x: ArrayLike, axes: tuple[int, ...], where: ArrayLike | None) -> Array:
     """``jnp.mean(x, axes, keepdims=True, where=where)``."""
     if where is None:
         return _mean(x, axes, keepdims=True)

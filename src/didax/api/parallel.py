@@ -12,7 +12,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 from jax import tree_util
 
@@ -44,12 +44,16 @@ __all__ = [
 ]
 
 
-def psum(x: Any, axis_name: Any) -> Any:
+# One mesh or vmap axis name, or several.
+AxisName: TypeAlias = str | tuple[str, ...]
+
+
+def psum(x: Any, axis_name: AxisName) -> Any:
     """The sum over the positions along ``axis_name`` of each leaf of ``x`` (``jax.lax.psum``)."""
     return tree_util.tree_map(lambda leaf: psum_one(leaf, axis_name), x)
 
 
-def pmean(x: Any, axis_name: Any) -> Any:
+def pmean(x: Any, axis_name: AxisName) -> Any:
     """The mean over the positions along ``axis_name`` (``jax.lax.pmean``)."""
     size = 1
     for a in axes_tuple(axis_name):
@@ -64,24 +68,26 @@ def pmean(x: Any, axis_name: Any) -> Any:
     return tree_util.tree_map(mean, x)
 
 
-def pmax(x: Any, axis_name: Any) -> Any:
+def pmax(x: Any, axis_name: AxisName) -> Any:
     """The maximum over the positions along ``axis_name`` (``jax.lax.pmax``; not differentiable)."""
     return tree_util.tree_map(lambda leaf: pmax_one(leaf, axis_name), x)
 
 
-def all_gather(x: Any, axis_name: Any, *, axis: int = 0, tiled: bool = False) -> Any:
+def all_gather(x: Any, axis_name: AxisName, *, axis: int = 0, tiled: bool = False) -> Any:
     """Every position's value, stacked at ``axis`` (concatenated when ``tiled``)."""
     return tree_util.tree_map(lambda leaf: all_gather_one(leaf, axis_name, axis, tiled), x)
 
 
-def psum_scatter(x: Any, axis_name: Any, *, scatter_dimension: int = 0, tiled: bool = False) -> Any:
+def psum_scatter(
+    x: Any, axis_name: AxisName, *, scatter_dimension: int = 0, tiled: bool = False
+) -> Any:
     """``psum``, each position keeping its piece along ``scatter_dimension``."""
     return tree_util.tree_map(
         lambda leaf: psum_scatter_one(leaf, axis_name, scatter_dimension, tiled), x
     )
 
 
-def ppermute(x: Any, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
+def ppermute(x: Any, axis_name: AxisName, perm: Sequence[tuple[int, int]]) -> Any:
     """Each leaf sent from position ``src`` to ``dst`` for each ``(src, dst)`` of ``perm``."""
     return tree_util.tree_map(lambda leaf: ppermute_one(leaf, axis_name, perm), x)
 

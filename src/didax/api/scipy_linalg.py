@@ -34,7 +34,14 @@ from didax.api.numpy.linalg import solve as _solve
 from didax.api.numpy.linear_algebra import matmul
 from didax.api.numpy.manipulation import broadcast_to, expand_dims, swapaxes
 from didax.api.numpy.more_elementwise import conj, log2
-from didax.api.numpy.operands import Array, ArrayLike, astype, broadcast_shapes, operand
+from didax.api.numpy.operands import (
+    Array,
+    ArrayLike,
+    Operand,
+    astype,
+    broadcast_shapes,
+    operand,
+)
 from didax.api.transformations import vmap
 from didax.core import dtypes
 from didax.core.lax import linalg as lax_linalg
@@ -52,24 +59,25 @@ __all__ = [
 ]
 
 
-def _inexact_pair(a: ArrayLike, b: ArrayLike) -> tuple[Any, Any]:
+def _inexact_pair(a: ArrayLike, b: ArrayLike) -> tuple[Array, Array]:
     vals = [operand(a), operand(b)]
     dtype, _ = dtypes.result_type((get_aval(v).dtype, get_aval(v).weak_type) for v in vals)
     dtype = dtypes.to_inexact(dtype)
     return astype(vals[0], dtype), astype(vals[1], dtype)
 
 
-def _inexact(a: ArrayLike) -> Any:
+def _inexact(a: ArrayLike) -> Array:
     v = operand(a)
-    return astype(v, dtypes.to_inexact(get_aval(v).dtype))
+    out: Array = astype(v, dtypes.to_inexact(get_aval(v).dtype))
+    return out
 
 
-def _h(x: Any) -> Any:
+def _h(x: ArrayLike) -> Array:
     """The conjugate transpose of the last two axes (the transpose, for real dtypes)."""
     return conj(swapaxes(x, -1, -2))
 
 
-def _as_matrices(name: str, a: Any, b: Any) -> tuple[Any, Any, bool]:
+def _as_matrices(name: str, a: Array, b: Array) -> tuple[Array, Array, bool]:
     """``a`` and ``b`` broadcast to common leading axes; a vector ``b`` as one column."""
     a_shape = get_aval(a).shape
     if len(a_shape) < 2 or a_shape[-1] != a_shape[-2]:
@@ -93,7 +101,7 @@ def solve_triangular(
     lower: bool = False,
     unit_diagonal: bool = False,
     overwrite_b: bool = False,
-    debug: Any = None,
+    debug: object = None,
     check_finite: bool = True,
 ) -> Array:
     """Solves ``op(a) x = b`` for triangular ``a``; ``trans`` is 0/'N', 1/'T' or 2/'C'.
@@ -121,7 +129,8 @@ def solve_triangular(
         conjugate_a=conjugate_a,
         unit_diagonal=unit_diagonal,
     )
-    return out[..., 0] if vector else out
+    result: Array = out[..., 0] if vector else out
+    return result
 
 
 def cho_factor(
@@ -164,7 +173,8 @@ def cho_solve(
     x = lax_linalg.triangular_solve(
         c_val, x, left_side=True, lower=lower, transpose_a=lower, conjugate_a=lower
     )
-    return x[..., 0] if vector else x
+    out: Array = x[..., 0] if vector else x
+    return out
 
 
 def lu_factor(
@@ -181,7 +191,7 @@ def lu_factor(
     return packed, pivots
 
 
-def _pivots_to_permutation(pivots: Any, m: int) -> Any:
+def _pivots_to_permutation(pivots: Operand, m: int) -> Array:
     """The permutation made by swapping rows ``i`` and ``pivots[..., i]`` in turn."""
     shape = get_aval(pivots).shape
     lanes = np.arange(m, dtype=np.int32)
@@ -194,7 +204,8 @@ def _pivots_to_permutation(pivots: Any, m: int) -> Any:
         at_j = take_along_axis(perm, j, axis=-1)
         return where(lanes == i, at_j, where(lanes == j, at_i, perm))
 
-    return fori_loop(0, shape[-1], swap, perm)
+    out: Array = fori_loop(0, shape[-1], swap, perm)
+    return out
 
 
 def lu_solve(
@@ -247,12 +258,13 @@ def lu_solve(
     return x[..., 0] if vector else x
 
 
-def _inverse_permutation(perm: Any) -> Any:
+def _inverse_permutation(perm: Array) -> Array:
     m = get_aval(perm).shape[-1]
     lanes = np.arange(m, dtype=np.int32)
     # inverse[perm[i]] = i: the position of each lane in perm.
     onehot = expand_dims(perm, -1) == lanes  # [..., i, lane]
-    return (astype(onehot, dtypes.int32) * expand_dims(lanes, -1)).sum(axis=-2)
+    out: Array = (astype(onehot, dtypes.int32) * expand_dims(lanes, -1)).sum(axis=-2)
+    return out
 
 
 def lu(
@@ -319,7 +331,7 @@ _PADE: Final[dict[int, tuple[float, ...]]] = {
 }
 
 
-def _precise_matmul(a: Any, b: Any) -> Any:
+def _precise_matmul(a: ArrayLike, b: ArrayLike) -> Array:
     """A full-precision product (HIGHEST), as JAX's ``expm`` and ``lu(permute_l=True)`` use."""
     return matmul(a, b, precision=Precision.HIGHEST)
 
@@ -328,7 +340,7 @@ def _pade(degree: int) -> Any:
     """``(U, V)`` of the degree-``degree`` Padé approximant: ``exp(A) ~ (V - U)^-1 (V + U)``."""
     b = _PADE[degree]
 
-    def approximant(a: Any) -> tuple[Any, Any]:
+    def approximant(a: Array) -> tuple[Array, Array]:
         n = get_aval(a).shape[-1]
         ident: Any = np.eye(n, dtype=get_aval(a).dtype)
         a2 = _precise_matmul(a, a)
@@ -361,7 +373,7 @@ def _pade(degree: int) -> Any:
     return approximant
 
 
-def _expm_2d(a: Any, upper_triangular: bool, max_squarings: int) -> Any:
+def _expm_2d(a: Array, upper_triangular: bool, max_squarings: int) -> Array:
     dtype = get_aval(a).dtype
     real_dtype = dtypes.real_dtype(dtype)  # the norm's, and the thresholds'
     a_l1 = norm(a, 1)
@@ -393,14 +405,16 @@ def _expm_2d(a: Any, upper_triangular: bool, max_squarings: int) -> Any:
     def square(c: Any, i: Any) -> tuple[Any, None]:
         return cond(i < n_squarings, lambda x: _precise_matmul(x, x), lambda x: x, c), None
 
-    def compute(r: Any) -> Any:
+    def compute(r: Array) -> Array:
+        out: Array
         out, _ = scan(square, r, np.arange(max_squarings, dtype=real_dtype))
         return out
 
-    def nan(r: Any) -> Any:
+    def nan(r: Array) -> Array:
         return r * np.nan
 
-    return cond(n_squarings > max_squarings, nan, compute, r)
+    result: Array = cond(n_squarings > max_squarings, nan, compute, r)
+    return result
 
 
 def expm(a: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 16) -> Array:
@@ -418,4 +432,5 @@ def expm(a: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 1
     fn: Any = lambda x: _expm_2d(x, upper_triangular, max_squarings)  # noqa: E731
     for _ in shape[:-2]:
         fn = vmap(fn)
-    return fn(v)
+    out: Array = fn(v)
+    return out

@@ -17,7 +17,7 @@ Design rules:
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from didax.api.custom_derivatives import custom_jvp
@@ -108,7 +108,7 @@ def expit(x: ArrayLike) -> Array:
 
 
 @custom_jvp
-def _logit(x: Any) -> Any:
+def _logit(x: ArrayLike) -> Array:
     return log(divide(x, subtract(1, x)))
 
 
@@ -126,19 +126,20 @@ def logit(x: ArrayLike) -> Array:
     return as_result(_logit(v))
 
 
-def _x_times(fn: Any, x: Any, y: Any) -> Any:
+def _x_times(fn: Callable[[ArrayLike], Array], x: ArrayLike, y: ArrayLike) -> Array:
     # 0 where x == 0 (whatever fn(y) is), except that a NaN y propagates (SciPy's rule).
     zero = lax.full_like(as_result(x), 0)
     return where(logical_or(not_equal(x, 0), isnan(y)), multiply(x, fn(y)), zero)
 
 
 @custom_jvp
-def _xlogy(x: Any, y: Any) -> Any:
-    return _x_times(log, x, y)
+def _xlogy(x: ArrayLike, y: ArrayLike) -> Array:
+    out: Array = _x_times(log, x, y)
+    return out
 
 
 @_xlogy.defjvp
-def _xlogy_jvp(primals: Any, tangents: Any) -> tuple[Any, Any]:
+def _xlogy_jvp(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
     (x, y), (tx, ty) = primals, tangents
     return _xlogy(x, y), add(multiply(tx, log(y)), divide(multiply(ty, x), y))
 
@@ -155,12 +156,13 @@ def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
 
 
 @custom_jvp
-def _xlog1py(x: Any, y: Any) -> Any:
-    return _x_times(log1p, x, y)
+def _xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
+    out: Array = _x_times(log1p, x, y)
+    return out
 
 
 @_xlog1py.defjvp
-def _xlog1py_jvp(primals: Any, tangents: Any) -> tuple[Any, Any]:
+def _xlog1py_jvp(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
     (x, y), (tx, ty) = primals, tangents
     out = _xlog1py(x, y)
     return out, add(multiply(tx, log1p(y)), divide(multiply(ty, x), add(1, y)))
@@ -172,7 +174,9 @@ def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
     return as_result(_xlog1py(a, b))
 
 
-def masked_max(x: Any, axes: tuple[int, ...], keepdims: bool, mask: ArrayLike | None) -> Array:
+def masked_max(
+    x: ArrayLike, axes: tuple[int, ...], keepdims: bool, mask: ArrayLike | None
+) -> Array:
     """The maximum over ``axes`` of the entries where ``mask`` holds, ``-inf`` if none.
 
     ``jnp.max(x, axes, where=mask, initial=-inf)`` (the reductions here take no
@@ -189,7 +193,9 @@ def masked_max(x: Any, axes: tuple[int, ...], keepdims: bool, mask: ArrayLike | 
     return _max(x, axes, keepdims=keepdims)
 
 
-def masked_sum(x: Any, axes: tuple[int, ...], keepdims: bool, mask: ArrayLike | None) -> Array:
+def masked_sum(
+    x: ArrayLike, axes: tuple[int, ...], keepdims: bool, mask: ArrayLike | None
+) -> Array:
     """``jnp.sum(x, axes, where=mask)``: the sum of the entries where ``mask`` holds."""
     if mask is not None:
         x = where(mask, x, 0)

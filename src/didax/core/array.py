@@ -348,8 +348,9 @@ class Array(Value):
     def tolist(self) -> Any:
         return self.host().tolist()
 
-    def item(self, *args: Any) -> Any:
-        return self.host().item(*args)
+    def item(self, *args: int) -> bool | int | float | complex:
+        out: bool | int | float | complex = self.host().item(*args)
+        return out
 
     def __format__(self, format_spec: str) -> str:
         host = self.host()
@@ -368,10 +369,10 @@ class Array(Value):
     def __hash__(self) -> int:
         raise TypeError("unhashable type: 'Array' (didax Arrays compare element-wise, as JAX's)")
 
-    def __setitem__(self, index: Any, value: Any) -> None:
+    def __setitem__(self, index: object, value: object) -> None:
         raise TypeError(_AT_MESSAGE)
 
-    def __delitem__(self, index: Any) -> None:
+    def __delitem__(self, index: object) -> None:
         raise TypeError(_AT_MESSAGE)
 
 

@@ -30,10 +30,15 @@ from typing import Final, TypeAlias
 
 import ml_dtypes
 import numpy as np
+import numpy.typing as npt
 
 from didax.core.config import x64_enabled
 
 DType = np.dtype[np.generic]
+# What a ``dtype=`` argument may be: whatever NumPy takes for one (a dtype, a
+# scalar type, a name, an object with a ``dtype`` attribute such as
+# ``didax.numpy.float32``), None meaning the default.
+DTypeLike: TypeAlias = npt.DTypeLike | None
 
 bool_: Final = np.dtype(np.bool_)
 int8: Final = np.dtype(np.int8)

@@ -21,14 +21,14 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final, overload
 
 import numpy as np
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array
-from didax.core.basearray import HostArray
+from didax.core.basearray import HostArray, Value
 from didax.core.dtypes import DType
 from didax.core.errors import DTypeError
 from didax.core.lax.primitives import broadcast_in_dim_p, convert_element_type_p
@@ -90,7 +90,11 @@ def _host_convert(x: HostArray, dtype: DType, weak: bool = False) -> Array:
     return out
 
 
-def convert(x: ArrayLike, dtype: DType, weak: bool = False) -> Any:
+@overload
+def convert(x: Value, dtype: DType, weak: bool = False) -> Value: ...
+@overload
+def convert(x: ArrayLike, dtype: DType, weak: bool = False) -> ArrayLike: ...
+def convert(x: ArrayLike, dtype: DType, weak: bool = False) -> ArrayLike:
     """``x`` converted to ``dtype`` (weakly typed if ``weak``), by ``convert_element_type``.
 
     A value already of ``dtype`` is returned as it is, weak or not.
@@ -111,7 +115,8 @@ def convert(x: ArrayLike, dtype: DType, weak: bool = False) -> Any:
     if kind is ValueKind.HOST or kind is ValueKind.FOREIGN:
         arr = as_array(x)
         return arr if arr.dtype == dtype else _host_convert(arr, dtype, weak)
-    return convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak)
+    out: Value = convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak)
+    return out
 
 
 def coerce_weak(prim: Primitive, args: Sequence[ArrayLike]) -> list[ArrayLike]:
@@ -153,7 +158,7 @@ def coerce_weak(prim: Primitive, args: Sequence[ArrayLike]) -> list[ArrayLike]:
     return [coerce_to(prim, a, target) for a in args]
 
 
-def coerce_to(prim: Primitive, x: ArrayLike, target: ShapedArray) -> Any:
+def coerce_to(prim: Primitive, x: ArrayLike, target: ShapedArray) -> ArrayLike:
     """``x`` given ``target``'s dtype if it is weakly typed (and shape, if a Python scalar).
 
     A strongly typed ``x`` is returned as it is: lax never promotes. This is
@@ -168,7 +173,7 @@ def coerce_to(prim: Primitive, x: ArrayLike, target: ShapedArray) -> Any:
     return x
 
 
-def _scalar_like(prim: Primitive, x: PythonScalar, target: ShapedArray) -> Any:
+def _scalar_like(prim: Primitive, x: PythonScalar, target: ShapedArray) -> ArrayLike:
     """The Python scalar ``x`` as an array of ``target``'s dtype and shape (weak if it is)."""
     if kind_rank(dtypes.python_scalar_dtype(x)) > kind_rank(target.dtype):
         from didax.core.source_info import user_frame_summary
@@ -177,9 +182,9 @@ def _scalar_like(prim: Primitive, x: PythonScalar, target: ShapedArray) -> Any:
             f"{prim.name}: the Python scalar {x!r} cannot take the dtype {target.dtype} "
             f"of its partner (at {user_frame_summary()})"
         )
-    value: Any = np.asarray(x, target.dtype)
-    if target.weak_type:
-        value = wrap_host(value, weak_type=True)
+    host = np.asarray(x, target.dtype)
+    value: ArrayLike = wrap_host(host, weak_type=True) if target.weak_type else host
     if target.shape == () or prim.scalar_operands:
         return value  # a scalar operand stays rank-0 (JAX's ``mul x 2.0:f32[]``)
-    return broadcast_in_dim_p.bind(value, shape=target.shape, broadcast_dimensions=())
+    out: Value = broadcast_in_dim_p.bind(value, shape=target.shape, broadcast_dimensions=())
+    return out

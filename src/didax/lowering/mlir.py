@@ -206,7 +206,7 @@ def broadcast_scalar(scalar: IrValue, aval: ShapedArray) -> IrValue:
     return hlo.broadcast_in_dim(aval_to_ir_type(aval), scalar, dense_i64(()))
 
 
-def dense_i64(values: Sequence[int]) -> Any:
+def dense_i64(values: Sequence[int]) -> ir.DenseI64ArrayAttr:
     """The ``array<i64: ...>`` attribute StableHLO ops take for dimension lists."""
     return ir.DenseI64ArrayAttr.get([int(v) for v in values])
 

@@ -46,6 +46,7 @@ from didax.ir.jaxpr import Jaxpr
 from didax.lowering.mlir import (
     LOWERING_RULES,
     IrValue,
+    LoweringRule,
     LoweringRuleContext,
     ModuleContext,
     aval_to_ir_type,
@@ -78,7 +79,7 @@ def replica_groups(mesh: Mesh, axes: tuple[str, ...]) -> np.ndarray[Any, Any]:
     return np.transpose(ids, rest + named).reshape(-1, size)
 
 
-def _groups_attr(groups: np.ndarray[Any, Any]) -> Any:
+def _groups_attr(groups: np.ndarray[Any, Any]) -> ir.DenseIntElementsAttr:
     data: Any = np.ascontiguousarray(groups, dtype=np.int64)  # a buffer, as MLIR takes it
     return ir.DenseIntElementsAttr.get(data)
 
@@ -87,14 +88,14 @@ def _channel(mctx: ModuleContext) -> Any:
     return hlo.ChannelHandle.get(mctx.next_channel(), 1)  # 1: device to device
 
 
-def _reducer(op: Any, region: Any, dtype: Any) -> None:
+def _reducer(op: Callable[..., Any], region: ir.Region, dtype: np.dtype[Any]) -> None:
     scalar = ir.RankedTensorType.get((), dtype_to_ir_type(dtype))
     block = region.blocks.append(scalar, scalar)
     with ir.InsertionPoint(block):
         hlo.ReturnOp([op(*block.arguments)])
 
 
-def _all_reduce(combine: Callable[..., Any]) -> Any:
+def _all_reduce(combine: Callable[..., Any]) -> LoweringRule:
     def rule(
         ctx: LoweringRuleContext, x: IrValue, *, axes: tuple[str, ...], axis_size: int
     ) -> list[IrValue]:
@@ -221,13 +222,16 @@ def _axis_index_lowering(
     return [hlo.convert(ir.RankedTensorType.get((), ir.IntegerType.get_signless(32)), index)]
 
 
-def sharding_custom_call(x: IrValue, aval: ShapedArray, text: str, target: str = "Sharding") -> Any:
+def sharding_custom_call(
+    x: IrValue, aval: ShapedArray, text: str, target: str = "Sharding"
+) -> IrValue:
     """``stablehlo.custom_call @target(x)`` with ``mhlo.sharding = text`` (result of ``aval``)."""
     op = hlo.CustomCallOp(
         [aval_to_ir_type(aval)], [x], target, backend_config=ir.StringAttr.get("")
     )
     op.attributes["mhlo.sharding"] = ir.StringAttr.get(text)
-    return op.results[0]
+    out: IrValue = op.results[0]
+    return out
 
 
 @LOWERING_RULES.defines(sharding_constraint_p)

@@ -37,7 +37,7 @@ from didax.api.numpy.matrices import diagonal
 from didax.api.numpy.operands import Array, ArrayLike, astype, dtype_arg, operand
 from didax.api.numpy.reductions import sum
 from didax.core import dtypes, lax
-from didax.core.dtypes import DType
+from didax.core.dtypes import DType, DTypeLike
 from didax.core.values import get_aval
 
 __all__ = [
@@ -128,7 +128,7 @@ def _parse(subscripts: str, shapes: list[tuple[int, ...]]) -> tuple[list[str], s
     return out_terms, out
 
 
-def _reduce_term(term: str, v: Any, keep: set[str], dt: DType) -> tuple[str, Any]:
+def _reduce_term(term: str, v: Array, keep: set[str], dt: DType) -> tuple[str, Array]:
     """``v`` with repeated letters taken as diagonals and letters not in ``keep`` summed.
 
     ``dt`` is the einsum's result type: a sum runs in it when it is above
@@ -152,8 +152,8 @@ def _reduce_term(term: str, v: Any, keep: set[str], dt: DType) -> tuple[str, Any
 
 
 def _contract_pair(
-    lt: str, x: Any, rt: str, y: Any, result: str, dt: DType, precision: Any
-) -> tuple[str, Any]:
+    lt: str, x: Array, rt: str, y: Array, result: str, dt: DType, precision: object
+) -> tuple[str, Array]:
     keep_l = set(rt) | set(result)
     keep_r = set(lt) | set(result)
     lt, x = _reduce_term(lt, x, keep_l, dt)
@@ -196,8 +196,8 @@ def einsum(
     subscripts: Any,
     *operands: Any,
     optimize: Any = "auto",
-    precision: Any = None,
-    preferred_element_type: Any = None,
+    precision: object = None,
+    preferred_element_type: DTypeLike = None,
 ) -> Array:
     """Einstein summation over any number of operands (``jax.numpy.einsum``).
 
@@ -268,8 +268,8 @@ def tensordot(
     b: ArrayLike,
     axes: int | Sequence[Any] = 2,
     *,
-    precision: Any = None,
-    preferred_element_type: Any = None,
+    precision: object = None,
+    preferred_element_type: DTypeLike = None,
 ) -> Array:
     """Sums products over ``axes``: ``a``'s last ``axes`` with ``b``'s first, or two axis lists.
 
@@ -305,7 +305,11 @@ def tensordot(
 
 
 def inner(
-    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    precision: object = None,
+    preferred_element_type: DTypeLike = None,
 ) -> Array:
     """Sums products over the last axes of ``a`` and ``b`` (scalars multiply)."""
     (x, y), _ = _promote_no_broadcast("inner", a, b)
@@ -326,7 +330,11 @@ def inner(
 
 
 def vdot(
-    a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    precision: object = None,
+    preferred_element_type: DTypeLike = None,
 ) -> Array:
     """The dot product of the flattened arrays, ``a`` conjugated (NumPy's ``vdot``).
 
@@ -383,11 +391,12 @@ def cross(
             "cross: incompatible dimensions for cross product (dimension must be 2 or 3)"
         )
 
-    def comp(v: Any, i: int) -> Any:
+    def comp(v: Array, i: int) -> Array:
         shape = get_aval(v).shape
-        return lax.reshape(
+        out: Array = lax.reshape(
             lax.slice(v, (*[0] * (len(shape) - 1), i), (*shape[:-1], i + 1)), shape[:-1]
         )
+        return out
 
     (x, y), _ = _promote_no_broadcast("cross", x, y)
     a0, a1 = comp(x, 0), comp(x, 1)

@@ -11,7 +11,7 @@ import builtins
 import math
 import operator
 from collections.abc import Sequence
-from typing import Any, Final, final
+from typing import Any, Final, Literal, final, overload
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from didax.api.numpy.operands import (
 )
 from didax.core import dtypes, lax
 from didax.core.array import Array as DidaxArray
-from didax.core.dtypes import DType
+from didax.core.dtypes import DType, DTypeLike
 from didax.core.values import get_aval
 
 __all__ = [
@@ -105,7 +105,9 @@ complex128: Final = _ScalarType("complex128", dtypes.complex128)
 complex_: Final = complex128
 
 
-def array(object: ArrayLike, dtype: Any = None, *, copy: bool = True, ndmin: int = 0) -> Array:
+def array(
+    object: ArrayLike, dtype: DTypeLike = None, *, copy: bool = True, ndmin: int = 0
+) -> Array:
     """A new array from ``object`` (NumPy's ``array``); nested lists of tracers are stacked.
 
     >>> array([[1, 2], [3, 4]], dtype=float32).shape
@@ -120,7 +122,7 @@ def array(object: ArrayLike, dtype: Any = None, *, copy: bool = True, ndmin: int
     return out
 
 
-def zeros(shape: int | Sequence[int], dtype: Any = None) -> Array:
+def zeros(shape: int | Sequence[int], dtype: DTypeLike = None) -> Array:
     """An array of zeros (of the default float unless ``dtype`` says otherwise).
 
     >>> zeros((2, 3), dtype=int32)
@@ -130,12 +132,12 @@ def zeros(shape: int | Sequence[int], dtype: Any = None) -> Array:
     return full_of(shape_arg(shape, "zeros"), 0, dtype_arg(dtype) or dtypes.default_float())
 
 
-def ones(shape: int | Sequence[int], dtype: Any = None) -> Array:
+def ones(shape: int | Sequence[int], dtype: DTypeLike = None) -> Array:
     """An array of ones (of the default float unless ``dtype`` says otherwise)."""
     return full_of(shape_arg(shape, "ones"), 1, dtype_arg(dtype) or dtypes.default_float())
 
 
-def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: Any = None) -> Array:
+def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: DTypeLike = None) -> Array:
     """An array of ``shape`` filled with ``fill_value`` (broadcast, if it is an array)."""
     shp = shape_arg(shape, "full")
     v = operand(fill_value)
@@ -145,21 +147,25 @@ def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: Any = None) -
     return as_result(broadcast_to(astype(v, dt, weak), shp))
 
 
-def zeros_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> Array:
+def zeros_like(
+    a: ArrayLike, dtype: DTypeLike = None, shape: int | Sequence[int] | None = None
+) -> Array:
     """Zeros of ``a``'s shape and dtype (or of ``dtype``/``shape`` if given)."""
     aval = get_aval(operand(a))
     shp = aval.shape if shape is None else shape_arg(shape, "zeros_like")
     return full_of(shp, 0, dtype_arg(dtype) or aval.dtype, dtype is None and aval.weak_type)
 
 
-def ones_like(a: ArrayLike, dtype: Any = None, shape: Any = None) -> Array:
+def ones_like(
+    a: ArrayLike, dtype: DTypeLike = None, shape: int | Sequence[int] | None = None
+) -> Array:
     """Ones of ``a``'s shape and dtype (or of ``dtype``/``shape`` if given)."""
     aval = get_aval(operand(a))
     shp = aval.shape if shape is None else shape_arg(shape, "ones_like")
     return full_of(shp, 1, dtype_arg(dtype) or aval.dtype, dtype is None and aval.weak_type)
 
 
-def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Array:
+def arange(start: Any, stop: Any = None, step: Any = None, dtype: DTypeLike = None) -> Array:
     """Evenly spaced values in ``[start, stop)`` (static arguments), built from ``iota``.
 
     >>> arange(2, 11, 3)
@@ -188,18 +194,40 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
         out = lax.mul(out, full_of((n,), st, work))
     if lo != 0:
         out = lax.add(out, full_of((n,), lo, work))
-    return out if work == dt else lax.convert_element_type(out, dt)
+    result: Array = out if work == dt else lax.convert_element_type(out, dt)
+    return result
 
 
+@overload
+def linspace(
+    start: ArrayLike,
+    stop: ArrayLike,
+    num: int = 50,
+    endpoint: bool = True,
+    retstep: Literal[False] = False,
+    dtype: DTypeLike = None,
+    axis: int = 0,
+) -> Array: ...
+@overload
+def linspace(
+    start: ArrayLike,
+    stop: ArrayLike,
+    num: int = 50,
+    endpoint: bool = True,
+    *,
+    retstep: Literal[True],
+    dtype: DTypeLike = None,
+    axis: int = 0,
+) -> tuple[Array, Array]: ...
 def linspace(
     start: ArrayLike,
     stop: ArrayLike,
     num: int = 50,
     endpoint: bool = True,
     retstep: bool = False,
-    dtype: Any = None,
+    dtype: DTypeLike = None,
     axis: int = 0,
-) -> Any:
+) -> Array | tuple[Array, Array]:
     """``num`` evenly spaced values from ``start`` to ``stop`` (NumPy's algorithm).
 
     ``start`` and ``stop`` may be traced arrays; ``num`` is static.
@@ -235,7 +263,7 @@ def linspace(
     return (y, step) if retstep else y
 
 
-def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
+def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike = None) -> Array:
     """The ``N x M`` matrix with ones on diagonal ``k``, built from two ``iota``.
 
     >>> eye(2, 3, k=1, dtype=int32)
@@ -253,4 +281,5 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
     rows = lax.broadcast_in_dim(rows, (n, m), (0,))
     cols = lax.broadcast_in_dim(lax.iota(index, m), (n, m), (1,))
     mask = lax.eq(rows, cols)
-    return mask if dt == dtypes.bool_ else lax.convert_element_type(mask, dt)
+    out: Array = mask if dt == dtypes.bool_ else lax.convert_element_type(mask, dt)
+    return out

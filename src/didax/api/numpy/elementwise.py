@@ -19,7 +19,7 @@ Design rules:
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -38,7 +38,7 @@ from didax.api.numpy.operands import (
     promote,
 )
 from didax.api.numpy.positions import nonzero
-from didax.core import dtypes, lax
+from didax.core import dtypes, lax, values
 from didax.core.primitive import Primitive
 from didax.core.promotion import result_type
 from didax.core.values import get_aval, is_python_scalar, wrap_host
@@ -143,7 +143,8 @@ def floor_divide(x1: ArrayLike, x2: ArrayLike) -> Array:
     zero = lax.full_like(q, 0)
     r = lax.rem(a, b)
     fix = lax.and_(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(b, zero)))
-    return lax.select(fix, lax.sub(q, lax.full_like(q, 1)), q)
+    out: Array = lax.select(fix, lax.sub(q, lax.full_like(q, 1)), q)
+    return out
 
 
 @fused
@@ -159,10 +160,11 @@ def remainder(x1: ArrayLike, x2: ArrayLike) -> Array:
         return r
     zero = lax.full_like(r, 0)
     fix = lax.and_(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(b, zero)))
-    return lax.select(fix, lax.add(r, b), r)
+    out: Array = lax.select(fix, lax.add(r, b), r)
+    return out
 
 
-def _float_divmod(a: Any, b: Any) -> tuple[Array, Array]:
+def _float_divmod(a: values.ArrayLike, b: values.ArrayLike) -> tuple[Array, Array]:
     # JAX's formulation: from fmod, then move the remainder to the divisor's sign.
     mod = lax.rem(a, b)
     div = lax.div(lax.sub(a, mod), b)
@@ -202,7 +204,7 @@ def power(x1: ArrayLike, x2: ArrayLike) -> Array:
     a, b = as_result(a), as_result(b)
     zero, one = lax.full_like(a, 0), lax.full_like(a, 1)
     # pow(0, y) is 0 for y != 0 and 1 for y == 0.
-    acc = lax.select(lax.and_(lax.eq(a, zero), lax.ne(b, zero)), zero, one)
+    acc: Array = lax.select(lax.and_(lax.eq(a, zero), lax.ne(b, zero)), zero, one)
     for _ in range(6):
         acc = lax.select(lax.ne(lax.and_(b, one), zero), lax.mul(acc, a), acc)
         a = lax.mul(a, a)
@@ -372,14 +374,32 @@ def clip(
     return as_result(out)
 
 
+@overload
+def where(
+    condition: ArrayLike,
+    x: ArrayLike,
+    y: ArrayLike,
+    *,
+    size: int | None = None,
+    fill_value: ArrayLike | None = None,
+) -> Array: ...
+@overload
+def where(
+    condition: ArrayLike,
+    x: None = None,
+    y: None = None,
+    *,
+    size: int | None = None,
+    fill_value: ArrayLike | None = None,
+) -> tuple[Array, ...]: ...
 def where(
     condition: ArrayLike,
     x: ArrayLike | None = None,
     y: ArrayLike | None = None,
     *,
     size: int | None = None,
-    fill_value: Any = None,
-) -> Any:
+    fill_value: ArrayLike | None = None,
+) -> Array | tuple[Array, ...]:
     """Element-wise ``x if condition else y`` with broadcasting of all three.
 
     The one-argument form is ``nonzero(condition)``: the indices of the

@@ -31,6 +31,7 @@ from didax.api.numpy.manipulation import moveaxis
 from didax.api.numpy.operands import Array, ArrayLike, as_result, astype, dtype_arg, operand
 from didax.api.numpy.rearranging import pad, roll
 from didax.core import dtypes, lax
+from didax.core.dtypes import DTypeLike
 from didax.core.lax.fft import FftType
 from didax.core.values import get_aval
 
@@ -249,12 +250,12 @@ def irfftn(
     return _fft_core("irfftn", FftType.IRFFT, a, s, axes, norm)
 
 
-def _frequencies(k: np.ndarray[Any, Any], n: int, d: Any, dtype: Any) -> Array:
+def _frequencies(k: np.ndarray[Any, Any], n: int, d: Any, dtype: DTypeLike) -> Array:
     dt = dtype_arg(dtype) or dtypes.default_float()
     return divide(astype(k, dt), multiply(astype(d, dt), float(n)))
 
 
-def fftfreq(n: int, d: ArrayLike = 1.0, *, dtype: Any = None) -> Array:
+def fftfreq(n: int, d: ArrayLike = 1.0, *, dtype: DTypeLike = None) -> Array:
     """The sample frequencies of an ``n``-point transform with sample spacing ``d``.
 
     >>> fftfreq(4)
@@ -265,7 +266,7 @@ def fftfreq(n: int, d: ArrayLike = 1.0, *, dtype: Any = None) -> Array:
     return _frequencies(k, n, d, dtype)
 
 
-def rfftfreq(n: int, d: ArrayLike = 1.0, *, dtype: Any = None) -> Array:
+def rfftfreq(n: int, d: ArrayLike = 1.0, *, dtype: DTypeLike = None) -> Array:
     """The non-negative sample frequencies of ``rfft`` (``n // 2 + 1`` of them).
 
     >>> rfftfreq(4)

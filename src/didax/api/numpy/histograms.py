@@ -173,4 +173,5 @@ def bincount(
         if w.shape != v.shape:
             raise ValueError(f"bincount: weights of shape {w.shape} must match x's {v.shape}")
     index = where(v < 0, 0, v)
-    return zeros(length, w.dtype).at[index].add(w, mode="drop")
+    out: Array = zeros(length, w.dtype).at[index].add(w, mode="drop")
+    return out

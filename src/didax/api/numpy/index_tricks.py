@@ -32,6 +32,7 @@ from didax.api.numpy.operands import (
     operand,
 )
 from didax.core import dtypes, lax
+from didax.core.dtypes import DTypeLike
 from didax.core.promotion import result_type as _result_type
 from didax.core.values import get_aval
 
@@ -125,7 +126,7 @@ class _Grid:
         if isinstance(key, slice):
             return _grid_from_slice(key)
         vectors = [_grid_from_slice(k) for k in key]
-        dtype, _ = dtypes.result_type((v.dtype, v.weak_type) for v in vectors)
+        dtype, _ = dtypes.result_type((v.dtype, v.aval.weak_type) for v in vectors)
         vectors = [v.astype(dtype) for v in vectors]
         grids = meshgrid(*vectors, indexing="ij", sparse=self._sparse)
         if self._sparse:
@@ -218,7 +219,7 @@ def ravel_multi_index(
     return as_result(result)
 
 
-def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) -> Any:
+def indices(dimensions: Sequence[int], dtype: DTypeLike = None, sparse: bool = False) -> Any:
     """The index grids of an array of shape ``dimensions`` (stacked, or sparse as a tuple)."""
     dims = tuple(operator.index(d) for d in dimensions)
     dt = dtype_arg(dtype) or dtypes.default_int()
@@ -262,7 +263,8 @@ def tril_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
     shape = get_aval(operand(arr)).shape
     if len(shape) != 2:
         raise ValueError("tril_indices_from: input array must be 2-d")
-    return tuple(tril_indices(shape[0], k, shape[1]))
+    rows, cols = tril_indices(shape[0], k, shape[1])
+    return rows, cols
 
 
 def triu_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
@@ -270,4 +272,5 @@ def triu_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
     shape = get_aval(operand(arr)).shape
     if len(shape) != 2:
         raise ValueError("triu_indices_from: input array must be 2-d")
-    return tuple(triu_indices(shape[0], k, shape[1]))
+    rows, cols = triu_indices(shape[0], k, shape[1])
+    return rows, cols

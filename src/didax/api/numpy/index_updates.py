@@ -47,7 +47,7 @@ from didax.core.values import get_aval
 ScatterFn = Callable[..., Any]
 
 
-def _safe_to_cast(y: Any, dtype: DType) -> bool:
+def _safe_to_cast(y: object, dtype: DType) -> bool:
     aval = get_aval(y)
     if aval.dtype == dtype:
         return True
@@ -66,7 +66,7 @@ def scatter_update(
     normalize_indices: bool,
 ) -> Array:
     """``x`` with ``x[index] op= y`` applied, functionally (JAX's ``_scatter_update``)."""
-    arr: Any = asarray(x)
+    arr = asarray(x)
     aval = get_aval(arr)
     values: Any
     if (
@@ -147,10 +147,10 @@ class IndexUpdateHelper:
 
     __slots__ = ("array",)
 
-    def __init__(self, array: Any) -> None:
+    def __init__(self, array: ArrayLike) -> None:
         self.array = array
 
-    def __getitem__(self, index: Any) -> IndexUpdateRef:
+    def __getitem__(self, index: object) -> IndexUpdateRef:
         return IndexUpdateRef(self.array, index)
 
     def __repr__(self) -> str:
@@ -163,7 +163,7 @@ class IndexUpdateRef:
 
     __slots__ = ("array", "index")
 
-    def __init__(self, array: Any, index: Any) -> None:
+    def __init__(self, array: ArrayLike, index: object) -> None:
         self.array = array
         self.index = index
 

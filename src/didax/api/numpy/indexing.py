@@ -96,7 +96,7 @@ def rewriting_take(
     )
 
 
-def getitem(x: ArrayLike, index: Any) -> Array:
+def getitem(x: ArrayLike, index: object) -> Array:
     """``x[index]`` with NumPy's (basic and advanced) indexing, as ``jax.numpy``'s.
 
     >>> import didax.numpy as dnp

@@ -24,6 +24,7 @@ from didax.api.numpy.operands import (
     operand,
 )
 from didax.core import lax
+from didax.core.dtypes import DTypeLike
 from didax.core.values import get_aval
 
 __all__ = [
@@ -76,7 +77,7 @@ def atleast_3d(*arys: ArrayLike) -> Any:
     return out[0] if len(out) == 1 else out
 
 
-def vstack(tup: Sequence[ArrayLike], dtype: Any = None) -> Array:
+def vstack(tup: Sequence[ArrayLike], dtype: DTypeLike = None) -> Array:
     """Arrays stacked as rows (vectors become rows first).
 
     >>> vstack([np.array([1, 2]), np.array([3, 4])])
@@ -89,14 +90,14 @@ def vstack(tup: Sequence[ArrayLike], dtype: Any = None) -> Array:
 row_stack = vstack
 
 
-def hstack(tup: Sequence[ArrayLike], dtype: Any = None) -> Array:
+def hstack(tup: Sequence[ArrayLike], dtype: DTypeLike = None) -> Array:
     """Arrays joined along their second axis (along the first for vectors)."""
     vals = [_atleast(a, 1) for a in tup]
     axis = 0 if vals and get_aval(vals[0]).ndim == 1 else 1
     return concatenate(vals, axis=axis, dtype=dtype)
 
 
-def dstack(tup: Sequence[ArrayLike], dtype: Any = None) -> Array:
+def dstack(tup: Sequence[ArrayLike], dtype: DTypeLike = None) -> Array:
     """Arrays joined along a third axis."""
     return concatenate([_atleast(a, 3) for a in tup], axis=2, dtype=dtype)
 
@@ -264,7 +265,8 @@ def repeat(
         if not pieces:
             shape = list(aval.shape)
             shape[ax] = 0
-            return lax.slice(v, [0] * aval.ndim, shape)
+            result: Array = lax.slice(v, [0] * aval.ndim, shape)
+            return result
         out = pieces[0] if len(pieces) == 1 else concatenate(pieces, axis=ax)
     if total_repeat_length is not None and get_aval(out).shape[ax] != total_repeat_length:
         raise ValueError(

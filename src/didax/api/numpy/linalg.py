@@ -26,21 +26,35 @@ from __future__ import annotations
 import itertools
 import operator
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from didax.api.custom_derivatives import custom_jvp
 from didax.api.numpy.contractions import einsum
+from didax.api.numpy.decompositions import (
+    EighResult,
+    QRResult,
+    SlogdetResult,
+    SVDResult,
+    cholesky,
+    conj_transpose,
+    eigh,
+    eigvalsh,
+    inexact,
+    qr,
+    svd,
+)
 from didax.api.numpy.elementwise import abs, log, multiply, power, sqrt, where
 from didax.api.numpy.indexing import take_along_axis
 from didax.api.numpy.linear_algebra import matmul
-from didax.api.numpy.manipulation import broadcast_to, expand_dims, moveaxis, squeeze, swapaxes
+from didax.api.numpy.manipulation import broadcast_to, expand_dims, moveaxis, squeeze
 from didax.api.numpy.matrices import diagonal, trace
 from didax.api.numpy.more_elementwise import conj, real
 from didax.api.numpy.operands import (
     Array,
     ArrayLike,
+    as_result,
     astype,
     broadcast_shapes,
     normalize_axes,
@@ -51,6 +65,7 @@ from didax.api.numpy.statistics import count_nonzero
 from didax.core import dtypes
 from didax.core import lax as _lax
 from didax.core.config import default_matmul_precision
+from didax.core.dtypes import DType, DTypeLike
 from didax.core.lax import linalg as lax_linalg
 from didax.core.values import get_aval
 
@@ -79,7 +94,7 @@ __all__ = [
 
 def norm(
     x: ArrayLike,
-    ord: Any = None,
+    ord: int | float | str | None = None,
     axis: int | Sequence[int] | None = None,
     keepdims: bool = False,
 ) -> Array:
@@ -113,12 +128,14 @@ def norm(
     raise ValueError(f"Invalid axis {axis!r} for norm: give one axis or two")
 
 
-def _abs2(v: Any) -> Any:
+def _abs2(v: ArrayLike) -> Array:
     """``|v|^2``, real: ``Re(v conj(v))`` (``v * v`` for a real ``v``)."""
     return real(multiply(v, conj(v)))
 
 
-def _vector_norm(v: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Array:
+def _vector_norm(
+    v: Array, ord: int | float | str | None, axes: tuple[int, ...], keepdims: bool
+) -> Array:
     if ord is None or ord == 2:
         return sqrt(sum(_abs2(v), axis=axes, keepdims=keepdims))
     if ord == float("inf"):
@@ -136,7 +153,9 @@ def _vector_norm(v: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Arr
     return power(sum(power(abs(v), p), axis=axes, keepdims=keepdims), 1.0 / p)
 
 
-def _matrix_norm(v: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Array:
+def _matrix_norm(
+    v: Array, ord: int | float | str | None, axes: tuple[int, ...], keepdims: bool
+) -> Array:
     row, col = axes
     if ord is None or ord in ("fro", "f"):
         return sqrt(sum(_abs2(v), axis=axes, keepdims=keepdims))
@@ -163,63 +182,27 @@ def _matrix_norm(v: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Arr
     raise ValueError(f"Invalid order {ord!r} for matrix norm")
 
 
-def _squeeze(v: Any, axes: tuple[int, ...]) -> Array:
+def _squeeze(v: Array, axes: tuple[int, ...]) -> Array:
     return squeeze(v, tuple(sorted(axes)))
 
 
-# --- results ---------------------------------------------------------------------------------
-
-
-class SlogdetResult(NamedTuple):
-    sign: Array
-    logabsdet: Array
-
-
-class EighResult(NamedTuple):
-    eigenvalues: Array
-    eigenvectors: Array
-
-
-class QRResult(NamedTuple):
-    Q: Array
-    R: Array
-
-
-class SVDResult(NamedTuple):
-    U: Array
-    S: Array
-    Vh: Array
-
-
-# --- helpers -----------------------------------------------------------------------------------
-
-
-def _inexact(x: ArrayLike) -> Any:
-    v = operand(x)
-    return astype(v, dtypes.to_inexact(get_aval(v).dtype))
-
-
-def _square(name: str, a: ArrayLike) -> Any:
-    v = _inexact(a)
+def _square(name: str, a: ArrayLike) -> Array:
+    v = inexact(a)
     shape = get_aval(v).shape
     if len(shape) < 2 or shape[-1] != shape[-2]:
         raise ValueError(f"{name}: the argument must have shape [..., n, n], got {shape}")
     return v
 
 
-def _h(x: Any) -> Any:
-    """The conjugate transpose of the last two axes (the transpose, for real dtypes)."""
-    return conj(swapaxes(x, -1, -2))
-
-
-def _lu_solve(packed: Any, perm: Any, b: Any) -> Any:
+def _lu_solve(packed: Array, perm: Array, b: ArrayLike) -> Array:
     """Solves ``a x = b`` (``b`` a batch of matrices) from ``lu(a)``'s factors."""
     x = take_along_axis(b, expand_dims(perm, -1), axis=-2)
     x = lax_linalg.triangular_solve(packed, x, left_side=True, lower=True, unit_diagonal=True)
-    return lax_linalg.triangular_solve(packed, x, left_side=True, lower=False)
+    out: Array = lax_linalg.triangular_solve(packed, x, left_side=True, lower=False)
+    return out
 
 
-def _parity_sign(pivots: Any, dtype: Any) -> Any:
+def _parity_sign(pivots: Array, dtype: DType) -> Array:
     """``(-1) ** (number of row swaps)``, from ``lu``'s pivots."""
     n = get_aval(pivots).shape[-1]
     swaps = count_nonzero(pivots != np.arange(n, dtype=np.int32), axis=-1)
@@ -230,7 +213,7 @@ def _parity_sign(pivots: Any, dtype: Any) -> Any:
 
 
 @custom_jvp
-def _slogdet_lu(a: Any) -> tuple[Any, Any]:
+def _slogdet_lu(a: Array) -> tuple[Array, Array]:
     dtype = get_aval(a).dtype
     packed, pivots, _ = lax_linalg.lu(a)
     diag = diagonal(packed, axis1=-2, axis2=-1)
@@ -251,7 +234,9 @@ def _slogdet_lu(a: Any) -> tuple[Any, Any]:
 
 
 @_slogdet_lu.defjvp
-def _slogdet_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+def _slogdet_jvp(
+    primals: Sequence[Array], tangents: Sequence[Array]
+) -> tuple[tuple[Array, Array], tuple[Array, Array]]:
     (x,), (g,) = primals, tangents
     sign, logdet = _slogdet_lu(x)
     logdet_dot = trace(solve(x, g), axis1=-1, axis2=-2)
@@ -273,7 +258,7 @@ def slogdet(a: ArrayLike) -> SlogdetResult:
     return SlogdetResult(sign, logdet)
 
 
-def _cofactor_solve(a: Any, b: Any) -> tuple[Any, Any]:
+def _cofactor_solve(a: Array, b: Array) -> tuple[Array, Array]:
     """``(det(a), adjugate(a) @ b)``, finite even where ``a`` is singular (JAX's algorithm).
 
     With ``a = P L U``: ``det(a) a^-1 b = prod(diag U) U^-1 L^-1 P^T b``. The
@@ -313,13 +298,14 @@ def _cofactor_solve(a: Any, b: Any) -> tuple[Any, Any]:
 
 
 @custom_jvp
-def _det(a: Any) -> Any:
+def _det(a: Array) -> Array:
     sign, logdet = _slogdet_lu(a)
-    return sign * _lax.exp(logdet)
+    out: Array = sign * _lax.exp(logdet)
+    return out
 
 
 @_det.defjvp
-def _det_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+def _det_jvp(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
     (x,), (g,) = primals, tangents
     y, z = _cofactor_solve(x, g)
     return y, trace(z, axis1=-1, axis2=-2)
@@ -331,7 +317,8 @@ def det(a: ArrayLike) -> Array:
     >>> det(np.array([[1.0, 2.0], [3.0, 4.0]]))
     Array(-1.9999999, dtype=float32)
     """
-    return _det(_square("det", a))
+    out: Array = _det(_square("det", a))
+    return out
 
 
 # --- solves and inverses -----------------------------------------------------------------------
@@ -362,7 +349,7 @@ def solve(a: ArrayLike, b: ArrayLike) -> Array:
     a_val = broadcast_to(a_val, (*batch, *a_shape[-2:]))
     b_val = broadcast_to(b_val, (*batch, *b_shape[-2:]))
     packed, _, perm = lax_linalg.lu(a_val)
-    x = _lu_solve(packed, perm, b_val)
+    x: Array = _lu_solve(packed, perm, b_val)
     return x[..., 0] if vector else x
 
 
@@ -386,7 +373,7 @@ def matrix_power(a: ArrayLike, n: int) -> Array:
     Array([[1., 3.],
            [0., 1.]], dtype=float32)
     """
-    v = operand(a)
+    v = as_result(operand(a))
     shape = get_aval(v).shape
     if len(shape) < 2:
         raise TypeError(
@@ -403,17 +390,18 @@ def matrix_power(a: ArrayLike, n: int) -> Array:
     if k < 0:
         v = inv(v)
         k = -k
-    result: Any = None
-    z: Any = None
+    result: Array | None = None
+    z: Array | None = None
     while k > 0:
         z = v if z is None else matmul(z, z)
         k, bit = divmod(k, 2)
         if bit:
             result = z if result is None else matmul(result, z)
+    assert result is not None  # k > 0 set a bit
     return result
 
 
-def multi_dot(arrays: Sequence[ArrayLike], *, precision: Any = None) -> Array:
+def multi_dot(arrays: Sequence[ArrayLike], *, precision: object = None) -> Array:
     """The product of a chain of matrices, in the cheapest order (``jax.numpy.linalg.multi_dot``).
 
     The first and last arrays may be vectors; as JAX's, one ``einsum``
@@ -448,71 +436,6 @@ def multi_dot(arrays: Sequence[ArrayLike], *, precision: Any = None) -> Array:
         axes[-1] = axes[-1][:1]
     args = [x for pair in zip(arrs, axes, strict=True) for x in pair]
     return einsum(*args, optimize="auto", precision=precision)
-
-
-# --- decompositions ------------------------------------------------------------------------
-
-
-def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True) -> Array:
-    """The Cholesky factor: lower ``L`` with ``a = L @ L^H`` (``L^H`` when ``upper``).
-
-    >>> cholesky(np.array([[4.0, 2.0], [2.0, 5.0]]))
-    Array([[2., 0.],
-           [1., 2.]], dtype=float32)
-    """
-    factor = lax_linalg.cholesky(_inexact(a), symmetrize_input=symmetrize_input)
-    return _h(factor) if upper else factor
-
-
-def qr(a: ArrayLike, mode: str = "reduced") -> Any:
-    """QR decomposition; ``mode`` is ``"reduced"``, ``"complete"`` or ``"r"`` (R alone).
-
-    >>> qr(np.array([[3.0, 1.0], [4.0, 2.0]]), mode="r")
-    Array([[-5.        , -2.2       ],
-           [ 0.        ,  0.39999998]], dtype=float32)
-    """
-    if mode not in ("reduced", "complete", "r"):
-        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
-    q, r = lax_linalg.qr(_inexact(a), full_matrices=mode == "complete")
-    return r if mode == "r" else QRResult(q, r)
-
-
-def svd(
-    a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False
-) -> Any:
-    """Singular value decomposition ``(U, S, Vh)``, or ``S`` alone; ``S`` descending.
-
-    >>> svd(np.array([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False)
-    Array([4., 3.], dtype=float32)
-    """
-    v = _inexact(a)
-    if not compute_uv:
-        return lax_linalg.svd(v, full_matrices=full_matrices, compute_uv=False)
-    u, s, vh = lax_linalg.svd(v, full_matrices=full_matrices, compute_uv=True)
-    return SVDResult(u, s, vh)
-
-
-def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:
-    """Eigenvalues (ascending) and eigenvectors (columns) of symmetric matrices.
-
-    >>> eigh(np.array([[2.0, 1.0], [1.0, 2.0]])).eigenvalues
-    Array([1., 3.], dtype=float32)
-    """
-    if UPLO not in (None, "L", "U"):
-        raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
-    v, w = lax_linalg.eigh(
-        _inexact(a), lower=UPLO in (None, "L"), symmetrize_input=symmetrize_input
-    )
-    return EighResult(w, v)
-
-
-def eigvalsh(a: ArrayLike, UPLO: str | None = "L", *, symmetrize_input: bool = True) -> Array:
-    """The eigenvalues (ascending) of symmetric matrices.
-
-    >>> eigvalsh(np.array([[2.0, 1.0], [1.0, 2.0]]))
-    Array([1., 3.], dtype=float32)
-    """
-    return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
 # --- least squares, pseudo-inverse, rank -------------------------------------------------------
@@ -551,7 +474,7 @@ def lstsq(
     safe_s = where(mask, s, 1.0)
     s_inv = expand_dims(where(mask, 1.0 / safe_s, 0.0), -1)
     # As JAX's: full-precision products (HIGHEST) in the solution and residual.
-    x = _precise_matmul(_h(vt), s_inv * _precise_matmul(_h(u), b_val))
+    x = _precise_matmul(conj_transpose(vt), s_inv * _precise_matmul(conj_transpose(u), b_val))
     if numpy_resid and (int(rank) < n or m <= n):
         resid: Any = np.zeros((0,), dtype)
         resid = operand(resid)
@@ -563,11 +486,11 @@ def lstsq(
     return x, resid, rank, s
 
 
-def _precise_matmul(a: Any, b: Any) -> Array:
+def _precise_matmul(a: ArrayLike, b: ArrayLike) -> Array:
     return matmul(a, b, precision=_lax.Precision.HIGHEST)
 
 
-def _eps(dtype: Any) -> float:
+def _eps(dtype: DTypeLike) -> float:
     return float(np.finfo(dtype).eps)
 
 
@@ -583,7 +506,7 @@ def _promote_pair(name: str, a: ArrayLike, b: ArrayLike) -> tuple[list[Any], Any
     return [astype(v, dtype) for v in vals], dtype, weak
 
 
-def _pinv_value(a: Any, rtol: float | None) -> Any:
+def _pinv_value(a: Array, rtol: float | None) -> Array:
     m, n = get_aval(a).shape[-2:]
     dtype = get_aval(a).dtype
     if rtol is None:
@@ -591,33 +514,37 @@ def _pinv_value(a: Any, rtol: float | None) -> Any:
     u, s, vh = lax_linalg.svd(a, full_matrices=False)
     cutoff = rtol * s[..., 0:1]
     s = where(s > cutoff, s, np.inf)
-    return _precise_matmul(_h(vh), _h(u) / expand_dims(s, -1))
+    return _precise_matmul(conj_transpose(vh), conj_transpose(u) / expand_dims(s, -1))
 
 
 _pinv = custom_jvp(_pinv_value, nondiff_argnums=(1,))
 
 
 @_pinv.defjvp
-def _pinv_jvp(rtol: float | None, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
+def _pinv_jvp(
+    rtol: float | None, primals: Sequence[Array], tangents: Sequence[Array]
+) -> tuple[Array, Array]:
     # Golub and Pereyra (1973), as JAX's, whose products are all full
     # precision (it runs under default_matmul_precision("float32")).
     with default_matmul_precision("float32"):
         return _pinv_tangent(rtol, primals, tangents)
 
 
-def _pinv_tangent(rtol: float | None, primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
+def _pinv_tangent(
+    rtol: float | None, primals: Sequence[Array], tangents: Sequence[Array]
+) -> tuple[Array, Array]:
     (a,), (a_dot,) = primals, tangents
     p = _pinv(a, rtol)
     m, n = get_aval(a).shape[-2:]
     if m >= n:
-        s = matmul(matmul(p, _h(p)), _h(a_dot))
-        t = matmul(matmul(_h(a_dot), _h(p)), p)
+        s = matmul(matmul(p, conj_transpose(p)), conj_transpose(a_dot))
+        t = matmul(matmul(conj_transpose(a_dot), conj_transpose(p)), p)
         p_dot = (
             -matmul(matmul(p, a_dot), p) + s - matmul(matmul(s, a), p) + t - matmul(matmul(p, a), t)
         )
     else:
-        s = matmul(p, matmul(_h(p), _h(a_dot)))
-        t = matmul(_h(a_dot), matmul(_h(p), p))
+        s = matmul(p, matmul(conj_transpose(p), conj_transpose(a_dot)))
+        t = matmul(conj_transpose(a_dot), matmul(conj_transpose(p), p))
         p_dot = (
             -matmul(p, matmul(a_dot, p)) + s - matmul(s, matmul(a, p)) + t - matmul(p, matmul(a, t))
         )
@@ -632,10 +559,11 @@ def pinv(a: ArrayLike, rtol: float | None = None, hermitian: bool = False) -> Ar
     Array([[1., 0.],
            [0., 0.]], dtype=float32)
     """
-    v = _inexact(a)
+    v = inexact(a)
     if get_aval(v).ndim < 2:
         raise ValueError(f"pinv: the argument must be a matrix, got shape {get_aval(v).shape}")
-    return _pinv(v, rtol)
+    out: Array = _pinv(v, rtol)
+    return out
 
 
 def matrix_rank(M: ArrayLike, rtol: float | None = None, *, tol: float | None = None) -> Array:
@@ -648,7 +576,7 @@ def matrix_rank(M: ArrayLike, rtol: float | None = None, *, tol: float | None = 
         if rtol is not None:
             raise ValueError("matrix_rank: only one of tol or rtol may be specified.")
         rtol = tol
-    v = _inexact(M)
+    v = inexact(M)
     aval = get_aval(v)
     if aval.ndim < 2:
         return astype(count_nonzero(v) > 0, dtypes.int32)

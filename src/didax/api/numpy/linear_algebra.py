@@ -29,7 +29,7 @@ from didax.api.numpy.operands import (
     operand,
 )
 from didax.core import dtypes, lax
-from didax.core.dtypes import DType
+from didax.core.dtypes import DType, DTypeLike
 from didax.core.errors import ShapeError
 from didax.core.promotion import result_type
 from didax.core.source_info import user_frame_summary
@@ -47,7 +47,7 @@ def _dot_general(
     b: Any,
     dims: lax.DotDimensionNumbers,
     dt: DType,
-    precision: Any = None,
+    precision: object = None,
     preferred: DType | None = None,
 ) -> Array:
     """``lax.dot_general`` of operands of dtype ``dt``, typed ``preferred`` (``dt`` if None).
@@ -65,14 +65,15 @@ def _dot_general(
             ai, bi = astype(a, i), astype(b, i)
             return not_equal(lax.dot_general(ai, bi, dims, precision, i), 0)
         a, b = astype(a, out), astype(b, out)
-    return lax.dot_general(a, b, dims, precision, out)
+    result: Array = lax.dot_general(a, b, dims, precision, out)
+    return result
 
 
-def _preferred(preferred_element_type: Any) -> DType | None:
+def _preferred(preferred_element_type: DTypeLike) -> DType | None:
     return dtype_arg(preferred_element_type)
 
 
-def _strong_if(asked: DType | None, x: Any) -> Array:
+def _strong_if(asked: DType | None, x: Array) -> Array:
     """``x``, strongly typed when a preferred type was asked for (JAX's results are then)."""
     aval = get_aval(x)
     if asked is not None and aval.weak_type:
@@ -80,7 +81,7 @@ def _strong_if(asked: DType | None, x: Any) -> Array:
     return as_result(x)
 
 
-def _promote_no_broadcast(name: str, *args: ArrayLike) -> tuple[list[Any], DType]:
+def _promote_no_broadcast(name: str, *args: ArrayLike) -> tuple[list[Array], DType]:
     vals = [operand(x) for x in args]
     dt, weak = result_type(*vals)
     return [as_result(astype(v, dt, weak)) for v in vals], dt
@@ -90,8 +91,8 @@ def dot(
     a: ArrayLike,
     b: ArrayLike,
     *,
-    precision: Any = None,
-    preferred_element_type: Any = None,
+    precision: object = None,
+    preferred_element_type: DTypeLike = None,
 ) -> Array:
     """NumPy's ``dot``: contracts ``a``'s last axis with ``b``'s second-to-last (or only) axis.
 
@@ -123,8 +124,8 @@ def matmul(
     a: ArrayLike,
     b: ArrayLike,
     *,
-    precision: Any = None,
-    preferred_element_type: Any = None,
+    precision: object = None,
+    preferred_element_type: DTypeLike = None,
 ) -> Array:
     """NumPy's ``matmul`` (``@``): batched matrix product with broadcast batch axes.
 
@@ -143,7 +144,7 @@ def matmul(
             f"({ax.shape[lc]} != {bx.shape[rc]}) (at {user_frame_summary()})"
         )
 
-    def product(x: Any, y: Any, dims: lax.DotDimensionNumbers) -> Array:
+    def product(x: ArrayLike, y: ArrayLike, dims: lax.DotDimensionNumbers) -> Array:
         return _dot_general(x, y, dims, dt, precision, asked)
 
     if bx.ndim <= 2:

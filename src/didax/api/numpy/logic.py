@@ -56,11 +56,11 @@ __all__ = [
 ]
 
 
-def _isinf(v: Any) -> Any:
+def _isinf(v: ArrayLike) -> Array:
     return equal(abs(v), float("inf"))
 
 
-def _isnan(v: Any) -> Any:
+def _isnan(v: ArrayLike) -> Array:
     return not_equal(v, v)
 
 
@@ -157,14 +157,14 @@ def piecewise(x: ArrayLike, condlist: Any, funclist: Sequence[Any], *args: Any, 
     if len(funclist) == n + 1:
         none = logical_not(_any_of(conds)) if n else lax.full(get_aval(v).shape, True, dtypes.bool_)
         conds = [*conds, none]
-    out: Any = lax.full_like(v, 0)
+    out: Array = lax.full_like(v, 0)
     for cond, f in zip(conds, funclist, strict=True):
         out = where(cond, astype(operand(value(f)), get_aval(v).dtype), out)
     return as_result(out)
 
 
-def _any_of(conds: Sequence[Any]) -> Any:
-    out = operand(conds[0])
+def _any_of(conds: Sequence[ArrayLike]) -> Array:
+    out: Array = as_result(operand(conds[0]))
     for c in conds[1:]:
         out = logical_or(out, c)
     return out
@@ -189,7 +189,7 @@ def iscomplexobj(x: Any) -> bool:
         return bool(np.iscomplexobj(x))
 
 
-def isrealobj(x: Any) -> bool:
+def isrealobj(x: object) -> bool:
     """Whether ``x`` does not have a complex dtype."""
     return not iscomplexobj(x)
 

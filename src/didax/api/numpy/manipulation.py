@@ -10,7 +10,6 @@ import builtins
 import math
 import operator
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -28,6 +27,7 @@ from didax.api.numpy.operands import (
     stack_along,
 )
 from didax.core import lax
+from didax.core.dtypes import DTypeLike
 from didax.core.promotion import result_type
 from didax.core.values import get_aval
 
@@ -133,7 +133,8 @@ def expand_dims(a: ArrayLike, axis: int | Sequence[int]) -> Array:
     v = as_result(operand(a))
     n_new = 1 if isinstance(axis, (int, np.integer)) else len(axis)
     axes = normalize_axes(axis, get_aval(v).ndim + n_new, "expand_dims")
-    return lax.expand_dims(v, axes)
+    out: Array = lax.expand_dims(v, axes)
+    return out
 
 
 def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
@@ -151,7 +152,9 @@ def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     return lax.squeeze(v, axes) if axes else v
 
 
-def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: Any = None) -> Array:
+def concatenate(
+    arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: DTypeLike = None
+) -> Array:
     """``arrays`` joined along an existing ``axis`` (flattened first when ``axis`` is None).
 
     >>> concatenate([np.zeros(2, np.float32), np.array([1, 2])]).dtype  # JAX's lattice
@@ -159,12 +162,12 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: Any = 
     """
     if len(arrays) == 0:
         raise ValueError("concatenate: need at least one array to concatenate")
-    vals = [operand(x) for x in arrays]
+    raw = [operand(x) for x in arrays]
     if axis is None:
-        vals, axis = [ravel(v) for v in vals], 0
-    dt, weak = result_type(*vals)
+        raw, axis = [ravel(v) for v in raw], 0
+    dt, weak = result_type(*raw)
     dt = dtype_arg(dtype) or dt
-    vals = [as_result(astype(v, dt, weak)) for v in vals]
+    vals = [as_result(astype(v, dt, weak)) for v in raw]
     nd = get_aval(vals[0]).ndim
     if nd == 0:
         raise ValueError("concatenate: zero-dimensional arrays cannot be concatenated")
@@ -182,10 +185,13 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: Any = 
                 f"concatenate: all input array dimensions except for the concatenation axis "
                 f"must match, got shapes {s0} and {s}"
             )
-    return vals[0] if len(vals) == 1 else lax.concatenate(vals, ax)
+    if len(vals) == 1:
+        return vals[0]
+    out: Array = lax.concatenate(vals, ax)
+    return out
 
 
-def stack(arrays: Sequence[ArrayLike], axis: int = 0, dtype: Any = None) -> Array:
+def stack(arrays: Sequence[ArrayLike], axis: int = 0, dtype: DTypeLike = None) -> Array:
     """``arrays`` (of one shape) joined along a new ``axis``.
 
     >>> stack([np.array([1, 2]), np.array([3, 4])], axis=1)

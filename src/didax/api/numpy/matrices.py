@@ -28,6 +28,7 @@ from didax.api.numpy.operands import (
 )
 from didax.api.numpy.reductions import sum
 from didax.core import dtypes, lax
+from didax.core.dtypes import DTypeLike
 from didax.core.values import get_aval, wrap_host
 
 __all__ = [
@@ -64,12 +65,17 @@ euler_gamma: Final = np.euler_gamma
 dtype: Final = np.dtype
 
 
-def empty(shape: int | Sequence[int], dtype: Any = None) -> Array:
+def empty(shape: int | Sequence[int], dtype: DTypeLike = None) -> Array:
     """Zeros (didax Arrays are never uninitialized, as JAX's)."""
     return zeros(shape, dtype)
 
 
-def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: Any = None, shape: Any = None) -> Array:
+def full_like(
+    a: ArrayLike,
+    fill_value: ArrayLike,
+    dtype: DTypeLike = None,
+    shape: int | Sequence[int] | None = None,
+) -> Array:
     """An array of ``a``'s shape and dtype (or ``dtype``/``shape``) filled with ``fill_value``."""
     aval = get_aval(operand(a))
     shp = aval.shape if shape is None else shape_arg(shape, "full_like")
@@ -78,29 +84,33 @@ def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: Any = None, shape: Any
     return as_result(broadcast_to(v, shp))
 
 
-def empty_like(prototype: ArrayLike, dtype: Any = None, shape: Any = None) -> Array:
+def empty_like(
+    prototype: ArrayLike, dtype: DTypeLike = None, shape: int | Sequence[int] | None = None
+) -> Array:
     """Zeros of ``prototype``'s shape and dtype."""
     return full_like(prototype, 0, dtype, shape)
 
 
-def identity(n: int, dtype: Any = None) -> Array:
+def identity(n: int, dtype: DTypeLike = None) -> Array:
     """The ``n`` x ``n`` identity matrix."""
     return eye(n, dtype=dtype)
 
 
-def _tri_mask(n: int, m: int, k: int) -> Any:
+def _tri_mask(n: int, m: int, k: int) -> Array:
     """Boolean ``n`` x ``m``: True where column <= row + k."""
     rows = lax.broadcast_in_dim(lax.iota(dtypes.default_int(), n), (n, m), (0,))
     cols = lax.broadcast_in_dim(lax.iota(dtypes.default_int(), m), (n, m), (1,))
-    return lax.ge(lax.add(rows, lax.full_like(rows, k)), cols)
+    out: Array = lax.ge(lax.add(rows, lax.full_like(rows, k)), cols)
+    return out
 
 
-def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
+def tri(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike = None) -> Array:
     """Ones at and below the ``k``-th diagonal of an ``N`` x ``M`` matrix."""
     n = operator.index(N)
     m = n if M is None else operator.index(M)
     dt = dtype_arg(dtype) or dtypes.float32  # JAX's default here, even with x64 on
-    return lax.convert_element_type(_tri_mask(n, m, operator.index(k)), dt)
+    out: Array = lax.convert_element_type(_tri_mask(n, m, operator.index(k)), dt)
+    return out
 
 
 def _triangle(name: str, m: ArrayLike, k: int, lower: bool) -> Array:
@@ -167,7 +177,7 @@ def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> A
 
 
 def trace(
-    a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None
+    a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: DTypeLike = None
 ) -> Array:
     """The sum along a diagonal (``offset``) of the planes of ``axis1`` and ``axis2``."""
     d = diagonal(a, offset, axis1, axis2)
@@ -193,14 +203,16 @@ def diag(v: ArrayLike, k: int = 0) -> Array:
     zero = wrap_host(np.zeros((), aval.dtype))
     column = lax.pad(x, zero, [(0, k, 0)] if k >= 0 else [(-k, 0, 0)])
     rows = lax.broadcast_in_dim(column, (n, n), (0,))
-    return where(_diag_mask(n, n, k), rows, lax.full_like(rows, 0))
+    out: Array = where(_diag_mask(n, n, k), rows, lax.full_like(rows, 0))
+    return out
 
 
-def _diag_mask(n: int, m: int, k: int) -> Any:
+def _diag_mask(n: int, m: int, k: int) -> Array:
     """Boolean ``n`` x ``m``: True on the ``k``-th diagonal (column == row + k)."""
     rows = lax.broadcast_in_dim(lax.iota(dtypes.default_int(), n), (n, m), (0,))
     cols = lax.broadcast_in_dim(lax.iota(dtypes.default_int(), m), (n, m), (1,))
-    return lax.eq(lax.add(rows, lax.full_like(rows, k)), cols)
+    out: Array = lax.eq(lax.add(rows, lax.full_like(rows, k)), cols)
+    return out
 
 
 def diagflat(v: ArrayLike, k: int = 0) -> Array:

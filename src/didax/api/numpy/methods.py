@@ -15,7 +15,7 @@ in JAX.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
 import numpy as np
@@ -48,25 +48,31 @@ from didax.api.numpy.indexing import getitem
 from didax.api.numpy.linear_algebra import dot, matmul
 from didax.api.numpy.manipulation import ravel, reshape, squeeze, swapaxes, transpose
 from didax.api.numpy.more_elementwise import conj, imag, real
-from didax.api.numpy.operands import asarray, is_array_like
+from didax.api.numpy.operands import ArrayLike, asarray, is_array_like
 from didax.api.numpy.reductions import argmax, argmin, cumsum, max, mean, min, prod, sum
 from didax.core.array import Array
+from didax.core.basearray import Value
+from didax.core.dtypes import DTypeLike
 from didax.core.trace import Tracer
 
 __all__: list[str] = []
 
+_Axis = int | Sequence[int] | None
 
-def _binary_operator(fn: Callable[[Any, Any], Any], reflected: bool) -> Callable[[Any, Any], Any]:
+
+def _binary_operator(
+    fn: Callable[[ArrayLike, ArrayLike], Value], reflected: bool
+) -> Callable[[Value, object], object]:
     # An operand that is not array-like gets NotImplemented, so that Python
     # tries the other operand's method (and ``tracer == None`` is False).
     if reflected:
 
-        def method(self: Any, other: Any) -> Any:
+        def method(self: Value, other: object) -> object:
             return fn(other, self) if is_array_like(other) else NotImplemented
 
     else:
 
-        def method(self: Any, other: Any) -> Any:
+        def method(self: Value, other: object) -> object:
             return fn(self, other) if is_array_like(other) else NotImplemented
 
     return method
@@ -79,13 +85,13 @@ def _axes_args(args: tuple[Any, ...]) -> Any:
     return args
 
 
-def _tracer_iter(self: Any) -> Any:
+def _tracer_iter(self: Value) -> Iterator[Value]:
     if self.ndim == 0:
         raise TypeError("iteration over a 0-d array")
     return (getitem(self, i) for i in range(self.shape[0]))
 
 
-def _no_out(name: str, out: Any, where: Any = None, initial: Any = None) -> None:
+def _no_out(name: str, out: object, where: object = None, initial: object = None) -> None:
     if out is not None:
         raise TypeError(
             f"{name}: the 'out' argument is not supported: didax Arrays are immutable, "
@@ -97,72 +103,112 @@ def _no_out(name: str, out: Any, where: Any = None, initial: Any = None) -> None
         raise NotImplementedError(f"{name}: the 'initial' argument is not supported")
 
 
-def _sum(self: Any, axis: Any = None, dtype: Any = None, out: Any = None,
-         keepdims: bool = False, initial: Any = None, where: Any = None) -> Any:  # fmt: skip
+def _sum(
+    self: Value,
+    axis: _Axis = None,
+    dtype: DTypeLike = None,
+    out: object = None,
+    keepdims: bool = False,
+    initial: object = None,
+    where: object = None,
+) -> Value:
     _no_out("sum", out, where, initial)
     return sum(self, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-def _prod(self: Any, axis: Any = None, dtype: Any = None, out: Any = None,
-          keepdims: bool = False, initial: Any = None, where: Any = None) -> Any:  # fmt: skip
+def _prod(
+    self: Value,
+    axis: _Axis = None,
+    dtype: DTypeLike = None,
+    out: object = None,
+    keepdims: bool = False,
+    initial: object = None,
+    where: object = None,
+) -> Value:
     _no_out("prod", out, where, initial)
     return prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-def _mean(self: Any, axis: Any = None, dtype: Any = None, out: Any = None,
-          keepdims: bool = False, where: Any = None) -> Any:  # fmt: skip
+def _mean(
+    self: Value,
+    axis: _Axis = None,
+    dtype: DTypeLike = None,
+    out: object = None,
+    keepdims: bool = False,
+    where: object = None,
+) -> Value:
     _no_out("mean", out, where)
     return mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-def _max(self: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
-         initial: Any = None, where: Any = None) -> Any:  # fmt: skip
+def _max(
+    self: Value,
+    axis: _Axis = None,
+    out: object = None,
+    keepdims: bool = False,
+    initial: object = None,
+    where: object = None,
+) -> Value:
     _no_out("max", out, where, initial)
     return max(self, axis=axis, keepdims=keepdims)
 
 
-def _min(self: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
-         initial: Any = None, where: Any = None) -> Any:  # fmt: skip
+def _min(
+    self: Value,
+    axis: _Axis = None,
+    out: object = None,
+    keepdims: bool = False,
+    initial: object = None,
+    where: object = None,
+) -> Value:
     _no_out("min", out, where, initial)
     return min(self, axis=axis, keepdims=keepdims)
 
 
-def _argmax(self: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+def _argmax(
+    self: Value, axis: int | None = None, out: object = None, keepdims: bool = False
+) -> Value:
     _no_out("argmax", out)
     return argmax(self, axis=axis, keepdims=keepdims)
 
 
-def _argmin(self: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+def _argmin(
+    self: Value, axis: int | None = None, out: object = None, keepdims: bool = False
+) -> Value:
     _no_out("argmin", out)
     return argmin(self, axis=axis, keepdims=keepdims)
 
 
-def _cumsum(self: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+def _cumsum(
+    self: Value, axis: int | None = None, dtype: DTypeLike = None, out: object = None
+) -> Value:
     _no_out("cumsum", out)
     return cumsum(self, axis=axis, dtype=dtype)
 
 
-def _clip(self: Any, min: Any = None, max: Any = None, out: Any = None) -> Any:
+def _clip(
+    self: Value, min: ArrayLike | None = None, max: ArrayLike | None = None, out: object = None
+) -> Value:
     _no_out("clip", out)
     return clip(self, min, max)
 
 
-def _round(self: Any, decimals: int = 0, out: Any = None) -> Any:
+def _round(self: Value, decimals: int = 0, out: object = None) -> Value:
     _no_out("round", out)
     return round(self, decimals)
 
 
-def _astype(self: Any, dtype: Any, copy: bool = False) -> Any:
+def _astype(self: Value, dtype: DTypeLike, copy: bool = False) -> Value:
     return asarray(self, dtype)
 
 
-def _matrix_transpose(self: Any) -> Any:
+def _matrix_transpose(self: Value) -> Value:
     if self.ndim < 2:
         raise ValueError(f"mT needs an array of rank 2 or more, got rank {self.ndim}")
     return swapaxes(self, -1, -2)
 
 
-_BINARY_OPERATORS: Final[dict[str, Callable[[Any, Any], Any]]] = {
+_BINARY_OPERATORS: Final[dict[str, Callable[[ArrayLike, ArrayLike], Value]]] = {
     "add": add,
     "sub": subtract,
     "mul": multiply,
@@ -179,7 +225,7 @@ _BINARY_OPERATORS: Final[dict[str, Callable[[Any, Any], Any]]] = {
 }
 
 
-_COMPARISON_OPERATORS: Final[dict[str, Callable[[Any, Any], Any]]] = {
+_COMPARISON_OPERATORS: Final[dict[str, Callable[[ArrayLike, ArrayLike], Value]]] = {
     "eq": equal,
     "ne": not_equal,
     "lt": less,

@@ -16,6 +16,7 @@ a real array is its own real part and conjugate.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, Final
 
@@ -203,13 +204,13 @@ def nan_to_num(
     return where(isneginf(v), astype(operand(lo), dt), out)
 
 
-def _replace_inf(x: Any) -> Any:
+def _replace_inf(x: Array) -> Array:
     """``x`` with ``+inf`` replaced by 0 (JAX's ``_replace_inf``, for the jvp rules below)."""
     return where(equal(x, float("inf")), lax.full_like(x, 0), x)
 
 
 @custom_jvp
-def _logaddexp(a: Any, b: Any) -> Any:
+def _logaddexp(a: Array, b: Array) -> Array:
     amax = maximum(a, b)
     delta = subtract(a, b)
     # Equal infinities make delta NaN: their sum is the answer (inf or -inf).
@@ -221,7 +222,7 @@ def _logaddexp(a: Any, b: Any) -> Any:
 
 
 @_logaddexp.defjvp
-def _logaddexp_jvp(primals: Any, tangents: Any) -> tuple[Any, Any]:
+def _logaddexp_jvp(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
     # JAX's rule: finite at -inf inputs, 0 (not NaN) for the smaller of two infinities.
     (a, b), (ta, tb) = primals, tangents
     out = _logaddexp(a, b)
@@ -247,7 +248,7 @@ _INV_LN2: Final = 1 / float(np.log(2))
 
 
 @custom_jvp
-def _logaddexp2(a: Any, b: Any) -> Any:
+def _logaddexp2(a: Array, b: Array) -> Array:
     amax = maximum(a, b)
     delta = subtract(a, b)
     return where(
@@ -258,7 +259,7 @@ def _logaddexp2(a: Any, b: Any) -> Any:
 
 
 @_logaddexp2.defjvp
-def _logaddexp2_jvp(primals: Any, tangents: Any) -> tuple[Any, Any]:
+def _logaddexp2_jvp(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
     (a, b), (ta, tb) = primals, tangents
     out = _logaddexp2(a, b)
     wa = exp2(subtract(_replace_inf(a), _replace_inf(out)))
@@ -305,13 +306,20 @@ radians = deg2rad
 degrees = rad2deg
 
 
-def _nan_ignoring(name: str, pick: Any, fallback: Any, x1: ArrayLike, x2: ArrayLike) -> Array:
+def _nan_ignoring(
+    name: str,
+    pick: Callable[[ArrayLike, ArrayLike], Array],
+    fallback: Callable[[ArrayLike, ArrayLike], Array],
+    x1: ArrayLike,
+    x2: ArrayLike,
+) -> Array:
     (a, b), dt, _ = promote(name, x1, x2)
     if not dtypes.is_float(dt):
         return fallback(a, b)
     # a where b is NaN, or where a is a number that wins the comparison; else b.
     take_a = logical_or(isnan(b), logical_and(logical_not(isnan(a)), pick(a, b)))
-    return where(take_a, a, b)
+    out: Array = where(take_a, a, b)
+    return out
 
 
 def fmax(x1: ArrayLike, x2: ArrayLike) -> Array:
@@ -406,7 +414,7 @@ def hypot(x1: ArrayLike, x2: ArrayLike) -> Array:
 
 
 @partial(custom_jvp, nondiff_argnums=(0,))
-def _sinc_maclaurin(k: int, x: Any) -> Any:
+def _sinc_maclaurin(k: int, x: Array) -> Array:
     # The k-th derivative of sin(x)/x at 0 (JAX's, for sinc's derivatives there).
     if k % 2:
         return multiply(x, 0)
@@ -414,7 +422,9 @@ def _sinc_maclaurin(k: int, x: Any) -> Any:
 
 
 @_sinc_maclaurin.defjvp
-def _sinc_maclaurin_jvp(k: int, primals: Any, tangents: Any) -> tuple[Any, Any]:
+def _sinc_maclaurin_jvp(
+    k: int, primals: Sequence[Array], tangents: Sequence[Array]
+) -> tuple[Array, Array]:
     (x,), (t,) = primals, tangents
     return _sinc_maclaurin(k, x), multiply(_sinc_maclaurin(k + 1, x), t)
 
@@ -440,7 +450,8 @@ def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
     """
     (a, b), _, _ = promote("heaviside", x1, x2, inexact=True)
     zero, one = lax.full_like(as_result(a), 0), lax.full_like(as_result(a), 1)
-    return where(less(a, zero), zero, where(greater(a, zero), one, where(isnan(a), a, b)))
+    out: Array = where(less(a, zero), zero, where(greater(a, zero), one, where(isnan(a), a, b)))
+    return out
 
 
 _SIGNED_OF_WIDTH: Final = {2: dtypes.int16, 4: dtypes.int32, 8: dtypes.int64}

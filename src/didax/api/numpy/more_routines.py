@@ -16,7 +16,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import ml_dtypes
@@ -70,6 +70,7 @@ from didax.api.numpy.reductions import argmax, argmin, cumsum, max, min, sum
 from didax.api.numpy.statistics import all as _all
 from didax.api.numpy.statistics import any, cumprod
 from didax.core import dtypes, lax
+from didax.core.dtypes import DTypeLike
 from didax.core.promotion import result_type as _result_type
 from didax.core.values import get_aval
 
@@ -171,7 +172,12 @@ def matrix_transpose(x: ArrayLike) -> Array:
 
 
 def _cumulative(
-    name: str, scan: Any, x: ArrayLike, axis: int | None, dtype: Any, include_initial: bool
+    name: str,
+    scan: Callable[..., Array],
+    x: ArrayLike,
+    axis: int | None,
+    dtype: DTypeLike,
+    include_initial: bool,
 ) -> Array:
     v = as_result(operand(x))
     ndim = get_aval(v).ndim
@@ -192,14 +198,24 @@ def _cumulative(
 
 
 def cumulative_sum(
-    x: ArrayLike, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+    x: ArrayLike,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike = None,
+    include_initial: bool = False,
 ) -> Array:
     """Running sums along ``axis`` (the Array API's ``cumsum``), optionally starting at 0."""
     return _cumulative("cumulative_sum", cumsum, x, axis, dtype, include_initial)
 
 
 def cumulative_prod(
-    x: ArrayLike, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+    x: ArrayLike,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike = None,
+    include_initial: bool = False,
 ) -> Array:
     """Running products along ``axis``, optionally starting at 1."""
     return _cumulative("cumulative_prod", cumprod, x, axis, dtype, include_initial)
@@ -217,8 +233,8 @@ def vecdot(
     /,
     *,
     axis: int = -1,
-    precision: Any = None,
-    preferred_element_type: Any = None,
+    precision: object = None,
+    preferred_element_type: DTypeLike = None,
 ) -> Array:
     """The dot products of vectors along ``axis`` (broadcast over the others), ``x1`` conjugated.
 
@@ -342,7 +358,7 @@ def lcm(x1: ArrayLike, x2: ArrayLike) -> Array:
     return where(d == 0, 0, a * floor_divide(b, where(d == 0, 1, d)))
 
 
-def ptp(a: ArrayLike, axis: Axis = None, out: Any = None, keepdims: bool = False) -> Array:
+def ptp(a: ArrayLike, axis: Axis = None, out: object = None, keepdims: bool = False) -> Array:
     """The range (maximum minus minimum) along ``axis``."""
     if out is not None:
         raise NotImplementedError("ptp: the 'out' argument is not supported")
@@ -353,7 +369,12 @@ def ptp(a: ArrayLike, axis: Axis = None, out: Any = None, keepdims: bool = False
 
 
 def _nan_arg(
-    name: str, pick: Any, fill: float, a: ArrayLike, axis: int | None, keepdims: bool
+    name: str,
+    pick: Callable[..., Array],
+    fill: float,
+    a: ArrayLike,
+    axis: int | None,
+    keepdims: bool,
 ) -> Array:
     v = as_result(operand(a))
     if not dtypes.is_float(get_aval(v).dtype):
@@ -364,7 +385,7 @@ def _nan_arg(
 
 
 def nanargmax(
-    a: ArrayLike, axis: int | None = None, out: Any = None, keepdims: bool = False
+    a: ArrayLike, axis: int | None = None, out: object = None, keepdims: bool = False
 ) -> Array:
     """``argmax`` ignoring NaNs (-1 where a slice is all NaN, as JAX's)."""
     if out is not None:
@@ -373,7 +394,7 @@ def nanargmax(
 
 
 def nanargmin(
-    a: ArrayLike, axis: int | None = None, out: Any = None, keepdims: bool = False
+    a: ArrayLike, axis: int | None = None, out: object = None, keepdims: bool = False
 ) -> Array:
     """``argmin`` ignoring NaNs (-1 where a slice is all NaN, as JAX's)."""
     if out is not None:
@@ -381,13 +402,13 @@ def nanargmin(
     return _nan_arg("nanargmin", argmin, np.inf, a, axis, keepdims)
 
 
-def nancumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
+def nancumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike = None) -> Array:
     """``cumsum`` with NaNs counted as 0."""
     v = as_result(operand(a))
     return cumsum(where(isnan(v), 0, v) if dtypes.is_float(v.dtype) else v, axis, dtype)
 
 
-def nancumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
+def nancumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike = None) -> Array:
     """``cumprod`` with NaNs counted as 1."""
     v = as_result(operand(a))
     return cumprod(where(isnan(v), 1, v) if dtypes.is_float(v.dtype) else v, axis, dtype)
@@ -402,7 +423,7 @@ def logspace(
     num: int = 50,
     endpoint: bool = True,
     base: ArrayLike = 10.0,
-    dtype: Any = None,
+    dtype: DTypeLike = None,
     axis: int = 0,
 ) -> Array:
     """``base ** linspace(start, stop, num)``."""
@@ -417,7 +438,7 @@ def geomspace(
     stop: ArrayLike,
     num: int = 50,
     endpoint: bool = True,
-    dtype: Any = None,
+    dtype: DTypeLike = None,
     axis: int = 0,
 ) -> Array:
     """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (same sign), as JAX's."""
@@ -493,12 +514,12 @@ def iinfo(int_type: Any) -> np.iinfo[Any]:
     return np.iinfo(dtypes.canonicalize(np.dtype(dtype_arg(int_type))))
 
 
-def finfo(dtype: Any) -> Any:
+def finfo(dtype: DTypeLike) -> Any:
     """Machine limits of a float dtype (bfloat16 included, through ml_dtypes)."""
     return ml_dtypes.finfo(np.dtype(dtype_arg(dtype)))
 
 
-def issubdtype(arg1: Any, arg2: Any) -> bool:
+def issubdtype(arg1: DTypeLike, arg2: DTypeLike) -> bool:
     """NumPy's ``issubdtype`` (bfloat16 is a floating type)."""
     d1 = (
         np.dtype(dtype_arg(arg1))
@@ -532,7 +553,7 @@ def result_type(*args: Any) -> np.dtype[Any]:
     return _result_type(*args)[0]
 
 
-def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
+def can_cast(from_: Any, to: DTypeLike, casting: str = "safe") -> bool:
     """NumPy's ``can_cast`` between dtypes."""
     src = from_ if isinstance(from_, np.dtype | type | str) else get_aval(operand(from_)).dtype
     return builtins.bool(np.can_cast(np.dtype(src), np.dtype(dtype_arg(to)), casting))  # type: ignore[arg-type]

@@ -22,7 +22,7 @@ import operator
 import sys
 import types
 from collections.abc import Callable, Sequence
-from typing import Any, TypeAlias, TypeVar, cast
+from typing import Any, TypeAlias, TypeGuard, TypeVar, cast, overload
 
 import numpy as np
 
@@ -30,7 +30,8 @@ import didax.interpreters  # noqa: F401  (installs the root trace and all rules)
 from didax.api.jit import jit
 from didax.core import dtypes, lax, values
 from didax.core.array import Array as DidaxArray
-from didax.core.dtypes import DType
+from didax.core.basearray import HostArray, Value
+from didax.core.dtypes import DType, DTypeLike
 from didax.core.errors import ConcretizationTypeError, ShapeError
 from didax.core.primitive import Primitive
 from didax.core.promotion import convert, result_type
@@ -50,7 +51,11 @@ from didax.interpreters.evaluation import EVAL_TRACE, LARGE, eager_on_host
 
 # A didax value, or a (nested) list or tuple of them (``asarray`` stacks those).
 ArrayLike: TypeAlias = values.ArrayLike | list[Any] | tuple[Any, ...]
-Array = Any  # a Tracer under a transformation, a didax Array in eager code
+# What ``operand`` gives: a value that knows its type, or a weak Python scalar.
+Operand: TypeAlias = Value | HostArray | values.PythonScalar
+# What a didax.numpy function returns: a Tracer under a transformation, a
+# didax Array in eager code.
+Array: TypeAlias = Value
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -87,12 +92,12 @@ def fused(fn: F) -> F:
     return cast(F, wrapper)
 
 
-def dtype_arg(dtype: Any) -> DType | None:
+def dtype_arg(dtype: DTypeLike) -> DType | None:
     """A ``dtype=`` argument as a dtype (None stays None); ``dnp.float32`` works too."""
     return None if dtype is None else dtypes.canonicalize(dtype)
 
 
-def contains_tracer(x: Any) -> bool:
+def contains_tracer(x: object) -> bool:
     if isinstance(x, Tracer):
         return True
     if isinstance(x, (list, tuple)):
@@ -100,7 +105,7 @@ def contains_tracer(x: Any) -> bool:
     return False
 
 
-def operand(x: ArrayLike) -> Any:
+def operand(x: ArrayLike) -> Operand:
     """``x`` as an operand: a Tracer, a (weak) Python scalar, or a typed array.
 
     Values that know their own type (tracers, device arrays) are kept as they
@@ -118,10 +123,11 @@ def operand(x: ArrayLike) -> Any:
     kind = value_kind(x)
     if kind is ValueKind.HOST or kind is ValueKind.FOREIGN:
         return as_array(x)  # rejects dtypes didax does not support
-    return x
+    # value_kind said: a tracer, a didax Array or a Python scalar.
+    return cast("Value | values.PythonScalar", x)
 
 
-def is_array_like(x: object) -> bool:
+def is_array_like(x: object) -> TypeGuard[values.ArrayLike]:
     """A value (not a list, as for JAX's operators): what the array operators accept."""
     return is_value(x)
 
@@ -137,7 +143,11 @@ def _calling_function() -> str:
     return name
 
 
-def astype(x: Any, dtype: DType, weak: bool = False) -> Any:
+@overload
+def astype(x: Value, dtype: DType, weak: bool = False) -> Value: ...
+@overload
+def astype(x: values.ArrayLike, dtype: DType, weak: bool = False) -> Any: ...
+def astype(x: values.ArrayLike, dtype: DType, weak: bool = False) -> Any:
     """``x`` (an operand from ``operand``) converted to ``dtype`` (``core.promotion.convert``)."""
     return convert(x, dtype, weak)
 
@@ -210,9 +220,12 @@ def promote(
     )
 
 
-def as_result(x: Any) -> Array:
+def as_result(x: object) -> Array:
     """An operand returned as a result becomes an Array (a Python scalar a weak one), as JAX's."""
-    return to_array(x)
+    # to_array leaves float0 data (integers' tangents) on the host; no
+    # operation's result is float0.
+    out: Array = to_array(x)
+    return out
 
 
 def bind(prim: Primitive, *vals: Any, **params: Any) -> Array:
@@ -228,7 +241,7 @@ def full_of(
     return scalar if shape == () else lax.broadcast_in_dim(scalar, shape, ())
 
 
-def asarray(a: ArrayLike, dtype: Any = None) -> Array:
+def asarray(a: ArrayLike, dtype: DTypeLike = None) -> Array:
     """``a`` as an Array of ``dtype``; tracers (also inside nested lists) stay traced.
 
     NumPy data is copied (an Array never sees the caller's later writes); a
@@ -248,13 +261,14 @@ def asarray(a: ArrayLike, dtype: Any = None) -> Array:
         aval = get_aval(a)
         if dt is None or (dt == aval.dtype and not aval.weak_type):
             return a
-        return lax.convert_element_type(a, dt)
+        out: Array = lax.convert_element_type(a, dt)
+        return out
     if is_python_scalar(a) and dt is None:
-        return to_array(a)
+        return as_result(a)
     if dt is not None and dtypes.is_integer(dt) and not is_python_scalar(a):
         arr = np.asarray(a)
         if dtypes.is_float(arr.dtype):  # toward zero and saturating, as convert_element_type
-            return to_array(astype(as_array(arr), dt))
+            return as_result(astype(as_array(arr), dt))
     arr = np.asarray(a, dtype=dt)
     if arr.dtype == object and builtins.any(type(e) is int for e in arr.flat):
         raise OverflowError(
@@ -265,7 +279,7 @@ def asarray(a: ArrayLike, dtype: Any = None) -> Array:
     return wrap_host(as_array(arr))
 
 
-def stack_along(values: Sequence[Any], axis: int, dtype: DType | None = None) -> Array:
+def stack_along(values: Sequence[values.ArrayLike], axis: int, dtype: DType | None = None) -> Array:
     """Values of one shape joined along a new ``axis`` (normalised), promoted to one dtype."""
     shapes = {get_aval(v).shape for v in values}
     if len(shapes) != 1:
@@ -273,7 +287,8 @@ def stack_along(values: Sequence[Any], axis: int, dtype: DType | None = None) ->
     dt, weak = result_type(*values)
     dt = dtype or dt
     expanded = [lax.expand_dims(as_result(astype(v, dt, weak)), (axis,)) for v in values]
-    return expanded[0] if len(expanded) == 1 else lax.concatenate(expanded, axis)
+    out: Array = expanded[0] if len(expanded) == 1 else lax.concatenate(expanded, axis)
+    return out
 
 
 def shape_arg(shape: Any, fn: str) -> tuple[int, ...]:
@@ -303,7 +318,7 @@ def static_scalar(x: Any, what: str) -> Any:
     raise TypeError(f"{what} must be a scalar, got {type(x).__name__}")
 
 
-def is_static_int(x: Any) -> bool:
+def is_static_int(x: object) -> bool:
     if isinstance(x, (bool, np.bool_)):
         return False
     if isinstance(x, (int, np.integer)):

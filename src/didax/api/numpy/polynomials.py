@@ -26,6 +26,7 @@ from didax.api.numpy.operands import (
     operand,
 )
 from didax.core import lax
+from didax.core.dtypes import DTypeLike
 from didax.core.values import get_aval
 
 __all__ = [
@@ -52,7 +53,9 @@ def polyval(p: ArrayLike, x: ArrayLike) -> Array:
     return as_result(out)
 
 
-def _correlate_full(a: Any, v: Any, precision: Any = None, preferred: Any = None) -> Any:
+def _correlate_full(
+    a: Array, v: Array, precision: object = None, preferred: DTypeLike = None
+) -> Array:
     """``out[k] = sum_j a[k + j - (m - 1)] * v[j]`` for the full length ``n + m - 1``."""
     n, m = get_aval(a).shape[0], get_aval(v).shape[0]
     zero = lax.full((), 0, get_aval(a).dtype)
@@ -63,7 +66,7 @@ def _correlate_full(a: Any, v: Any, precision: Any = None, preferred: Any = None
     return dot(windows, v, precision=precision, preferred_element_type=preferred)
 
 
-def _one_d(name: str, x: ArrayLike) -> Any:
+def _one_d(name: str, x: ArrayLike) -> Array:
     v = as_result(operand(x))
     if get_aval(v).ndim != 1:
         raise ValueError(f"{name}() only support 1-dimensional inputs.")
@@ -72,18 +75,20 @@ def _one_d(name: str, x: ArrayLike) -> Any:
     return v
 
 
-def _crop(name: str, full: Any, n: int, m: int, mode: str) -> Array:
+def _crop(name: str, full: Array, n: int, m: int, mode: str) -> Array:
     length = n + m - 1
     if mode == "full":
         return as_result(full)
     if mode == "same":
         size = builtins.max(n, m)
         start = (length - size) // 2
-        return lax.slice(full, (start,), (start + size,))
+        result: Array = lax.slice(full, (start,), (start + size,))
+        return result
     if mode == "valid":
         size = builtins.max(n, m) - builtins.min(n, m) + 1
         start = builtins.min(n, m) - 1
-        return lax.slice(full, (start,), (start + size,))
+        out: Array = lax.slice(full, (start,), (start + size,))
+        return out
     raise ValueError(f"{name}: mode must be one of 'full', 'same', 'valid', got {mode!r}")
 
 
@@ -92,8 +97,8 @@ def correlate(
     v: ArrayLike,
     mode: str = "valid",
     *,
-    precision: Any = None,
-    preferred_element_type: Any = None,
+    precision: object = None,
+    preferred_element_type: DTypeLike = None,
 ) -> Array:
     """The cross-correlation of two 1-d sequences (``mode`` full, same or valid).
 
@@ -113,8 +118,8 @@ def convolve(
     v: ArrayLike,
     mode: str = "full",
     *,
-    precision: Any = None,
-    preferred_element_type: Any = None,
+    precision: object = None,
+    preferred_element_type: DTypeLike = None,
 ) -> Array:
     """The discrete linear convolution of two 1-d sequences (``mode`` full, same or valid).
 

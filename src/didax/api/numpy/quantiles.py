@@ -26,7 +26,7 @@ import numpy as np
 from didax.api.numpy.elementwise import where
 from didax.api.numpy.manipulation import concatenate
 from didax.api.numpy.more_elementwise import isnan
-from didax.api.numpy.operands import Array, ArrayLike, as_result, astype, operand
+from didax.api.numpy.operands import Array, ArrayLike, Operand, as_result, astype, operand
 from didax.api.numpy.searching import searchsorted
 from didax.api.numpy.statistics import any
 from didax.core import dtypes, lax
@@ -46,7 +46,7 @@ Axis = int | Sequence[int] | None
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _inexact(x: ArrayLike) -> Any:
+def _inexact(x: ArrayLike) -> Operand:
     """``x`` as an operand of its inexact dtype (integers become floats), keeping weak types."""
     v = operand(x)
     aval = get_aval(v)
@@ -54,8 +54,9 @@ def _inexact(x: ArrayLike) -> Any:
     return v if target == aval.dtype else astype(v, target, aval.weak_type)
 
 
-def _iota(shape: tuple[int, ...], dim: int) -> Any:
-    return lax.broadcast_in_dim(lax.iota(dtypes.default_int(), shape[dim]), shape, (dim,))
+def _iota(shape: tuple[int, ...], dim: int) -> Array:
+    out: Array = lax.broadcast_in_dim(lax.iota(dtypes.default_int(), shape[dim]), shape, (dim,))
+    return out
 
 
 def _quantile(
@@ -66,7 +67,7 @@ def _quantile(
     method: str,
     keepdims: bool,
     squash_nans: bool,
-    out: Any = None,
+    out: object = None,
     overwrite_input: bool = False,
 ) -> Array:
     if out is not None or overwrite_input:
@@ -154,7 +155,7 @@ def quantile(
     a: ArrayLike,
     q: ArrayLike,
     axis: Axis = None,
-    out: Any = None,
+    out: object = None,
     overwrite_input: bool = False,
     method: str = "linear",
     keepdims: bool = False,
@@ -171,7 +172,7 @@ def nanquantile(
     a: ArrayLike,
     q: ArrayLike,
     axis: Axis = None,
-    out: Any = None,
+    out: object = None,
     overwrite_input: bool = False,
     method: str = "linear",
     keepdims: bool = False,
@@ -180,7 +181,7 @@ def nanquantile(
     return _quantile("nanquantile", a, q, axis, method, keepdims, True, out, overwrite_input)
 
 
-def _percent(q: ArrayLike) -> Any:
+def _percent(q: ArrayLike) -> Array:
     qv = as_result(_inexact(q))
     return qv / 100
 
@@ -189,7 +190,7 @@ def percentile(
     a: ArrayLike,
     q: ArrayLike,
     axis: Axis = None,
-    out: Any = None,
+    out: object = None,
     overwrite_input: bool = False,
     method: str = "linear",
     keepdims: bool = False,
@@ -208,7 +209,7 @@ def nanpercentile(
     a: ArrayLike,
     q: ArrayLike,
     axis: Axis = None,
-    out: Any = None,
+    out: object = None,
     overwrite_input: bool = False,
     method: str = "linear",
     keepdims: bool = False,
@@ -222,7 +223,7 @@ def nanpercentile(
 def median(
     a: ArrayLike,
     axis: Axis = None,
-    out: Any = None,
+    out: object = None,
     overwrite_input: bool = False,
     keepdims: bool = False,
 ) -> Array:
@@ -237,7 +238,7 @@ def median(
 def nanmedian(
     a: ArrayLike,
     axis: Axis = None,
-    out: Any = None,
+    out: object = None,
     overwrite_input: bool = False,
     keepdims: bool = False,
 ) -> Array:

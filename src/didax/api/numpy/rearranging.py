@@ -230,7 +230,8 @@ def pad(
         fill = astype(operand(constant_values), aval.dtype)  # the array's dtype, as JAX
         if get_aval(fill).ndim != 0:
             return _pad_constant_per_axis(v, widths, fill)
-        return lax.pad(v, fill, [(lo, hi, 0) for lo, hi in widths])
+        out: Array = lax.pad(v, fill, [(lo, hi, 0) for lo, hi in widths])
+        return out
     if mode not in ("edge", "reflect", "symmetric", "wrap"):
         raise NotImplementedError(f"pad: mode {mode!r} is not supported")
     for ax, (lo, hi) in enumerate(widths):
@@ -240,7 +241,7 @@ def pad(
     return v
 
 
-def _pad_constant_per_axis(v: Any, widths: list[tuple[int, int]], fill: Any) -> Array:
+def _pad_constant_per_axis(v: Array, widths: list[tuple[int, int]], fill: ArrayLike) -> Array:
     values = np.broadcast_to(np.asarray(fill), (len(widths), 2))
     for ax, (lo, hi) in enumerate(widths):
         cfg = [(0, 0, 0)] * len(widths)
@@ -251,7 +252,7 @@ def _pad_constant_per_axis(v: Any, widths: list[tuple[int, int]], fill: Any) -> 
     return v
 
 
-def _take_static(v: Any, ax: int, index: list[int]) -> Any:
+def _take_static(v: Array, ax: int, index: list[int]) -> Array:
     """The slices of ``v`` at the static ``index`` positions along ``ax``, joined."""
     shape = get_aval(v).shape
     pieces = []
@@ -259,10 +260,11 @@ def _take_static(v: Any, ax: int, index: list[int]) -> Any:
         start, limit = [0] * len(shape), list(shape)
         start[ax], limit[ax] = i, i + 1
         pieces.append(lax.slice(v, start, limit))
-    return pieces[0] if len(pieces) == 1 else lax.concatenate(pieces, ax)
+    out: Array = pieces[0] if len(pieces) == 1 else lax.concatenate(pieces, ax)
+    return out
 
 
-def _pad_axis(v: Any, ax: int, lo: int, hi: int, mode: str) -> Any:
+def _pad_axis(v: Array, ax: int, lo: int, hi: int, mode: str) -> Array:
     n = get_aval(v).shape[ax]
     if n == 0:
         raise ValueError(f"pad: can't extend an empty axis with mode {mode!r}")

@@ -25,7 +25,7 @@ from didax.api.numpy.operands import (
     operand,
 )
 from didax.core import dtypes, lax
-from didax.core.dtypes import DType
+from didax.core.dtypes import DType, DTypeLike
 from didax.core.values import get_aval
 
 __all__ = [
@@ -73,7 +73,7 @@ def _reduce_over(
 def sum(
     a: ArrayLike,
     axis: int | Sequence[int] | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike = None,
     keepdims: bool = False,
 ) -> Array:
     """Sum over ``axis`` (all axes by default); booleans and small integers sum in the default int.
@@ -88,7 +88,7 @@ def sum(
 def prod(
     a: ArrayLike,
     axis: int | Sequence[int] | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike = None,
     keepdims: bool = False,
 ) -> Array:
     """Product over ``axis``; booleans and small integers multiply in the default int."""
@@ -109,7 +109,7 @@ def min(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = 
 def mean(
     a: ArrayLike,
     axis: int | Sequence[int] | None = None,
-    dtype: Any = None,
+    dtype: DTypeLike = None,
     keepdims: bool = False,
 ) -> Array:
     """Arithmetic mean over ``axis``; integers and booleans average as floats (``to_inexact``).
@@ -147,7 +147,8 @@ def _arg_reduce(
     if aval.shape[ax] == 0:
         raise ValueError(f"{name}: attempt to get {name} of an empty sequence")
     out = reducer(as_result(v), ax)
-    return lax.expand_dims(out, (ax,)) if keepdims else out
+    result: Array = lax.expand_dims(out, (ax,)) if keepdims else out
+    return result
 
 
 def argmax(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
@@ -160,7 +161,7 @@ def argmin(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Arr
     return _arg_reduce("argmin", lax.argmin, a, axis, keepdims)
 
 
-def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
+def cumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike = None) -> Array:
     """Inclusive cumulative sum along ``axis`` (of the flattened array by default).
 
     >>> cumsum(np.array([[1, 2], [3, 4]]), axis=1)
@@ -174,4 +175,5 @@ def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
     # JAX accumulates integers in their own dtype here (booleans in the default int).
     dt = dtype_arg(dtype) or (dtypes.default_int() if dtypes.is_bool(aval.dtype) else aval.dtype)
     (ax,) = normalize_axes(axis, aval.ndim, "cumsum")
-    return lax.cumsum(as_result(astype(v, dt)), ax)
+    out: Array = lax.cumsum(as_result(astype(v, dt)), ax)
+    return out

@@ -29,7 +29,7 @@ from didax.api.numpy.operands import (
 from didax.api.numpy.positions import concrete_host, nonzero
 from didax.api.numpy.reductions import sum
 from didax.api.numpy.statistics import any
-from didax.core import dtypes, lax
+from didax.core import dtypes, lax, values
 from didax.core.promotion import result_type
 from didax.core.values import as_array, get_aval, wrap_host
 
@@ -63,7 +63,12 @@ def argwhere(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -
 
 
 def searchsorted(
-    a: ArrayLike, v: ArrayLike, side: str = "left", sorter: Any = None, *, method: str = "scan"
+    a: ArrayLike,
+    v: ArrayLike,
+    side: str = "left",
+    sorter: ArrayLike | None = None,
+    *,
+    method: str = "scan",
 ) -> Array:
     """Where each ``v`` would be inserted into the sorted 1-d ``a`` to keep it sorted.
 
@@ -96,18 +101,22 @@ def searchsorted(
     return as_result(lax.reshape(counts, shape)) if shape != (m,) else counts
 
 
-def _total_lt(a: Any, b: Any) -> Any:
+def _total_lt(a: values.ArrayLike, b: values.ArrayLike) -> Array:
     """``a < b`` in the sort's total order (NaNs last and equal, as JAX's comparators)."""
     if not dtypes.is_float(get_aval(a).dtype):
-        return lax.lt(a, b)
-    return lax.or_(lax.lt(a, b), lax.and_(lax.eq(a, a), lax.ne(b, b)))
+        result: Array = lax.lt(a, b)
+        return result
+    out: Array = lax.or_(lax.lt(a, b), lax.and_(lax.eq(a, a), lax.ne(b, b)))
+    return out
 
 
-def _total_le(a: Any, b: Any) -> Any:
+def _total_le(a: values.ArrayLike, b: values.ArrayLike) -> Array:
     """``a <= b`` in the sort's total order."""
     if not dtypes.is_float(get_aval(a).dtype):
-        return lax.le(a, b)
-    return lax.or_(lax.le(a, b), lax.ne(b, b))
+        result: Array = lax.le(a, b)
+        return result
+    out: Array = lax.or_(lax.le(a, b), lax.ne(b, b))
+    return out
 
 
 def _promote_pair(name: str, a: ArrayLike, v: ArrayLike) -> tuple[list[Any], Any, bool]:

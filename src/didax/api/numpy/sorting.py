@@ -15,12 +15,15 @@ from typing import Any
 
 from didax.api.numpy.operands import Array, ArrayLike, as_result, dtype_arg, operand
 from didax.core import dtypes, lax
+from didax.core.dtypes import DTypeLike
 from didax.core.values import get_aval
 
 __all__ = ["sort", "argsort"]
 
 
-def _prepare(name: str, a: ArrayLike, axis: int | None, kind: Any, order: Any) -> tuple[Any, int]:
+def _prepare(
+    name: str, a: ArrayLike, axis: int | None, kind: object, order: object
+) -> tuple[Any, int]:
     if kind is not None:
         raise TypeError(
             f"{name}: the 'kind' argument is not supported; use stable=True or stable=False"
@@ -43,8 +46,8 @@ def sort(
     a: ArrayLike,
     axis: int | None = -1,
     *,
-    kind: Any = None,
-    order: Any = None,
+    kind: object = None,
+    order: object = None,
     stable: bool = True,
     descending: bool = False,
 ) -> Array:
@@ -66,11 +69,11 @@ def argsort(
     a: ArrayLike,
     axis: int | None = -1,
     *,
-    kind: Any = None,
-    order: Any = None,
+    kind: object = None,
+    order: object = None,
     stable: bool = True,
     descending: bool = False,
-    dtype: Any = None,
+    dtype: DTypeLike = None,
 ) -> Array:
     """The indices that sort ``a`` along ``axis`` (of the flattened ``a`` when None).
 

@@ -32,6 +32,7 @@ from didax.api.numpy.operands import (
 )
 from didax.api.numpy.reductions import max, mean, min, prod, sum
 from didax.core import dtypes, lax
+from didax.core.dtypes import DTypeLike
 from didax.core.values import get_aval
 
 __all__ = [
@@ -73,7 +74,8 @@ def _logical_reduce(name: str, a: ArrayLike, axis: Axis, keepdims: bool, identit
     shape = tuple(
         1 if i in axes else s for i, s in enumerate(aval.shape) if keepdims or i not in axes
     )
-    return lax.full(shape, identity, dtypes.bool_)
+    result: Array = lax.full(shape, identity, dtypes.bool_)
+    return result
 
 
 def all(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
@@ -91,7 +93,7 @@ def count_nonzero(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Ar
     return sum(_truth(a), axis=axis, keepdims=keepdims, dtype=dtypes.default_int())
 
 
-def cumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
+def cumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike = None) -> Array:
     """Cumulative product along ``axis`` (of the flattened array by default).
 
     ``lax.cumprod``: an associative scan when compiled, ``np.multiply.accumulate``
@@ -114,7 +116,7 @@ def cumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
 def var(
     a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike = None,
     ddof: int = 0,
     keepdims: bool = False,
     *,
@@ -156,7 +158,7 @@ def max_or(n: int | float) -> float:
 def std(
     a: ArrayLike,
     axis: Axis = None,
-    dtype: Any = None,
+    dtype: DTypeLike = None,
     ddof: int = 0,
     keepdims: bool = False,
     *,
@@ -248,23 +250,27 @@ def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True) -> A
 # --- NaN-ignoring reductions --------------------------------------------------------
 
 
-def _isnan(v: Any) -> Any:
+def _isnan(v: ArrayLike) -> Array:
     return not_equal(v, v)
 
 
-def _nan_to(a: ArrayLike, value: float) -> Any:
+def _nan_to(a: ArrayLike, value: float) -> Array:
     v = as_result(operand(a))
     if not dtypes.is_float(get_aval(v).dtype):
         return v
     return where(_isnan(v), lax.full_like(v, value), v)
 
 
-def nansum(a: ArrayLike, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
+def nansum(
+    a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, keepdims: bool = False
+) -> Array:
     """``sum`` treating NaNs as zero."""
     return sum(_nan_to(a, 0.0), axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-def nanprod(a: ArrayLike, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
+def nanprod(
+    a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, keepdims: bool = False
+) -> Array:
     """``prod`` treating NaNs as one."""
     return prod(_nan_to(a, 1.0), axis=axis, dtype=dtype, keepdims=keepdims)
 
@@ -289,7 +295,9 @@ def nanmin(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
     return where(every, lax.full_like(out, float("nan")), out)
 
 
-def nanmean(a: ArrayLike, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
+def nanmean(
+    a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, keepdims: bool = False
+) -> Array:
     """``mean`` of the elements that are not NaN."""
     v = as_result(operand(a))
     if not dtypes.is_float(get_aval(v).dtype):
@@ -300,7 +308,7 @@ def nanmean(a: ArrayLike, axis: Axis = None, dtype: Any = None, keepdims: bool =
 
 
 def nanvar(
-    a: ArrayLike, axis: Axis = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False
+    a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, ddof: int = 0, keepdims: bool = False
 ) -> Array:
     """``var`` of the elements that are not NaN."""
     v = as_result(operand(a))
@@ -316,7 +324,7 @@ def nanvar(
 
 
 def nanstd(
-    a: ArrayLike, axis: Axis = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False
+    a: ArrayLike, axis: Axis = None, dtype: DTypeLike = None, ddof: int = 0, keepdims: bool = False
 ) -> Array:
     """``std`` of the elements that are not NaN."""
     return sqrt(nanvar(a, axis, dtype, ddof, keepdims))
