@@ -231,9 +231,8 @@ def threefry2x32(
     two hashed words. The five groups of four rounds are a ``fori_loop``
     (JAX's lowering on CPUs), or unrolled (``unrolled=True``; by default
     from ``UNROLL_FROM`` counters on). XLA compiles the loop faster when
-    several hashes share a program (``randint``'s three: 0.4 s against
-    0.8 s), and runs the unrolled rounds about four times faster (a million
-    counters: 2 ms against 8 ms on a CPU); the bits are the same. The
+    several hashes share a program, and runs the unrolled rounds faster
+    (docs/performance.md has the figures); the bits are the same. The
     reference test vector of Salmon et al. (2011):
 
     >>> u = lambda v: np.asarray(v, np.uint32)
