@@ -17,7 +17,8 @@ holds ``Precision`` and the canonical form of ``dot_general``'s
 The higher-order primitives, whose params hold programs, are families
 too: ``cond``, ``while_loop`` and ``scan`` (control flow, with
 ``WhileParams`` and ``ScanParams``), ``jit``, ``checkpoint`` and
-``custom_derivatives`` (calls); they are typed against
+``custom_derivatives`` (calls), and ``shard_map`` (a body run per
+device of a mesh); they are typed against
 ``programs.Program``, the types of a jaxpr, since core cannot import ``ir``.
 ``linalg`` (the decompositions: ``cholesky_p``, ``lu_p``, ...) stays a
 submodule, ``lax.linalg``, as in JAX, since its wrappers' names (``lu``,
@@ -40,6 +41,7 @@ from didax.core.lax.precision import *  # noqa: F403
 from didax.core.lax.primitives import *  # noqa: F403
 from didax.core.lax.scan import *  # noqa: F403
 from didax.core.lax.scatter import *  # noqa: F403
+from didax.core.lax.shard_map import *  # noqa: F403
 from didax.core.lax.sorting import *  # noqa: F403
 from didax.core.lax.special import *  # noqa: F403
 from didax.core.lax.while_loop import *  # noqa: F403
