@@ -31,16 +31,11 @@ from jax import tree_util
 
 from didax.api.jit import jit
 from didax.core import lax
+from didax.core.lax.shard_map import REPLICATED, local_aval, shard_map_p
 from didax.core.sharding import Mesh, PartitionSpec
 from didax.core.source_info import user_frame_summary
 from didax.core.values import get_aval
-from didax.interpreters.shard_map import (
-    REPLICATED,
-    local_aval,
-    replication_error,
-    shard_map_p,
-    trace_body,
-)
+from didax.interpreters.shard_map import replication_error, trace_body
 from didax.lowering import xla
 
 __all__ = ["shard_map", "pmap"]

@@ -1,9 +1,9 @@
 """Gather: its impl, jvp, transpose, batching and flops rules; the index arrays scatters share.
 
-The primitives and their typing rules are in ``core.lax.indexing`` (the
-scatters' in ``core.lax.scatter``); their lowering in
-``lowering.indexing``. The scatters' interpreter rules are in
-``interpreters.scatter``, which builds on the index arrays made here.
+The primitive and its typing rule are in ``core.lax.indexing``, its
+lowering in ``lowering.indexing``. The scatter family (``core.lax.scatter``)
+has its interpreter rules in ``interpreters.scatter``, which builds on the
+index arrays made here.
 This module registers the rest in each interpreter's table, as the
 interpreters' own modules do for the other standard primitives.
 

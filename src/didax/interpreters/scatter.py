@@ -1,9 +1,8 @@
 """The scatter family: its impl, jvp, transpose, batching and flops rules.
 
-The primitives are declared in ``core.lax.indexing`` (their typing rules
-and wrappers in ``core.lax.scatter``), their lowering is in
-``lowering.indexing``. Gather's rules, and the index arithmetic both
-share, are in ``interpreters.indexing``.
+The primitives are declared and typed in ``core.lax.scatter``, their
+lowering is in ``lowering.scatter``. Gather's rules, and the index
+arithmetic both share, are in ``interpreters.indexing``.
 
 Design rules:
 - A scatter's impl is one NumPy assignment (replace) or one unbuffered

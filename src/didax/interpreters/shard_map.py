@@ -1,13 +1,13 @@
-"""``shard_map``: a function run once per device of a mesh, on its pieces, with collectives.
+"""``shard_map``: its jvp, transpose, batching, partial-eval, DCE and flops rules.
+
+The primitive, its typing rule and the aval arithmetic of specs
+(``local_aval``, ``global_aval``) are in ``core.lax.shard_map``; its
+lowering is in ``lowering.shard_map``. Here too is what needs the body's
+equations or a tracer: ``trace_body`` (staging a body with the mesh's
+axis names bound) and replication checking (``replication_error``).
 
 Design rules:
-- ``shard_map_p`` carries the body (a constant-free ``Jaxpr`` over each
-  device's *local* pieces), the ``mesh``, and a ``PartitionSpec`` per
-  operand (``in_specs``) and per result (``out_specs``): operand ``i``'s
-  global type divided by ``in_specs[i]`` is the body's input type, and a
-  result's global type is the body's output type multiplied back by its
-  spec. Operands the body closed over are replicated (``P()``).
-- Lowering (``lowering.parallel``) puts the body in XLA's manual mode:
+- Lowering (``lowering.shard_map``) puts the body in XLA's manual mode:
   ``@SPMDFullToShardShape`` in, ``@SPMDShardToFullShape`` out, so XLA's
   SPMD partitioner runs it as written on every device, collectives and all.
   Eagerly it runs as a one-equation program over the mesh (``lowering.dispatch``).
@@ -38,13 +38,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
-from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
 from didax.core.lax.parallel import axis_frame, axis_index_p, pmax_p, psum_p
-from didax.core.primitive import Primitive
+from didax.core.lax.shard_map import (
+    REPLICATED,
+    global_aval,
+    local_aval,
+    shard_map_p,
+    unmentioned_axes,
+)
 from didax.core.sharding import Mesh, PartitionSpec
 from didax.core.trace import set_current_trace
 from didax.core.values import get_aval
@@ -69,82 +74,7 @@ from didax.interpreters.transpose import (
 from didax.ir.jaxpr import Jaxpr, JaxprEqn, Literal, Var
 from didax.ir.passes import DCE_RULES, dce_jaxpr
 
-__all__ = [
-    "shard_map_p",
-    "REPLICATED",
-    "local_aval",
-    "global_aval",
-    "unmentioned_axes",
-    "trace_body",
-    "replication_error",
-]
-
-shard_map_p: Final = Primitive("shard_map", multiple_results=True)
-
-REPLICATED: Final = PartitionSpec()
-
-
-def _splits(mesh: Mesh, spec: PartitionSpec, dim: int) -> int:
-    return math.prod(mesh.axis_size(a) for a in spec.axes_of(dim))
-
-
-def local_aval(aval: ShapedArray, mesh: Mesh, spec: PartitionSpec, what: str) -> ShapedArray:
-    """One device's piece of a value of type ``aval`` laid out as ``spec`` says."""
-    if len(spec) > aval.ndim:
-        raise ValueError(f"shard_map: {what} has rank {aval.ndim}, too low for {spec}")
-    shape = []
-    for d, n in enumerate(aval.shape):
-        k = _splits(mesh, spec, d)
-        if n % k:
-            raise ValueError(
-                f"shard_map: {what} of shape {aval.shape} cannot be split by {spec}: "
-                f"dimension {d} ({n}) is not a multiple of {k}"
-            )
-        shape.append(n // k)
-    return aval.update(shape=tuple(shape))
-
-
-def global_aval(aval: ShapedArray, mesh: Mesh, spec: PartitionSpec) -> ShapedArray:
-    """The whole of values whose pieces have type ``aval``, laid out as ``spec`` says."""
-    shape = tuple(n * _splits(mesh, spec, d) for d, n in enumerate(aval.shape))
-    return aval.update(shape=shape)
-
-
-def unmentioned_axes(mesh: Mesh, spec: PartitionSpec) -> tuple[str, ...]:
-    """The mesh axes ``spec`` does not split over: the value is replicated along them."""
-    used = set(spec.used_axes())
-    return tuple(a for a in mesh.axis_names if a not in used)
-
-
-# --- typing ---------------------------------------------------------------------------
-
-
-@ABSTRACT_EVAL.defines(shard_map_p)
-def _shard_map_abstract_eval(
-    *avals: ShapedArray,
-    jaxpr: Jaxpr,
-    mesh: Mesh,
-    in_specs: tuple[PartitionSpec, ...],
-    out_specs: tuple[PartitionSpec, ...],
-) -> list[ShapedArray]:
-    if len(avals) != len(in_specs) or len(avals) != len(jaxpr.in_binders):
-        raise shape_failure(
-            f"{len(avals)} operands for {len(in_specs)} in_specs and a body of "
-            f"{len(jaxpr.in_binders)} inputs"
-        )
-    for i, (a, s, b) in enumerate(zip(avals, in_specs, jaxpr.in_avals, strict=True)):
-        try:
-            piece = local_aval(a, mesh, s, f"operand {i}")
-        except ValueError as e:
-            raise shape_failure(str(e)) from None
-        if piece.strip_weak() != b.strip_weak():
-            raise shape_failure(
-                f"operand {i} of type {a.str_short()} split by {s} is {piece.str_short()}, "
-                f"but the body takes {b.str_short()}"
-            )
-    if len(out_specs) != len(jaxpr.outs):
-        raise shape_failure(f"{len(out_specs)} out_specs for {len(jaxpr.outs)} results")
-    return [global_aval(a, mesh, s) for a, s in zip(jaxpr.out_avals, out_specs, strict=True)]
+__all__ = ["trace_body", "replication_error"]
 
 
 def _bind(

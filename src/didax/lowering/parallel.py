@@ -11,13 +11,10 @@ Design rules:
 - ``axis_index`` is computed from ``stablehlo.partition_id``: the mesh
   coordinates of the logical id, combined over the named axes.
 - ``sharding_constraint`` is ``stablehlo.custom_call @Sharding`` carrying
-  the ``mhlo.sharding`` text, which XLA's partitioner honours.
-- A ``shard_map`` body is lowered inline in XLA's manual mode, as JAX
-  lowers it for GSPMD: each operand is pinned to its layout (``@Sharding``)
-  and cut to its local piece (``@SPMDFullToShardShape``, sharding
-  ``{manual}``); each result is marked ``{manual}`` and put back together
-  (``@SPMDShardToFullShape``, its layout). Inside, collectives find the
-  mesh on the module context.
+  the ``mhlo.sharding`` text, which XLA's partitioner honours
+  (``sharding_custom_call``, which ``lowering.shard_map`` uses too).
+- Collectives find the mesh on the module context, where the lowering of
+  the enclosing ``shard_map`` body (``lowering.shard_map``) puts it.
 """
 
 from __future__ import annotations
@@ -40,9 +37,7 @@ from didax.core.lax.parallel import (
     psum_scatter_p,
     sharding_constraint_p,
 )
-from didax.core.sharding import Mesh, NamedSharding, PartitionSpec
-from didax.interpreters.shard_map import shard_map_p
-from didax.ir.jaxpr import Jaxpr
+from didax.core.sharding import Mesh, NamedSharding
 from didax.lowering.mlir import (
     LOWERING_RULES,
     IrValue,
@@ -52,7 +47,6 @@ from didax.lowering.mlir import (
     aval_to_ir_type,
     constant,
     dtype_to_ir_type,
-    lower_jaxpr_body,
 )
 from didax.lowering.sharding import hlo_sharding_text
 
@@ -244,37 +238,3 @@ def _sharding_constraint_lowering(
         )
     aval = ctx.avals_out[0]
     return [sharding_custom_call(x, aval, hlo_sharding_text(sharding, aval.ndim))]
-
-
-MANUAL = "{manual}"
-
-
-@LOWERING_RULES.defines(shard_map_p)
-def _shard_map_lowering(
-    ctx: LoweringRuleContext,
-    *args: IrValue,
-    jaxpr: Jaxpr,
-    mesh: Mesh,
-    in_specs: tuple[PartitionSpec, ...],
-    out_specs: tuple[PartitionSpec, ...],
-) -> list[IrValue]:
-    mctx = ctx.module_context
-    if mctx.manual_mesh is not None:
-        raise NotImplementedError("shard_map inside a shard_map body")
-    pieces = []
-    for x, whole, spec, local in zip(args, ctx.avals_in, in_specs, jaxpr.in_avals, strict=True):
-        pinned = sharding_custom_call(
-            x, whole, hlo_sharding_text(NamedSharding(mesh, spec), whole.ndim)
-        )
-        pieces.append(sharding_custom_call(pinned, local, MANUAL, "SPMDFullToShardShape"))
-    mctx.manual_mesh = mesh
-    try:
-        outs = lower_jaxpr_body(mctx, jaxpr, pieces)
-    finally:
-        mctx.manual_mesh = None
-    results = []
-    for y, local, spec, whole in zip(outs, jaxpr.out_avals, out_specs, ctx.avals_out, strict=True):
-        marked = sharding_custom_call(y, local, MANUAL)
-        text = hlo_sharding_text(NamedSharding(mesh, spec), whole.ndim)
-        results.append(sharding_custom_call(marked, whole, text, "SPMDShardToFullShape"))
-    return results

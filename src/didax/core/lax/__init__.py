@@ -7,16 +7,18 @@ Inside didax, ``from didax.core import lax`` gives both kinds of names, as
 JAX's ``lax`` module does (``lax.add_p`` beside ``lax.add``), which is what
 interpreters' rules read best with.
 
-``indexing`` holds a family whole (``gather_p`` and the scatters, their
-dimension numbers, typing rules and wrappers; the scatters' typing rule
-and wrappers in ``scatter``, beside it), as ``cumulative`` does
-(``cumprod_p``, ``cummax_p``, ``cummin_p``, ``cumlogsumexp_p``) and ``fft``
-(``fft_p`` and ``FftType``); ``precision`` holds ``Precision`` and the
-canonical form of ``dot_general``'s ``precision`` param.
+Each family is whole in its module: ``indexing`` (``gather_p``, its typing
+rule and wrapper, and the dimension numbers and modes it shares with the
+scatters), ``scatter`` (``scatter_p``, ``scatter_add_p``, ...),
+``cumulative`` (``cumprod_p``, ``cummax_p``, ``cummin_p``,
+``cumlogsumexp_p``) and ``fft`` (``fft_p`` and ``FftType``); ``precision``
+holds ``Precision`` and the canonical form of ``dot_general``'s
+``precision`` param.
 The higher-order primitives, whose params hold programs, are families
 too: ``cond``, ``while_loop`` and ``scan`` (control flow, with
 ``WhileParams`` and ``ScanParams``), ``jit``, ``checkpoint`` and
-``custom_derivatives`` (calls); they are typed against
+``custom_derivatives`` (calls), and ``shard_map`` (a body run per
+device of a mesh); they are typed against
 ``programs.Program``, the types of a jaxpr, since core cannot import ``ir``.
 ``linalg`` (the decompositions: ``cholesky_p``, ``lu_p``, ...) stays a
 submodule, ``lax.linalg``, as in JAX, since its wrappers' names (``lu``,
@@ -39,6 +41,7 @@ from didax.core.lax.precision import *  # noqa: F403
 from didax.core.lax.primitives import *  # noqa: F403
 from didax.core.lax.scan import *  # noqa: F403
 from didax.core.lax.scatter import *  # noqa: F403
+from didax.core.lax.shard_map import *  # noqa: F403
 from didax.core.lax.sorting import *  # noqa: F403
 from didax.core.lax.special import *  # noqa: F403
 from didax.core.lax.while_loop import *  # noqa: F403

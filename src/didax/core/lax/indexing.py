@@ -1,9 +1,9 @@
-"""Gather and scatter: XLA's indexing primitives, with JAX's dimension numbers.
+"""Gather, and what it shares with the scatters: XLA's indexing, with JAX's dimension numbers.
 
 ``gather_p`` takes slices of an operand at positions read from an index
-array; the scatter family (``scatter_p`` replaces, ``scatter_add_p``,
-``scatter_mul_p``, ``scatter_min_p``, ``scatter_max_p`` combine) writes
-slices of an update array at such positions. Everything NumPy indexing
+array; the scatter family (``core.lax.scatter``: ``scatter_p`` replaces,
+``scatter_add_p``, ``scatter_mul_p``, ``scatter_min_p``, ``scatter_max_p``
+combine) writes slices of an update array at such positions. Everything NumPy indexing
 does beyond static slices (integer arrays, boolean masks, traced indices)
 and every functional update ``x.at[idx]`` is one of them.
 
@@ -28,10 +28,11 @@ Design rules:
 - The typing rules are XLA's shape inference, as JAX checks it, and the
   operand and updates of a scatter have one dtype (the wrappers give a
   weakly typed update the operand's dtype).
-- This module declares the whole family and holds what gather and the
-  scatters share (dimension numbers, modes, the checks) with gather's
-  typing rule and wrapper; the scatters' typing rule and wrappers are in
-  ``core.lax.scatter``, which ``didax.core.lax`` imports beside it.
+- This module declares ``gather_p`` with its typing rule and wrapper, and
+  holds what gather and the scatters share (both dimension numbers, the
+  modes, the checks); the scatter family is declared and typed in
+  ``core.lax.scatter``, which builds on them (a scatter's dimension
+  numbers are those of the gather that reads back what it writes).
 """
 
 from __future__ import annotations
@@ -55,13 +56,6 @@ from didax.core.values import ArrayLike, as_array, get_aval, is_python_scalar, w
 
 __all__ = [
     "gather_p",
-    "scatter_p",
-    "scatter_add_p",
-    "scatter_mul_p",
-    "scatter_min_p",
-    "scatter_max_p",
-    "SCATTERS",
-    "INDEXING_PRIMITIVES",
     "GatherDimensionNumbers",
     "ScatterDimensionNumbers",
     "GatherScatterMode",
@@ -75,14 +69,6 @@ __all__ = [
 ]
 
 gather_p: Final = Primitive("gather")
-scatter_p: Final = Primitive("scatter")
-scatter_add_p: Final = Primitive("scatter-add")
-scatter_mul_p: Final = Primitive("scatter-mul")
-scatter_min_p: Final = Primitive("scatter-min")
-scatter_max_p: Final = Primitive("scatter-max")
-
-SCATTERS: Final = (scatter_p, scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p)
-INDEXING_PRIMITIVES: Final[tuple[Primitive, ...]] = (gather_p, *SCATTERS)
 
 
 # --- params ----------------------------------------------------------------------------

@@ -1,11 +1,12 @@
-"""The scatter family's typing rule and ``didax.lax`` wrappers (``scatter``, ``scatter_add``, ...).
+"""The scatter family: its primitives, typing rule and ``didax.lax`` wrappers.
 
-The primitives (``scatter_p``, ``scatter_add_p``, ``scatter_mul_p``,
-``scatter_min_p``, ``scatter_max_p``), their dimension numbers and modes
-are declared in ``core.lax.indexing`` with ``gather_p``, which they
-mirror: a scatter's dimension numbers are those of the gather that reads
-back the windows it writes (``gather_dnums_of_scatter``). Importing
-``didax.core.lax`` registers the rules of both modules.
+``scatter_p`` replaces; ``scatter_add_p``, ``scatter_mul_p``,
+``scatter_min_p`` and ``scatter_max_p`` combine. Their dimension numbers
+and modes are shared with ``gather_p`` and live beside it in
+``core.lax.indexing``: a scatter's dimension numbers are those of the
+gather that reads back the windows it writes
+(``gather_dnums_of_scatter``). The family's interpreter rules are in
+``interpreters.scatter``, its lowering in ``lowering.scatter``.
 
 Design rules:
 - The scatters have no ``update_jaxpr`` param: each primitive is one
@@ -20,7 +21,7 @@ Design rules:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
@@ -38,17 +39,32 @@ from didax.core.lax.indexing import (
     _operand,
     _scatter_dnums,
     _sorted,
-    scatter_add_p,
-    scatter_max_p,
-    scatter_min_p,
-    scatter_mul_p,
-    scatter_p,
 )
 from didax.core.primitive import Primitive
 from didax.core.promotion import coerce_to
 from didax.core.values import ArrayLike, get_aval
 
-__all__ = ["scatter", "scatter_add", "scatter_max", "scatter_min", "scatter_mul"]
+__all__ = [
+    "scatter_p",
+    "scatter_add_p",
+    "scatter_mul_p",
+    "scatter_min_p",
+    "scatter_max_p",
+    "SCATTERS",
+    "scatter",
+    "scatter_add",
+    "scatter_max",
+    "scatter_min",
+    "scatter_mul",
+]
+
+scatter_p: Final = Primitive("scatter")
+scatter_add_p: Final = Primitive("scatter-add")
+scatter_mul_p: Final = Primitive("scatter-mul")
+scatter_min_p: Final = Primitive("scatter-min")
+scatter_max_p: Final = Primitive("scatter-max")
+
+SCATTERS: Final = (scatter_p, scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p)
 
 
 # --- typing rule ------------------------------------------------------------------------
