@@ -22,14 +22,11 @@ Design rules:
   of that type, built at the current insertion point.
 - ``cumulative`` chooses: an axis of up to ``WINDOW_MAX_LENGTH`` elements
   lowers to one ``reduce_window`` as long as the axis (as JAX lowers
-  cumulative sums on the CPU), which XLA compiles about 3x faster than
-  the scan (and which ran in near-linear time up to 10^5, not quadratic);
-  longer axes take the scan, which runs 2-3x faster there. Measured for a jitted
-  float32 cumsum (first call; then a call): at 2048, 0.07 s and 35 us by
-  window against 0.22 s and 35 us by scan; at 4096, 0.09 s and 78 us
-  against 0.26 s and 32 us; at 10^4, 0.11 s and 106 us against 0.36 s
-  and 41 us. A combination without an identity (``logaddexp``) always
-  takes the scan.
+  cumulative sums on the CPU), which XLA compiles several times faster
+  than the scan (and which ran in near-linear time up to 10^5, not
+  quadratic); longer axes take the scan, which runs faster there
+  (docs/performance.md has the figures). A combination without an
+  identity (``logaddexp``) always takes the scan.
 """
 
 from __future__ import annotations
