@@ -49,7 +49,7 @@ from didax.api.numpy.operands import as_result, asarray, broadcast_shapes, opera
 from didax.core import dtypes, lax
 from didax.core.dtypes import DType
 from didax.core.trace import Tracer
-from didax.core.values import get_aval
+from didax.core.values import ArrayLike, get_aval
 
 __all__ = [
     "PRNGKeyArray",
@@ -281,7 +281,7 @@ def threefry2x32(
 
     # The key words stay as small as they come (scalars, usually): the loop
     # carries them, and each use broadcasts them into the element-wise op.
-    parity = np.asarray(_PARITY, u32)
+    parity: ArrayLike = np.asarray(_PARITY, u32)
     if get_aval(k1).shape:
         parity = lax.full(get_aval(k1).shape, _PARITY, u32)
     ks = (k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), parity))

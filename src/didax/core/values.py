@@ -28,7 +28,7 @@ import numpy as np
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array
-from didax.core.basearray import HostArray
+from didax.core.basearray import HostArray, Value
 from didax.core.trace import Tracer
 
 
@@ -40,8 +40,11 @@ class SupportsArray(Protocol):
 
 PythonScalar: TypeAlias = bool | int | float | complex
 # What a primitive's operand may be. Results of eager evaluation are Arrays;
-# under a transformation they are tracers.
-ArrayLike: TypeAlias = Tracer | Array | HostArray | np.generic | PythonScalar | SupportsArray
+# under a transformation they are tracers; either is a ``Value``, the type
+# the ``didax.lax`` functions return.
+ArrayLike: TypeAlias = (
+    Tracer | Array | Value | HostArray | np.generic | PythonScalar | SupportsArray
+)
 
 PYTHON_SCALARS: Final = (bool, int, float, complex)
 

@@ -9,6 +9,8 @@ from didax.interpreters import (
     bits,
     checkpoint,
     cond,
+    contractions,
+    conversions,
     cumulative,
     custom_derivatives,
     evaluation,
@@ -27,6 +29,7 @@ from didax.interpreters import (
     sorting,
     special,
     staging,
+    structural,
     transpose,
     while_loop,
 )
@@ -36,6 +39,8 @@ __all__ = [
     "bits",
     "checkpoint",
     "cond",
+    "contractions",
+    "conversions",
     "cumulative",
     "fft",
     "custom_derivatives",
@@ -54,6 +59,7 @@ __all__ = [
     "sorting",
     "special",
     "staging",
+    "structural",
     "transpose",
     "while_loop",
 ]

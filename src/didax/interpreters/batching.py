@@ -124,9 +124,7 @@ class BatchTrace(Trace):
         if all(d is None for d in dims):
             with set_current_trace(parent):
                 return prim.bind(*vals, **params)
-        abstract_eval(
-            prim, [_unbatched_aval(v, d) for v, d in zip(vals, dims, strict=True)], params
-        )
+        abstract_eval(prim, [unbatched_aval(v, d) for v, d in zip(vals, dims, strict=True)], params)
         with set_current_trace(parent):
             out, out_dim = BATCH_RULES[prim](self.axis_size, vals, dims, **params)
         if prim.multiple_results:
@@ -137,7 +135,7 @@ class BatchTrace(Trace):
         return val if dim is None else BatchTracer(self, val, dim)
 
 
-def _unbatched_aval(x: Any, d: Dim) -> ShapedArray:
+def unbatched_aval(x: Any, d: Dim) -> ShapedArray:
     aval = get_aval(x)
     if d is None:
         return aval
@@ -194,7 +192,8 @@ def bdim_at_front(x: Any, d: Dim, axis_size: int) -> Any:
     return move_axis(x, d, 0, axis_size)
 
 
-def _shift(axes: Sequence[int]) -> tuple[int, ...]:
+def shift_axes(axes: Sequence[int]) -> tuple[int, ...]:
+    """``axes`` moved one place right: their numbers once a batch axis is at the front."""
     return tuple(a + 1 for a in axes)
 
 
@@ -206,7 +205,7 @@ def elementwise_batcher(prim: Primitive) -> None:
     ) -> tuple[Any, Any]:
         first = dims[0] if all(d == dims[0] for d in dims) else None
         if prim.scalar_operands:
-            shapes = [_unbatched_aval(x, d).shape for x, d in zip(args, dims, strict=True)]
+            shapes = [unbatched_aval(x, d).shape for x, d in zip(args, dims, strict=True)]
             if first is None or any(s != shapes[0] for s in shapes):
                 return _scalar_operands_batched(prim, axis_size, args, dims, shapes, params)
         if first is not None:
@@ -245,10 +244,11 @@ def _scalar_operands_batched(
 
 
 for _p in lax.ELEMENTWISE:
-    elementwise_batcher(_p)
+    if _p is not lax.convert_element_type_p:
+        elementwise_batcher(_p)
 
 
-def _front_batcher(prim: Primitive, adjust: Callable[..., dict[str, Any]]) -> None:
+def front_batcher(prim: Primitive, adjust: Callable[..., dict[str, Any]]) -> None:
     """Unary primitives with axis params: batch at the front, params shifted by ``adjust``."""
 
     def rule(
@@ -261,24 +261,12 @@ def _front_batcher(prim: Primitive, adjust: Callable[..., dict[str, Any]]) -> No
     BATCH_RULES.register(prim, rule)
 
 
-_front_batcher(
-    lax.broadcast_in_dim_p,
-    lambda n, *, shape, broadcast_dimensions: dict(
-        shape=(n, *shape), broadcast_dimensions=(0, *_shift(broadcast_dimensions))
-    ),
-)
-_front_batcher(lax.reshape_p, lambda n, *, new_sizes: dict(new_sizes=(n, *new_sizes)))
-_front_batcher(
-    lax.transpose_p, lambda n, *, permutation: dict(permutation=(0, *_shift(permutation)))
-)
-for _p in (lax.squeeze_p, lax.expand_dims_p, lax.rev_p):
-    _front_batcher(_p, lambda n, *, dimensions: dict(dimensions=_shift(dimensions)))
 for _p in lax.REDUCTIONS:
-    _front_batcher(_p, lambda n, *, axes: dict(axes=_shift(axes)))
+    front_batcher(_p, lambda n, *, axes: dict(axes=shift_axes(axes)))
 for _p in (lax.argmax_p, lax.argmin_p):
-    _front_batcher(_p, lambda n, *, axis, index_dtype: dict(axis=axis + 1, index_dtype=index_dtype))
-_front_batcher(lax.cumsum_p, lambda n, *, axis, reverse: dict(axis=axis + 1, reverse=reverse))
-_front_batcher(
+    front_batcher(_p, lambda n, *, axis, index_dtype: dict(axis=axis + 1, index_dtype=index_dtype))
+front_batcher(lax.cumsum_p, lambda n, *, axis, reverse: dict(axis=axis + 1, reverse=reverse))
+front_batcher(
     lax.slice_p,
     lambda n, *, start_indices, limit_indices, strides: dict(
         start_indices=(0, *start_indices),
@@ -286,14 +274,6 @@ _front_batcher(
         strides=(1, *strides),
     ),
 )
-
-
-@BATCH_RULES.defines(lax.concatenate_p)
-def _concatenate_batch(
-    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], *, dimension: int
-) -> tuple[Any, Any]:
-    args = [bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)]
-    return lax.concatenate_p.bind(*args, dimension=dimension + 1), 0
 
 
 @BATCH_RULES.defines(lax.pad_p)
@@ -319,33 +299,6 @@ def _pad_batch(
     out_shape = get_aval(padded).shape
     values = lax.broadcast_in_dim(padval, out_shape, (0,))
     return lax.select(mask, padded, values), 0
-
-
-@BATCH_RULES.defines(lax.dot_general_p)
-def _dot_general_batch(
-    axis_size: int,
-    args: Sequence[Any],
-    dims: Sequence[Dim],
-    *,
-    dimension_numbers: lax.DotDimensionNumbers,
-    **params: Any,
-) -> tuple[Any, Any]:
-    # precision and preferred_element_type pass through unchanged.
-    (lhs, rhs), (dl, dr) = args, dims
-    (lc, rc), (lb, rb) = dimension_numbers
-    if dl is not None and dr is not None:
-        lhs, rhs = bdim_at_front(lhs, dl, axis_size), bdim_at_front(rhs, dr, axis_size)
-        new = ((_shift(lc), _shift(rc)), ((0, *_shift(lb)), (0, *_shift(rb))))
-        return lax.dot_general_p.bind(lhs, rhs, dimension_numbers=new, **params), 0
-    if dl is not None:
-        # The batch axis is lhs's first free axis: it lands right after the batch axes.
-        lhs = bdim_at_front(lhs, dl, axis_size)
-        new = ((_shift(lc), rc), (_shift(lb), rb))
-        return lax.dot_general_p.bind(lhs, rhs, dimension_numbers=new, **params), len(lb)
-    rhs = bdim_at_front(rhs, dr, axis_size)
-    new = ((lc, _shift(rc)), (lb, _shift(rb)))
-    lhs_free = get_aval(lhs).ndim - len(lc) - len(lb)
-    return lax.dot_general_p.bind(lhs, rhs, dimension_numbers=new, **params), len(lb) + lhs_free
 
 
 # --- dynamic slices with batched start indices --------------------------------
@@ -395,22 +348,22 @@ def _dynamic_slice_batch(
     # A gather of one slice per batch element (JAX's rule): the batch axis of
     # the starts is the indices' batch axis, and the operand's (if it has
     # one) a batching axis indexed with it. Its cost is the slices' size.
-    shape = _unbatched_aval(x, dx).shape
+    shape = unbatched_aval(x, dx).shape
     index = _batched_starts(starts, dstarts, axis_size, shape, slice_sizes)
     axes = tuple(range(len(shape)))
     # Slices of one shared operand may overlap; those of one lane each cannot.
     unique = dx is not None
     if dx is None:
         dnums = lax.GatherDimensionNumbers(
-            offset_dims=_shift(axes), collapsed_slice_dims=(), start_index_map=axes
+            offset_dims=shift_axes(axes), collapsed_slice_dims=(), start_index_map=axes
         )
         sizes = slice_sizes
     else:
         x = bdim_at_front(x, dx, axis_size)
         dnums = lax.GatherDimensionNumbers(
-            offset_dims=_shift(axes),
+            offset_dims=shift_axes(axes),
             collapsed_slice_dims=(),
-            start_index_map=_shift(axes),
+            start_index_map=shift_axes(axes),
             operand_batching_dims=(0,),
             start_indices_batching_dims=(0,),
         )
@@ -442,7 +395,7 @@ def _dynamic_update_slice_batch(
     if any(k == 0 for k in sizes):
         return x, 0
     index = _batched_starts(starts, dstarts, axis_size, shape, sizes)
-    axes = _shift(range(len(shape)))
+    axes = shift_axes(range(len(shape)))
     dnums = lax.ScatterDimensionNumbers(
         update_window_dims=axes,
         inserted_window_dims=(),

@@ -31,7 +31,7 @@ from typing import Any, Final
 
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL
-from didax.core.lax.primitives import dot_general_p
+from didax.core.lax.contractions import dot_general_p
 from didax.core.primitive import Primitive
 from didax.core.trace import set_current_trace
 from didax.interpreters.call_rules import register_call_rules

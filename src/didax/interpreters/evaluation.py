@@ -62,7 +62,6 @@ from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, abstract_eval
 from didax.core.array import Array as DidaxArray
-from didax.core.array import backend
 from didax.core.config import flag
 from didax.core.errors import UnexpectedTracerError
 from didax.core.primitive import Primitive, RuleTable
@@ -534,52 +533,6 @@ def _complex_impl(x: Array, y: Array) -> Array:
     return out
 
 
-@IMPL_RULES.defines(lax.convert_element_type_p)
-def _convert_element_type_impl(x: Array, *, new_dtype: np.dtype[Any], weak_type: bool) -> Array:
-    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
-        x = np.real(x)  # the real part, as XLA converts (NumPy's cast would warn)
-    if dtypes.is_integer(new_dtype) and dtypes.is_float(x.dtype):
-        # XLA saturates: NaN becomes 0, values out of range the nearest bound.
-        # The bounds are powers of two, exact in float64 as every float is.
-        info = np.iinfo(new_dtype)
-        whole = np.trunc(x.astype(np.float64))
-        high, low = whole >= float(info.max) + 1, whole < float(info.min)
-        inside = np.where(np.isnan(whole) | high | low, 0, whole).astype(new_dtype)
-        return np.where(high, info.max, np.where(low, info.min, inside)).astype(new_dtype)
-    with np.errstate(invalid="ignore", over="ignore"):
-        return x.astype(new_dtype)
-
-
-@IMPL_RULES.defines(lax.broadcast_in_dim_p)
-def _broadcast_in_dim_impl(
-    x: Array, *, shape: tuple[int, ...], broadcast_dimensions: tuple[int, ...]
-) -> Array:
-    expanded_shape = [1] * len(shape)
-    for d, size in zip(broadcast_dimensions, x.shape, strict=True):
-        expanded_shape[d] = size
-    return np.broadcast_to(x.reshape(expanded_shape), shape).copy()
-
-
-@IMPL_RULES.defines(lax.reshape_p)
-def _reshape_impl(x: Array, *, new_sizes: tuple[int, ...]) -> Array:
-    return x.reshape(new_sizes)
-
-
-@IMPL_RULES.defines(lax.transpose_p)
-def _transpose_impl(x: Array, *, permutation: tuple[int, ...]) -> Array:
-    return np.transpose(x, permutation)
-
-
-@IMPL_RULES.defines(lax.squeeze_p)
-def _squeeze_impl(x: Array, *, dimensions: tuple[int, ...]) -> Array:
-    return np.squeeze(x, dimensions)
-
-
-@IMPL_RULES.defines(lax.expand_dims_p)
-def _expand_dims_impl(x: Array, *, dimensions: tuple[int, ...]) -> Array:
-    return np.expand_dims(x, dimensions)
-
-
 @IMPL_RULES.defines(lax.slice_p)
 def _slice_impl(
     x: Array,
@@ -615,11 +568,6 @@ def _dynamic_update_slice_impl(x: Array, update: Array, *starts: Array) -> Array
     return out
 
 
-@IMPL_RULES.defines(lax.concatenate_p)
-def _concatenate_impl(*xs: Array, dimension: int) -> Array:
-    return np.concatenate(xs, axis=dimension)
-
-
 @IMPL_RULES.defines(lax.pad_p)
 def _pad_impl(
     x: Array, padding_value: Array, *, padding_config: tuple[tuple[int, int, int], ...]
@@ -635,16 +583,6 @@ def _pad_impl(
         for d, (lo, hi, _) in enumerate(padding_config)
     )
     return padded[crop]
-
-
-@IMPL_RULES.defines(lax.rev_p)
-def _rev_impl(x: Array, *, dimensions: tuple[int, ...]) -> Array:
-    return np.flip(x, dimensions) if dimensions else x
-
-
-@IMPL_RULES.defines(lax.iota_p)
-def _iota_impl(*, dtype: np.dtype[Any], size: int) -> Array:
-    return np.arange(size, dtype=dtype)
 
 
 def _reduction(fn: Any) -> ImplRule:
@@ -703,86 +641,3 @@ def _cumsum_impl(x: Array, *, axis: int, reverse: bool) -> Array:
     if reverse:
         return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
     return np.cumsum(x, axis=axis, dtype=x.dtype)
-
-
-@in_float32
-def _dot_general_impl(
-    lhs: Array, rhs: Array, *, dimension_numbers: lax.DotDimensionNumbers
-) -> Array:
-    """One batched matrix product (``np.matmul``), as XLA computes a ``dot_general``.
-
-    Each operand is laid out as (batch, free, contracting) and flattened to
-    one 3-d array: ``matmul`` then calls BLAS for floats (multi-threaded),
-    where ``einsum`` runs one core's loops, several times slower.
-
-    >>> x = np.arange(6.0).reshape(2, 3)
-    >>> _dot_general_impl(x, x, dimension_numbers=(((1,), (1,)), ((), ())))
-    array([[ 5., 14.],
-           [14., 50.]])
-    """
-    (lc, rc), (lb, rb) = dimension_numbers
-    lf = [i for i in range(lhs.ndim) if i not in lc + lb]
-    rf = [i for i in range(rhs.ndim) if i not in rc + rb]
-    batch = [lhs.shape[i] for i in lb]
-    lfree, rfree = [lhs.shape[i] for i in lf], [rhs.shape[i] for i in rf]
-    b, m, n = _size(batch), _size(lfree), _size(rfree)
-    k = _size([lhs.shape[i] for i in lc])
-    x = np.transpose(lhs, (*lb, *lf, *lc)).reshape(b, m, k)
-    y = np.transpose(rhs, (*rb, *rc, *rf)).reshape(b, k, n)
-    # A large product is written where the device backend can take it
-    # without a copy: the large operations after it are compiled (see LARGE),
-    # and copying an unaligned product for them costs as much as the op.
-    out = backend().empty((b, m, n), x.dtype) if b * m * n >= _ALIGNED_PRODUCT else None
-    product: Array = np.matmul(x, y, out=out)
-    return product.reshape((*batch, *lfree, *rfree))
-
-
-_ALIGNED_PRODUCT: Final = 1 << 16
-
-
-def _size(shape: Sequence[int]) -> int:
-    out = 1
-    for d in shape:
-        out *= d
-    return out
-
-
-@IMPL_RULES.defines(lax.dot_general_p)
-def _dot_general_params_impl(
-    lhs: Array,
-    rhs: Array,
-    *,
-    dimension_numbers: lax.DotDimensionNumbers,
-    precision: lax.CanonicalPrecision,
-    preferred_element_type: np.dtype[Any] | None,
-) -> Array:
-    """``_dot_general_impl`` with ``dot_general``'s other params, as XLA on a CPU.
-
-    ``precision`` changes nothing on a CPU (XLA computes in full
-    precision). A ``preferred_element_type`` wider than the operands' type
-    (int32 for int8, float32 for bfloat16, any float or complex type for
-    integers) is the type the product is computed in, the operands
-    converted to it first, as XLA's operand upcasting does; otherwise (a
-    narrower or equally wide float type, or an integer type for floats) the
-    product is computed in the operands' type and its result converted.
-    """
-    out = preferred_element_type
-    if out is None or out == lhs.dtype:
-        return np.asarray(_dot_general_impl(lhs, rhs, dimension_numbers=dimension_numbers))
-    if _dot_upcasts(lhs.dtype, out):
-        lhs, rhs = lhs.astype(out), rhs.astype(out)
-        return np.asarray(_dot_general_impl(lhs, rhs, dimension_numbers=dimension_numbers))
-    result = np.asarray(_dot_general_impl(lhs, rhs, dimension_numbers=dimension_numbers))
-    if dtypes.is_complex(result.dtype) and not dtypes.is_complex(out):
-        result = result.real  # (XLA's conversion, without NumPy's warning)
-    return np.asarray(result.astype(out))
-
-
-def _dot_upcasts(operands: np.dtype[Any], out: np.dtype[Any]) -> bool:
-    """Whether XLA computes a product of ``operands`` typed ``out`` in ``out``."""
-    k, ko = dtypes.kind(operands), dtypes.kind(out)
-    if k in "biu":
-        return ko != "b"
-    if k == "f" and ko in "fc":
-        return out.itemsize > operands.itemsize
-    return k == "c" and ko == "c" and out.itemsize > operands.itemsize

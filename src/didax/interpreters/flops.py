@@ -48,8 +48,6 @@ import numpy as np
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
-from didax.core.dtypes import DType
-from didax.core.lax import CanonicalPrecision, DotDimensionNumbers
 from didax.core.primitive import RuleTable
 from didax.interpreters.checkpoint import remat_p
 from didax.interpreters.custom_derivatives import (
@@ -260,7 +258,7 @@ def known_values(jaxpr: Jaxpr, values: Sequence[np.generic | None]) -> list[np.g
 # --- first-order rules --------------------------------------------------------------------
 
 
-def _per_element(flops: int, transcendentals: int = 0) -> FlopsRule:
+def per_element(flops: int, transcendentals: int = 0) -> FlopsRule:
     def rule(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any) -> Cost:
         n = out_avals[0].size
         return Cost(flops * n, transcendentals * n)
@@ -305,30 +303,22 @@ _FREE: Final = (
     # XLA's cost analysis counts no flops for taking a complex number's parts.
     lax.real_p,
     lax.imag_p,
-    lax.broadcast_in_dim_p,
-    lax.reshape_p,
-    lax.transpose_p,
-    lax.squeeze_p,
-    lax.expand_dims_p,
     lax.slice_p,
     lax.dynamic_slice_p,
     lax.dynamic_update_slice_p,
-    lax.concatenate_p,
     lax.pad_p,
-    lax.rev_p,
-    lax.iota_p,
 )
 
 for _p in _ONE_FLOP:
-    FLOPS_RULES.register(_p, _per_element(1))
+    FLOPS_RULES.register(_p, per_element(1))
 for _p in _TRANSCENDENTAL:
-    FLOPS_RULES.register(_p, _per_element(0, 1))
+    FLOPS_RULES.register(_p, per_element(0, 1))
 for _p in _FREE:
-    FLOPS_RULES.register(_p, _per_element(0))
+    FLOPS_RULES.register(_p, per_element(0))
 # complex(real(x), -imag(x)): the negation and the complex (the parts are free).
-FLOPS_RULES.register(lax.conj_p, _per_element(2))
+FLOPS_RULES.register(lax.conj_p, per_element(2))
 # 1 / (1 + exp(-x)): a negation, an addition and a division, and one exp.
-FLOPS_RULES.register(lax.logistic_p, _per_element(3, 1))
+FLOPS_RULES.register(lax.logistic_p, per_element(3, 1))
 
 
 def integer_pow_multiplies(y: int) -> int:
@@ -352,15 +342,6 @@ def _integer_pow_flops(
     return Cost(integer_pow_multiplies(y) * out_avals[0].size)
 
 
-@FLOPS_RULES.defines(lax.convert_element_type_p)
-def _convert_element_type_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any
-) -> Cost:
-    # A change of weak type only is no operation at all.
-    same = operands[0].aval.dtype == out_avals[0].dtype
-    return ZERO if same else Cost(out_avals[0].size)
-
-
 def _reduction_flops(
     operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any
 ) -> Cost:
@@ -380,25 +361,6 @@ def _cumsum_flops(
     aval = operands[0].aval
     n = aval.shape[axis]
     return ZERO if n == 0 else Cost(aval.size - aval.size // n)
-
-
-@FLOPS_RULES.defines(lax.dot_general_p)
-def _dot_general_flops(
-    operands: Sequence[Operand],
-    out_avals: Sequence[ShapedArray],
-    /,
-    *,
-    dimension_numbers: DotDimensionNumbers,
-    precision: CanonicalPrecision,
-    preferred_element_type: DType | None,
-) -> Cost:
-    # The count is the same at every precision and result type (a reduced-
-    # precision pass is still a multiply and an add per term, as XLA counts).
-    (lhs_contracting, _), _ = dimension_numbers
-    lhs = operands[0].aval
-    contracted = int(np.prod([lhs.shape[d] for d in lhs_contracting], dtype=np.int64))
-    # One multiply and one add per contracted element of each output element.
-    return Cost(2 * out_avals[0].size * contracted)
 
 
 # --- higher-order rules -------------------------------------------------------------------

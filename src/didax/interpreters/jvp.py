@@ -215,7 +215,7 @@ def add_tangents(a: Any, b: Any) -> Any:
     return lax.add(a, b)
 
 
-def _defjvp(prim: Primitive, *jac_fns: Callable[..., Any] | None) -> None:
+def defjvp(prim: Primitive, *jac_fns: Callable[..., Any] | None) -> None:
     """Registers ``sum_i tangent_i * jac_fns[i](*primals, out)`` (JAX's ``defjvp``).
 
     ``None`` marks an operand the result does not depend on differentiably.
@@ -232,7 +232,7 @@ def _defjvp(prim: Primitive, *jac_fns: Callable[..., Any] | None) -> None:
     JVP_RULES.register(prim, rule)
 
 
-def _zero_jvp(prim: Primitive) -> None:
+def zero_jvp(prim: Primitive) -> None:
     """The result is piecewise constant (or not differentiable): its tangent is zero."""
 
     def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
@@ -244,7 +244,7 @@ def _zero_jvp(prim: Primitive) -> None:
     JVP_RULES.register(prim, rule)
 
 
-def _linear_jvp(prim: Primitive) -> None:
+def linear_jvp(prim: Primitive) -> None:
     """A primitive linear in all its operands: its tangent is itself on the tangents."""
 
     def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
@@ -265,35 +265,27 @@ for _p in (
     lax.stop_gradient_p,
     lax.argmax_p,
     lax.argmin_p,
-    lax.iota_p,
 ):
-    _zero_jvp(_p)
+    zero_jvp(_p)
 for _p in (
     lax.neg_p,
-    lax.broadcast_in_dim_p,
-    lax.reshape_p,
-    lax.transpose_p,
-    lax.squeeze_p,
-    lax.expand_dims_p,
     lax.slice_p,
-    lax.rev_p,
     lax.reduce_sum_p,
     lax.cumsum_p,
-    lax.concatenate_p,
     lax.pad_p,
     *lax.COMPLEX_PARTS,
 ):
-    _linear_jvp(_p)
+    linear_jvp(_p)
 
-_defjvp(lax.add_p, lambda t, x, y, out: t, lambda t, x, y, out: t)
-_defjvp(lax.sub_p, lambda t, x, y, out: t, lambda t, x, y, out: lax.neg(t))
-_defjvp(lax.mul_p, lambda t, x, y, out: lax.mul(t, y), lambda t, x, y, out: lax.mul(x, t))
-_defjvp(
+defjvp(lax.add_p, lambda t, x, y, out: t, lambda t, x, y, out: t)
+defjvp(lax.sub_p, lambda t, x, y, out: t, lambda t, x, y, out: lax.neg(t))
+defjvp(lax.mul_p, lambda t, x, y, out: lax.mul(t, y), lambda t, x, y, out: lax.mul(x, t))
+defjvp(
     lax.div_p,
     lambda t, x, y, out: lax.div(t, y),
     lambda t, x, y, out: lax.neg(lax.mul(t, lax.div(out, y))),
 )
-_defjvp(
+defjvp(
     lax.rem_p,
     lambda t, x, y, out: t,
     lambda t, x, y, out: lax.mul(
@@ -315,7 +307,7 @@ def _pow_jvp_rhs(t: Any, x: Any, y: Any, out: Any) -> Any:
     return lax.mul(t, lax.mul(lax.log(safe_x), out))
 
 
-_defjvp(lax.pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
+defjvp(lax.pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
 
 
 def _balanced_eq(x: Any, z: Any, y: Any) -> Any:
@@ -326,12 +318,12 @@ def _balanced_eq(x: Any, z: Any, y: Any) -> Any:
     return lax.div(x_is, lax.add(one, y_is))
 
 
-_defjvp(
+defjvp(
     lax.max_p,
     lambda t, x, y, out: lax.mul(t, _balanced_eq(x, out, y)),
     lambda t, x, y, out: lax.mul(t, _balanced_eq(y, out, x)),
 )
-_defjvp(
+defjvp(
     lax.min_p,
     lambda t, x, y, out: lax.mul(t, _balanced_eq(x, out, y)),
     lambda t, x, y, out: lax.mul(t, _balanced_eq(y, out, x)),
@@ -345,7 +337,7 @@ def _integer_pow_jvp(t: Any, x: Any, out: Any, *, y: int) -> Any:
     return lax.mul(t, factor)
 
 
-_defjvp(lax.integer_pow_p, _integer_pow_jvp)
+defjvp(lax.integer_pow_p, _integer_pow_jvp)
 
 
 def _abs_jvp(t: Any, x: Any, out: Any) -> Any:
@@ -362,19 +354,19 @@ def _abs_jvp(t: Any, x: Any, out: Any) -> Any:
     return lax.select(lax.ge(x, lax.full_like(x, 0)), t, lax.neg(t))
 
 
-_defjvp(lax.abs_p, _abs_jvp)
-_defjvp(lax.exp_p, lambda t, x, out: lax.mul(t, out))
-_defjvp(lax.log_p, lambda t, x, out: lax.div(t, x))
-_defjvp(lax.log1p_p, lambda t, x, out: lax.div(t, lax.add(x, 1.0)))
-_defjvp(lax.expm1_p, lambda t, x, out: lax.mul(t, lax.add(out, 1.0)))
+defjvp(lax.abs_p, _abs_jvp)
+defjvp(lax.exp_p, lambda t, x, out: lax.mul(t, out))
+defjvp(lax.log_p, lambda t, x, out: lax.div(t, x))
+defjvp(lax.log1p_p, lambda t, x, out: lax.div(t, lax.add(x, 1.0)))
+defjvp(lax.expm1_p, lambda t, x, out: lax.mul(t, lax.add(out, 1.0)))
 # Jacobian first, tangent second, as Autodidax writes it (golden jaxprs follow the tutorial).
-_defjvp(lax.sin_p, lambda t, x, out: lax.mul(lax.cos(x), t))
-_defjvp(lax.cos_p, lambda t, x, out: lax.neg(lax.mul(t, lax.sin(x))))
-_defjvp(lax.tan_p, lambda t, x, out: lax.mul(t, lax.add(1.0, lax.mul(out, out))))
-_defjvp(lax.tanh_p, lambda t, x, out: lax.mul(t, lax.sub(1.0, lax.mul(out, out))))
-_defjvp(lax.logistic_p, lambda t, x, out: lax.mul(t, lax.mul(out, lax.sub(1.0, out))))
-_defjvp(lax.sqrt_p, lambda t, x, out: lax.div(t, lax.mul(out, 2.0)))
-_defjvp(lax.rsqrt_p, lambda t, x, out: lax.mul(t, lax.mul(lax.div(out, x), -0.5)))
+defjvp(lax.sin_p, lambda t, x, out: lax.mul(lax.cos(x), t))
+defjvp(lax.cos_p, lambda t, x, out: lax.neg(lax.mul(t, lax.sin(x))))
+defjvp(lax.tan_p, lambda t, x, out: lax.mul(t, lax.add(1.0, lax.mul(out, out))))
+defjvp(lax.tanh_p, lambda t, x, out: lax.mul(t, lax.sub(1.0, lax.mul(out, out))))
+defjvp(lax.logistic_p, lambda t, x, out: lax.mul(t, lax.mul(out, lax.sub(1.0, out))))
+defjvp(lax.sqrt_p, lambda t, x, out: lax.div(t, lax.mul(out, 2.0)))
+defjvp(lax.rsqrt_p, lambda t, x, out: lax.mul(t, lax.mul(lax.div(out, x), -0.5)))
 
 
 @JVP_RULES.defines(lax.select_p)
@@ -383,17 +375,6 @@ def _select_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, A
     _, t_true, t_false = tangents
     out = lax.select(pred, on_true, on_false)
     return out, lax.select(pred, instantiate_zeros(t_true), instantiate_zeros(t_false))
-
-
-@JVP_RULES.defines(lax.convert_element_type_p)
-def _convert_element_type_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], *, new_dtype: np.dtype[Any], weak_type: bool
-) -> tuple[Any, Any]:
-    (x,), (t,) = primals, tangents
-    out = lax.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
-    if not dtypes.is_inexact(new_dtype):
-        return out, Zero.like(get_aval(out))
-    return out, lax.convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type)
 
 
 @JVP_RULES.defines(lax.dynamic_slice_p)
@@ -463,20 +444,3 @@ def _reduce_prod_jvp(
         lax.select(lax.eq(n_zeros, zero), lax.div(prod_nonzero, lax.select(is_zero, one, x)), zero),
     )
     return out, lax.reduce_sum(lax.mul(t, others), axes)
-
-
-@JVP_RULES.defines(lax.dot_general_p)
-def _dot_general_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], **params: Any
-) -> tuple[Any, Any]:
-    # Bilinear: the tangent products keep the equation's params (precision,
-    # preferred_element_type), as JAX's.
-    lhs, rhs = primals
-    t_lhs, t_rhs = tangents
-    out = lax.dot_general_p.bind(lhs, rhs, **params)
-    t_out: Any = Zero.like(get_aval(out))
-    if not isinstance(t_lhs, Zero):
-        t_out = lax.dot_general_p.bind(t_lhs, rhs, **params)
-    if not isinstance(t_rhs, Zero):
-        t_out = add_tangents(t_out, lax.dot_general_p.bind(lhs, t_rhs, **params))
-    return out, t_out

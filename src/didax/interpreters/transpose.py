@@ -88,7 +88,7 @@ def is_undefined(x: Any) -> bool:
     return isinstance(x, UndefinedPrimal)
 
 
-def _aval(x: Any) -> ShapedArray:
+def aval_of(x: Any) -> ShapedArray:
     return x.aval if isinstance(x, UndefinedPrimal) else get_aval(x)
 
 
@@ -97,8 +97,8 @@ def _zero_cotangent(aval: ShapedArray) -> Zero:
     return Zero.like(aval)
 
 
-def _ct_aval(x: Any) -> ShapedArray:
-    return _zero_cotangent(_aval(x)).aval
+def ct_aval(x: Any) -> ShapedArray:
+    return _zero_cotangent(aval_of(x)).aval
 
 
 # --- the backward pass -------------------------------------------------------
@@ -281,11 +281,11 @@ def linear_transpose_flat(
 # --- rules for the standard primitives ---------------------------------------
 
 
-def _not_linear(prim: Primitive, why: str) -> NonlinearError:
+def not_linear(prim: Primitive, why: str) -> NonlinearError:
     return NonlinearError(f"transpose of {prim.name}: {why}; the function is not linear there")
 
 
-def _zeros_of(aval: ShapedArray) -> Any:
+def zeros_of(aval: ShapedArray) -> Any:
     return lax.full(aval.shape, 0, aval.dtype)
 
 
@@ -307,7 +307,7 @@ def _neg_transpose(ct: Any, x: Any) -> list[Any]:
 @TRANSPOSE_RULES.defines(lax.mul_p)
 def _mul_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
     if is_undefined(x) and is_undefined(y):
-        raise _not_linear(lax.mul_p, "both factors are linear inputs")
+        raise not_linear(lax.mul_p, "both factors are linear inputs")
     if is_undefined(x):
         return [lax.mul(ct, y), None]
     return [None, lax.mul(x, ct)]
@@ -316,24 +316,8 @@ def _mul_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
 @TRANSPOSE_RULES.defines(lax.div_p)
 def _div_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
     if is_undefined(y):
-        raise _not_linear(lax.div_p, "the divisor is a linear input")
+        raise not_linear(lax.div_p, "the divisor is a linear input")
     return [lax.div(ct, y), None]
-
-
-@TRANSPOSE_RULES.defines(lax.convert_element_type_p)
-def _convert_element_type_transpose(
-    ct: Any, x: Any, *, new_dtype: np.dtype[Any], weak_type: bool
-) -> list[Any]:
-    # Only conversions among floats and complex numbers are linear; the
-    # others have zero derivatives, so a linear program never applies them to
-    # a linear value. A complex-to-real conversion keeps the real part, whose
-    # transpose is the complex number (ct, 0): the conversion back (JAX's rule).
-    old = x.aval
-    if not (dtypes.is_inexact(old.dtype) and dtypes.is_inexact(new_dtype)):
-        raise _not_linear(
-            lax.convert_element_type_p, f"a conversion from {old.dtype} to {new_dtype}"
-        )
-    return [lax.convert_element_type_p.bind(ct, new_dtype=old.dtype, weak_type=old.weak_type)]
 
 
 # JAX's transposes of the complex parts: linear maps are transposed without
@@ -366,9 +350,9 @@ def _complex_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
 @TRANSPOSE_RULES.defines(lax.select_p)
 def _select_transpose(ct: Any, pred: Any, on_true: Any, on_false: Any) -> list[Any]:
     if is_undefined(pred):
-        raise _not_linear(lax.select_p, "the predicate is a linear input")
+        raise not_linear(lax.select_p, "the predicate is a linear input")
     # The rule runs only for a linear use, so one of the cases is undefined.
-    zeros = _zeros_of(_aval(ct))
+    zeros = zeros_of(aval_of(ct))
     return [
         None,
         lax.select(pred, ct, zeros) if is_undefined(on_true) else None,
@@ -381,49 +365,6 @@ def _reduce_sum_transpose(ct: Any, x: Any, *, axes: tuple[int, ...]) -> list[Any
     shape = x.aval.shape
     kept = tuple(i for i in range(len(shape)) if i not in axes)
     return [lax.broadcast_in_dim(ct, shape, kept)]
-
-
-@TRANSPOSE_RULES.defines(lax.broadcast_in_dim_p)
-def _broadcast_in_dim_transpose(
-    ct: Any, x: Any, *, shape: tuple[int, ...], broadcast_dimensions: tuple[int, ...]
-) -> list[Any]:
-    # Sum over the new axes and over the operand's size-1 axes that were
-    # stretched; the stretched ones come back as size-1 axes.
-    in_shape = x.aval.shape
-    stretched = tuple(
-        i for i, d in enumerate(broadcast_dimensions) if in_shape[i] == 1 and shape[d] != 1
-    )
-    new_axes = tuple(d for d in range(len(shape)) if d not in broadcast_dimensions)
-    summed = tuple(sorted(new_axes + tuple(broadcast_dimensions[i] for i in stretched)))
-    out = lax.reduce_sum(ct, summed) if summed else ct
-    if stretched:
-        out = lax.expand_dims(out, stretched)
-    return [out]
-
-
-@TRANSPOSE_RULES.defines(lax.reshape_p)
-def _reshape_transpose(ct: Any, x: Any, *, new_sizes: tuple[int, ...]) -> list[Any]:
-    return [lax.reshape(ct, x.aval.shape)]
-
-
-@TRANSPOSE_RULES.defines(lax.transpose_p)
-def _transpose_transpose(ct: Any, x: Any, *, permutation: tuple[int, ...]) -> list[Any]:
-    return [lax.transpose(ct, tuple(int(i) for i in np.argsort(permutation)))]
-
-
-@TRANSPOSE_RULES.defines(lax.squeeze_p)
-def _squeeze_transpose(ct: Any, x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
-    return [lax.expand_dims(ct, dimensions)]
-
-
-@TRANSPOSE_RULES.defines(lax.expand_dims_p)
-def _expand_dims_transpose(ct: Any, x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
-    return [lax.squeeze(ct, dimensions)]
-
-
-@TRANSPOSE_RULES.defines(lax.rev_p)
-def _rev_transpose(ct: Any, x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
-    return [lax.rev(ct, dimensions)]
 
 
 @TRANSPOSE_RULES.defines(lax.cumsum_p)
@@ -446,11 +387,11 @@ def _slice_transpose(
     # taken whatever is left (limit - 1 may not be on the stride).
     config = []
     for start, stride, n_out, n in zip(
-        start_indices, strides, _aval(ct).shape, x.aval.shape, strict=True
+        start_indices, strides, aval_of(ct).shape, x.aval.shape, strict=True
     ):
         end = start + (n_out - 1) * stride + 1 if n_out else start
         config.append((start, n - end, stride - 1))
-    return [lax.pad(ct, np.zeros((), _aval(ct).dtype), config)]
+    return [lax.pad(ct, np.zeros((), aval_of(ct).dtype), config)]
 
 
 @TRANSPOSE_RULES.defines(lax.pad_p)
@@ -461,8 +402,8 @@ def _pad_transpose(
     # crops, whose elements get zeros), then take every (interior + 1)-th.
     def operand_ct() -> Any:
         unpad = [(-lo, -hi, 0) for lo, hi, _ in padding_config]
-        unpadded = lax.pad(ct, np.zeros((), _aval(ct).dtype), unpad)
-        shape = _aval(unpadded).shape
+        unpadded = lax.pad(ct, np.zeros((), aval_of(ct).dtype), unpad)
+        shape = aval_of(unpadded).shape
         return lax.slice(
             unpadded, (0,) * len(shape), shape, tuple(i + 1 for _, _, i in padding_config)
         )
@@ -473,27 +414,10 @@ def _pad_transpose(
     if is_undefined(padding_value):
         # Every output element that is not the operand's is the padding value.
         def total(v: Any) -> Any:
-            return lax.reduce_sum(v, tuple(range(_aval(v).ndim)))
+            return lax.reduce_sum(v, tuple(range(aval_of(v).ndim)))
 
         t_padding = lax.sub(total(ct), total(t_operand))
     return [t_operand if is_undefined(x) else None, t_padding]
-
-
-@TRANSPOSE_RULES.defines(lax.concatenate_p)
-def _concatenate_transpose(ct: Any, *xs: Any, dimension: int) -> list[Any]:
-    shape = _aval(ct).shape
-    cts: list[Any] = []
-    offset = 0
-    for x in xs:
-        size = _aval(x).shape[dimension]
-        if is_undefined(x):
-            start = tuple(offset if d == dimension else 0 for d in range(len(shape)))
-            limit = tuple(offset + size if d == dimension else n for d, n in enumerate(shape))
-            cts.append(lax.slice(ct, start, limit))
-        else:
-            cts.append(None)
-        offset += size
-    return cts
 
 
 @TRANSPOSE_RULES.defines(lax.dynamic_slice_p)
@@ -501,106 +425,19 @@ def _dynamic_slice_transpose(
     ct: Any, x: Any, *starts: Any, slice_sizes: tuple[int, ...]
 ) -> list[Any]:
     if any(is_undefined(i) for i in starts):
-        raise _not_linear(lax.dynamic_slice_p, "a start index is a linear input")
+        raise not_linear(lax.dynamic_slice_p, "a start index is a linear input")
     # dynamic_update_slice clamps its start indices exactly as dynamic_slice does.
-    operand_ct = lax.dynamic_update_slice(_zeros_of(_ct_aval(x)), ct, starts)
+    operand_ct = lax.dynamic_update_slice(zeros_of(ct_aval(x)), ct, starts)
     return [operand_ct, *(None for _ in starts)]
 
 
 @TRANSPOSE_RULES.defines(lax.dynamic_update_slice_p)
 def _dynamic_update_slice_transpose(ct: Any, x: Any, update: Any, *starts: Any) -> list[Any]:
     if any(is_undefined(i) for i in starts):
-        raise _not_linear(lax.dynamic_update_slice_p, "a start index is a linear input")
-    update_shape = _aval(update).shape
+        raise not_linear(lax.dynamic_update_slice_p, "a start index is a linear input")
+    update_shape = aval_of(update).shape
     operand_ct = (
-        lax.dynamic_update_slice(ct, _zeros_of(_ct_aval(update)), starts)
-        if is_undefined(x)
-        else None
+        lax.dynamic_update_slice(ct, zeros_of(ct_aval(update)), starts) if is_undefined(x) else None
     )
     update_ct = lax.dynamic_slice(ct, starts, update_shape) if is_undefined(update) else None
     return [operand_ct, update_ct, *(None for _ in starts)]
-
-
-@TRANSPOSE_RULES.defines(lax.dot_general_p)
-def _dot_general_transpose(
-    ct: Any,
-    lhs: Any,
-    rhs: Any,
-    *,
-    dimension_numbers: lax.DotDimensionNumbers,
-    precision: lax.CanonicalPrecision,
-    preferred_element_type: dtypes.DType | None,
-) -> list[Any]:
-    if is_undefined(lhs) and is_undefined(rhs):
-        raise _not_linear(lax.dot_general_p, "both operands are linear inputs")
-    (lc, rc), (lb, rb) = dimension_numbers
-    # As JAX's: the transposed product keeps the equation's precision (not
-    # swapped for the rhs) and preferred_element_type.
-    p, t = precision, preferred_element_type
-    if is_undefined(lhs):
-        ct_lhs = _dot_general_transpose_lhs(
-            ct, lhs, rhs, lc, rc, lb, rb, swap_ans=False, precision=p, preferred=t
-        )
-        return [ct_lhs, None]
-    ct_rhs = _dot_general_transpose_lhs(
-        ct, rhs, lhs, rc, lc, rb, lb, swap_ans=True, precision=p, preferred=t
-    )
-    return [None, ct_rhs]
-
-
-def _dot_general_transpose_lhs(
-    ct: Any,
-    x: Any,
-    y: Any,
-    x_contract: tuple[int, ...],
-    y_contract: tuple[int, ...],
-    x_batch: tuple[int, ...],
-    y_batch: tuple[int, ...],
-    *,
-    swap_ans: bool,
-    precision: lax.CanonicalPrecision,
-    preferred: dtypes.DType | None,
-) -> Any:
-    """The cotangent of ``x`` in ``dot_general(x, y)`` (``y, x`` when ``swap_ans``).
-
-    ``ct``'s axes are (batch, lhs free, rhs free). Contracting ``ct``'s axes
-    of ``y``'s free part with ``y``'s free axes, batched over the batch axes,
-    gives (batch, ``x``'s free axes, ``y``'s contracting axes in increasing
-    order); the last group are ``x``'s contracting axes in the order of
-    their partners in ``y``. A transpose puts every axis where ``x`` has it,
-    and the result is converted to ``x``'s type (JAX's
-    ``_dot_general_transpose_lhs``).
-    """
-    x_ndim, y_ndim = _aval(x).ndim, _aval(y).ndim
-    x_kept = [i for i in range(x_ndim) if i not in x_contract and i not in x_batch]
-    y_kept = [i for i in range(y_ndim) if i not in y_contract and i not in y_batch]
-    nb = len(x_batch)
-    ct_batch = tuple(range(nb))
-    if swap_ans:  # ct is (batch, y free, x free)
-        ct_y = tuple(range(nb, nb + len(y_kept)))
-    else:  # ct is (batch, x free, y free)
-        ct_y = tuple(range(nb + len(x_kept), nb + len(x_kept) + len(y_kept)))
-    dims = ((ct_y, tuple(y_kept)), (ct_batch, tuple(y_batch)))
-    y_dtype = _aval(y).dtype
-    if preferred is not None and y_dtype != preferred:
-        # The cotangent has the preferred type, y its own: JAX binds this
-        # product on mixed operands, which its CPU and GPU lowerings convert
-        # to the result type; didax's dot_general takes operands of one
-        # dtype, so the conversion is an equation here. (Bound directly:
-        # a complex y meets a real preferred type without a warning, as in
-        # JAX's lowering.)
-        y = lax.convert_element_type_p.bind(y, new_dtype=preferred, weak_type=False)
-    out = lax.dot_general_p.bind(
-        ct, y, dimension_numbers=dims, precision=precision, preferred_element_type=preferred
-    )
-    x_contract_by_y = [x_contract[k] for k in np.argsort(y_contract)]
-    produced = [*x_batch, *x_kept, *x_contract_by_y]
-    permutation = tuple(int(i) for i in np.argsort(produced))
-    if permutation != tuple(range(x_ndim)):
-        out = lax.transpose(out, permutation)
-    x_aval = _aval(x)
-    if get_aval(out).dtype != x_aval.dtype:
-        out = lax.convert_element_type_p.bind(
-            out, new_dtype=x_aval.dtype, weak_type=x_aval.weak_type
-        )
-    return out

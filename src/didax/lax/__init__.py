@@ -34,6 +34,9 @@ from didax.core.lax.bits import population_count as population_count
 from didax.core.lax.bits import shift_left as shift_left
 from didax.core.lax.bits import shift_right_arithmetic as shift_right_arithmetic
 from didax.core.lax.bits import shift_right_logical as shift_right_logical
+from didax.core.lax.contractions import dot as dot
+from didax.core.lax.contractions import dot_general as dot_general
+from didax.core.lax.conversions import convert_element_type as convert_element_type
 from didax.core.lax.cumulative import cumlogsumexp as cumlogsumexp
 from didax.core.lax.cumulative import cummax as cummax
 from didax.core.lax.cumulative import cummin as cummin
@@ -70,11 +73,39 @@ from didax.core.lax.special import lgamma as lgamma
 from didax.core.lax.special import nextafter as nextafter
 from didax.core.lax.special import polygamma as polygamma
 from didax.core.lax.special import sinh as sinh
+from didax.core.lax.structural import broadcast as broadcast
+from didax.core.lax.structural import broadcast_in_dim as broadcast_in_dim
+from didax.core.lax.structural import concatenate as concatenate
+from didax.core.lax.structural import expand_dims as expand_dims
+from didax.core.lax.structural import full as full
+from didax.core.lax.structural import full_like as full_like
+from didax.core.lax.structural import iota as iota
+from didax.core.lax.structural import reshape as reshape
+from didax.core.lax.structural import rev as rev
+from didax.core.lax.structural import squeeze as squeeze
+from didax.core.lax.structural import transpose as transpose
 from didax.core.lax.wrappers import *  # noqa: F403
 from didax.lax import linalg as linalg
 
 __all__ = [
     *_wrappers.__all__,
+    # products (didax.core.lax.contractions)
+    "dot_general",
+    "dot",
+    # structural (didax.core.lax.structural)
+    "broadcast_in_dim",
+    "full",
+    "full_like",
+    "broadcast",
+    "reshape",
+    "transpose",
+    "squeeze",
+    "expand_dims",
+    "concatenate",
+    "rev",
+    "iota",
+    # conversions (didax.core.lax.conversions)
+    "convert_element_type",
     *_control_flow.__all__,
     # the decompositions (didax.lax.linalg)
     "linalg",

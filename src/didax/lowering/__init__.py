@@ -7,6 +7,8 @@ primitive and the jit primitive's impl (compile and execute).
 from didax.lowering import (
     array,
     bits,
+    contractions,
+    conversions,
     cumulative,
     dispatch,
     fft,
@@ -19,12 +21,15 @@ from didax.lowering import (
     scan_ops,
     sorting,
     special,
+    structural,
     xla,
 )
 
 __all__ = [
     "array",
     "bits",
+    "contractions",
+    "conversions",
     "cumulative",
     "fft",
     "dispatch",
@@ -37,5 +42,6 @@ __all__ = [
     "scan_ops",
     "sorting",
     "special",
+    "structural",
     "xla",
 ]

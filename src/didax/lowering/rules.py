@@ -319,76 +319,9 @@ for _prim, _direction in {
     LOWERING_RULES.register(_prim, _comparison_rule(_direction))
 
 
-@LOWERING_RULES.defines(lax.convert_element_type_p)
-def _convert_element_type_lowering(
-    ctx: LoweringRuleContext, x: Value, *, new_dtype: DType, weak_type: bool
-) -> list[Value]:
-    aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
-    if aval_in.dtype == aval_out.dtype:
-        return [x]  # only weakness changes: nothing to compute
-    if aval_out.dtype == dtypes.bool_:
-        # NumPy's bool(x) is x != 0 (NaN included); say so instead of relying
-        # on convert's truncation rules for i1.
-        return [compare(x, full(aval_in, 0), "NE", aval_in.dtype)]
-    if dtypes.is_complex(aval_in.dtype) and not dtypes.is_complex(aval_out.dtype):
-        x = hlo.real(x)  # complex to real keeps the real part (JAX's lowering)
-    # Floats to integers truncate toward zero and saturate (NaN -> 0), in XLA
-    # as in the impl; integers wrap, as NumPy's casts.
-    return [hlo.convert(aval_to_ir_type(aval_out), x)]
-
-
 @LOWERING_RULES.defines(lax.stop_gradient_p)
 def _stop_gradient_lowering(ctx: LoweringRuleContext, x: Value) -> list[Value]:
     return [x]  # the identity; only differentiation treats it specially
-
-
-# --- structural ---------------------------------------------------------------------------
-
-
-@LOWERING_RULES.defines(lax.broadcast_in_dim_p)
-def _broadcast_in_dim_lowering(
-    ctx: LoweringRuleContext,
-    x: Value,
-    *,
-    shape: tuple[int, ...],
-    broadcast_dimensions: tuple[int, ...],
-) -> list[Value]:
-    return [
-        hlo.broadcast_in_dim(aval_to_ir_type(ctx.avals_out[0]), x, dense_i64(broadcast_dimensions))
-    ]
-
-
-def _reshape_to_out(ctx: LoweringRuleContext, x: Value) -> list[Value]:
-    # Row-major reshapes, as NumPy's: squeeze and expand_dims are reshapes too.
-    return [hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), x)]
-
-
-@LOWERING_RULES.defines(lax.reshape_p)
-def _reshape_lowering(
-    ctx: LoweringRuleContext, x: Value, *, new_sizes: tuple[int, ...]
-) -> list[Value]:
-    return _reshape_to_out(ctx, x)
-
-
-@LOWERING_RULES.defines(lax.squeeze_p)
-def _squeeze_lowering(
-    ctx: LoweringRuleContext, x: Value, *, dimensions: tuple[int, ...]
-) -> list[Value]:
-    return _reshape_to_out(ctx, x)
-
-
-@LOWERING_RULES.defines(lax.expand_dims_p)
-def _expand_dims_lowering(
-    ctx: LoweringRuleContext, x: Value, *, dimensions: tuple[int, ...]
-) -> list[Value]:
-    return _reshape_to_out(ctx, x)
-
-
-@LOWERING_RULES.defines(lax.transpose_p)
-def _transpose_lowering(
-    ctx: LoweringRuleContext, x: Value, *, permutation: tuple[int, ...]
-) -> list[Value]:
-    return [hlo.transpose(x, dense_i64(permutation))]
 
 
 @LOWERING_RULES.defines(lax.slice_p)
@@ -424,11 +357,6 @@ def _dynamic_update_slice_lowering(
     return [hlo.dynamic_update_slice(x, update, indices)]
 
 
-@LOWERING_RULES.defines(lax.concatenate_p)
-def _concatenate_lowering(ctx: LoweringRuleContext, *xs: Value, dimension: int) -> list[Value]:
-    return [hlo.concatenate(list(xs), dimension)]
-
-
 @LOWERING_RULES.defines(lax.pad_p)
 def _pad_lowering(
     ctx: LoweringRuleContext,
@@ -441,24 +369,6 @@ def _pad_lowering(
     # edges, negative edges cropping.
     lows, highs, interiors = zip(*padding_config, strict=True) if padding_config else ((), (), ())
     return [hlo.pad(x, padding_value, dense_i64(lows), dense_i64(highs), dense_i64(interiors))]
-
-
-@LOWERING_RULES.defines(lax.rev_p)
-def _rev_lowering(
-    ctx: LoweringRuleContext, x: Value, *, dimensions: tuple[int, ...]
-) -> list[Value]:
-    return [hlo.reverse(x, dense_i64(dimensions))] if dimensions else [x]
-
-
-@LOWERING_RULES.defines(lax.iota_p)
-def _iota_lowering(ctx: LoweringRuleContext, *, dtype: DType, size: int) -> list[Value]:
-    aval = ctx.avals_out[0]
-    if dtype == dtypes.bool_:
-        # XLA has no boolean iota; NumPy's is [False, True] (at most two long).
-        ints = ShapedArray(aval.shape, dtypes.uint8)
-        counted = hlo.iota(aval_to_ir_type(ints), 0)
-        return [compare(counted, full(ints, 0), "NE", ints.dtype)]
-    return [hlo.iota(aval_to_ir_type(aval), 0)]
 
 
 # --- reductions and scans ---------------------------------------------------------------
@@ -562,35 +472,3 @@ def _cumsum_lowering(
     # scan (O(n) additions in O(log n) depth) for long ones.
     aval = ctx.avals_in[0]
     return [cumulative(x, aval.shape, aval.dtype, axis, reverse, hlo.add, 0)]
-
-
-# --- linear algebra --------------------------------------------------------------------
-
-
-@LOWERING_RULES.defines(lax.dot_general_p)
-def _dot_general_lowering(
-    ctx: LoweringRuleContext,
-    lhs: Value,
-    rhs: Value,
-    *,
-    dimension_numbers: lax.DotDimensionNumbers,
-    precision: lax.CanonicalPrecision,
-    preferred_element_type: dtypes.DType | None,
-) -> list[Value]:
-    # JAX's _dot_general_lower on CPUs and GPUs: the precision config is
-    # always given (DEFAULT for None, which lets GPUs use TF32 for float32),
-    # and the result type is the equation's (preferred_element_type's when
-    # set), which XLA accumulates in. Its operand conversions are for
-    # operands of two dtypes, which didax's dot_general does not take.
-    (lc, rc), (lb, rb) = dimension_numbers
-    dims = hlo.DotDimensionNumbers.get(
-        lhs_batching_dimensions=list(lb),
-        rhs_batching_dimensions=list(rb),
-        lhs_contracting_dimensions=list(lc),
-        rhs_contracting_dimensions=list(rc),
-    )
-    pair = (lax.Precision.DEFAULT, lax.Precision.DEFAULT) if precision is None else precision
-    config = ir.ArrayAttr.get([hlo.PrecisionAttr.get(str(p)) for p in pair])
-    return [
-        hlo.dot_general(aval_to_ir_type(ctx.avals_out[0]), lhs, rhs, dims, precision_config=config)
-    ]

@@ -20,6 +20,8 @@ submodule, ``lax.linalg``, as in JAX, since its wrappers' names (``lu``,
 from didax.core.lax import linalg as linalg
 from didax.core.lax import typing_rules as _typing_rules  # noqa: F401  (registers the rules)
 from didax.core.lax.bits import *  # noqa: F403
+from didax.core.lax.contractions import *  # noqa: F403
+from didax.core.lax.conversions import *  # noqa: F403
 from didax.core.lax.cumulative import *  # noqa: F403
 from didax.core.lax.fft import *  # noqa: F403
 from didax.core.lax.indexing import *  # noqa: F403
@@ -29,4 +31,5 @@ from didax.core.lax.precision import *  # noqa: F403
 from didax.core.lax.primitives import *  # noqa: F403
 from didax.core.lax.sorting import *  # noqa: F403
 from didax.core.lax.special import *  # noqa: F403
+from didax.core.lax.structural import *  # noqa: F403
 from didax.core.lax.wrappers import *  # noqa: F403

@@ -24,7 +24,7 @@ from typing import Any, Final
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, AbstractEvalRule, dtype_failure, shape_failure
-from didax.core.lax.wrappers import _as_operand, _ndim, _normalize_axis
+from didax.core.lax.operands import as_operand, ndim, normalize_axis
 from didax.core.primitive import Primitive
 from didax.core.values import ArrayLike
 
@@ -71,8 +71,8 @@ ABSTRACT_EVAL.register(cumlogsumexp_p, _cumulative_rule("f", "floating-point num
 
 
 def _bind(prim: Primitive, operand: ArrayLike, axis: int, reverse: bool) -> Any:
-    axis = _normalize_axis(int(axis), _ndim(operand))
-    return prim.bind(_as_operand(operand), axis=axis, reverse=bool(reverse))
+    axis = normalize_axis(int(axis), ndim(operand))
+    return prim.bind(as_operand(operand), axis=axis, reverse=bool(reverse))
 
 
 def cumprod(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:

@@ -78,6 +78,9 @@ _PRECISION_STRINGS: Final[dict[object, Precision]] = {
 
 # ``dot_general``'s ``precision`` param.
 CanonicalPrecision: TypeAlias = tuple[Precision, Precision] | None
+# What users may pass as a ``precision``: None, a ``Precision``, one of its
+# string aliases, or a pair of those (lhs's, rhs's).
+PrecisionLike: TypeAlias = Precision | str | tuple[Precision | str, Precision | str] | None
 
 
 def _algorithms_refused(precision: object) -> NotImplementedError:

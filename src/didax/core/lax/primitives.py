@@ -16,8 +16,20 @@ Design rules:
 
 from __future__ import annotations
 
-from typing import Final, TypeAlias
+from typing import Final
 
+from didax.core.lax.contractions import dot_general_p
+from didax.core.lax.conversions import convert_element_type_p
+from didax.core.lax.structural import (
+    broadcast_in_dim_p,
+    concatenate_p,
+    expand_dims_p,
+    iota_p,
+    reshape_p,
+    rev_p,
+    squeeze_p,
+    transpose_p,
+)
 from didax.core.primitive import Primitive
 
 __all__ = [
@@ -92,7 +104,6 @@ __all__ = [
     "REDUCTIONS",
     "ELEMENTWISE",
     "STANDARD_PRIMITIVES",
-    "DotDimensionNumbers",
     "ROUND_AWAY_FROM_ZERO",
     "ROUND_TO_NEAREST_EVEN",
 ]
@@ -134,7 +145,6 @@ and_p: Final = Primitive("and", scalar_operands=True)
 or_p: Final = Primitive("or", scalar_operands=True)
 not_p: Final = Primitive("not")
 select_p: Final = Primitive("select")
-convert_element_type_p: Final = Primitive("convert_element_type")
 stop_gradient_p: Final = Primitive("stop_gradient")
 
 # Complex numbers: their parts, conjugate, and the number made of two parts.
@@ -144,18 +154,10 @@ conj_p: Final = Primitive("conj")
 complex_p: Final = Primitive("complex")
 
 # Structural.
-broadcast_in_dim_p: Final = Primitive("broadcast_in_dim")
-reshape_p: Final = Primitive("reshape")
-transpose_p: Final = Primitive("transpose")
-squeeze_p: Final = Primitive("squeeze")
-expand_dims_p: Final = Primitive("expand_dims")
 slice_p: Final = Primitive("slice")
 dynamic_slice_p: Final = Primitive("dynamic_slice")
 dynamic_update_slice_p: Final = Primitive("dynamic_update_slice")
-concatenate_p: Final = Primitive("concatenate")
 pad_p: Final = Primitive("pad")
-rev_p: Final = Primitive("rev")
-iota_p: Final = Primitive("iota")
 
 # Reductions and scans.
 reduce_sum_p: Final = Primitive("reduce_sum")
@@ -165,9 +167,6 @@ reduce_prod_p: Final = Primitive("reduce_prod")
 argmax_p: Final = Primitive("argmax")
 argmin_p: Final = Primitive("argmin")
 cumsum_p: Final = Primitive("cumsum")
-
-# Linear algebra.
-dot_general_p: Final = Primitive("dot_general")
 
 ARITHMETIC_BINARY: Final = (add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p)
 FLOAT_UNARY: Final = (
@@ -227,11 +226,6 @@ STANDARD_PRIMITIVES: Final[tuple[Primitive, ...]] = (
 )
 
 # --- param types ----------------------------------------------------------------
-
-# ``((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))``.
-DotDimensionNumbers: TypeAlias = tuple[
-    tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]
-]
 
 # ``round``'s ``rounding_method``.
 ROUND_AWAY_FROM_ZERO: Final = 0

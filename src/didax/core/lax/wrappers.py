@@ -16,7 +16,6 @@ Design rules:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,7 +23,10 @@ import numpy as np
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
-from didax.core.lax.precision import canonicalize_precision
+from didax.core.lax.operands import as_operand as _as_operand
+from didax.core.lax.operands import ndim as _ndim
+from didax.core.lax.operands import normalize_axes as _normalize_axes
+from didax.core.lax.operands import normalize_axis as _normalize_axis
 from didax.core.lax.primitives import (
     ROUND_AWAY_FROM_ZERO,
     ROUND_TO_NEAREST_EVEN,
@@ -33,28 +35,22 @@ from didax.core.lax.primitives import (
     and_p,
     argmax_p,
     argmin_p,
-    broadcast_in_dim_p,
     ceil_p,
     complex_p,
-    concatenate_p,
     conj_p,
-    convert_element_type_p,
     cos_p,
     cumsum_p,
     div_p,
-    dot_general_p,
     dynamic_slice_p,
     dynamic_update_slice_p,
     eq_p,
     exp_p,
-    expand_dims_p,
     expm1_p,
     floor_p,
     ge_p,
     gt_p,
     imag_p,
     integer_pow_p,
-    iota_p,
     le_p,
     log1p_p,
     log_p,
@@ -75,8 +71,6 @@ from didax.core.lax.primitives import (
     reduce_prod_p,
     reduce_sum_p,
     rem_p,
-    reshape_p,
-    rev_p,
     round_p,
     rsqrt_p,
     select_p,
@@ -84,25 +78,18 @@ from didax.core.lax.primitives import (
     sin_p,
     slice_p,
     sqrt_p,
-    squeeze_p,
     stop_gradient_p,
     sub_p,
     tan_p,
     tanh_p,
-    transpose_p,
 )
 from didax.core.primitive import Primitive
 from didax.core.promotion import coerce_to, coerce_weak
 from didax.core.trace import Tracer
 from didax.core.values import (
     ArrayLike,
-    as_array,
     get_aval,
     is_python_scalar,
-    wrap_host,
-)
-from didax.core.values import (
-    PythonScalar as Scalar,
 )
 
 __all__ = [
@@ -142,27 +129,15 @@ __all__ = [
     "or_",
     "not_",
     "select",
-    "convert_element_type",
     "stop_gradient",
     "real",
     "imag",
     "conj",
     "complex",
-    "broadcast_in_dim",
-    "full",
-    "full_like",
-    "broadcast",
-    "reshape",
-    "transpose",
-    "squeeze",
-    "expand_dims",
     "slice",
     "dynamic_slice",
     "dynamic_update_slice",
-    "concatenate",
     "pad",
-    "rev",
-    "iota",
     "reduce_sum",
     "reduce_max",
     "reduce_min",
@@ -170,8 +145,6 @@ __all__ = [
     "argmax",
     "argmin",
     "cumsum",
-    "dot_general",
-    "dot",
 ]
 
 
@@ -368,25 +341,6 @@ def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Any:
     return select_p.bind(pred, on_true, on_false)
 
 
-def convert_element_type(x: ArrayLike, new_dtype: Any, weak_type: bool = False) -> Any:
-    """Converts ``x`` to ``new_dtype`` (floats to integers round toward zero).
-
-    >>> convert_element_type(np.arange(3), np.float32)
-    Array([0., 1., 2.], dtype=float32)
-    """
-    if is_python_scalar(x):
-        x = np.asarray(x, dtypes.python_scalar_dtype(x))
-    new = dtypes.canonicalize(new_dtype)
-    if dtypes.is_complex(get_aval(x).dtype) and not dtypes.is_complex(new):
-        # As JAX (and NumPy): the conversion keeps the real part, with a warning.
-        warnings.warn(
-            "Casting complex values to real discards the imaginary part",
-            np.exceptions.ComplexWarning,
-            stacklevel=2,
-        )
-    return convert_element_type_p.bind(x, new_dtype=new, weak_type=bool(weak_type))
-
-
 def stop_gradient(x: ArrayLike) -> Any:
     """The identity, whose derivative is zero."""
     return _nary(stop_gradient_p, x)
@@ -426,99 +380,6 @@ def complex(x: ArrayLike, y: ArrayLike) -> Any:  # noqa: A001 - lax's name
     Array([1.+2.j], dtype=complex64)
     """
     return _nary(complex_p, x, y)
-
-
-def _normalize_axis(axis: int, ndim: int) -> int:
-    if not -ndim <= axis < ndim:
-        from didax.core.source_info import user_frame_summary
-
-        raise ValueError(f"axis {axis} is out of range for rank {ndim} (at {user_frame_summary()})")
-    return axis % ndim if ndim else axis
-
-
-def _normalize_axes(axes: Sequence[int] | int, ndim: int) -> tuple[int, ...]:
-    if isinstance(axes, int):
-        axes = (axes,)
-    return tuple(_normalize_axis(int(a), ndim) for a in axes)
-
-
-def _ndim(x: ArrayLike) -> int:
-    return get_aval(x).ndim
-
-
-def _as_operand(x: ArrayLike) -> ArrayLike:
-    """A Python scalar as a weakly typed Array of its default dtype; anything else as it is."""
-    return wrap_host(as_array(x), type(x) is not bool) if is_python_scalar(x) else x
-
-
-def broadcast_in_dim(
-    operand: ArrayLike, shape: Sequence[int], broadcast_dimensions: Sequence[int]
-) -> Any:
-    """Broadcasts ``operand`` to ``shape``; operand axis i becomes axis ``broadcast_dimensions[i]``.
-
-    >>> broadcast_in_dim(np.array([1, 2]), (3, 2), (1,)).shape
-    (3, 2)
-    """
-    return broadcast_in_dim_p.bind(
-        _as_operand(operand),
-        shape=tuple(int(s) for s in shape),
-        broadcast_dimensions=tuple(int(d) for d in broadcast_dimensions),
-    )
-
-
-def full(shape: Sequence[int], fill_value: Scalar, dtype: Any) -> Any:
-    """An array of ``shape`` and ``dtype`` filled with ``fill_value`` (a broadcast scalar).
-
-    >>> full((2,), 1.5, np.float32)
-    Array([1.5, 1.5], dtype=float32)
-    """
-    value = np.asarray(fill_value, dtypes.canonicalize(dtype))
-    shape = tuple(int(s) for s in shape)
-    return wrap_host(value) if shape == () else broadcast_in_dim(value, shape, ())
-
-
-def full_like(x: ArrayLike, fill_value: Scalar) -> Any:
-    """An array of ``x``'s shape and dtype (and weak type, as JAX's) filled with ``fill_value``."""
-    aval = get_aval(x)
-    value = wrap_host(np.asarray(fill_value, aval.dtype), aval.weak_type)
-    return value if aval.shape == () else broadcast_in_dim(value, aval.shape, ())
-
-
-def broadcast(operand: ArrayLike, sizes: Sequence[int]) -> Any:
-    """Adds leading axes of ``sizes`` to ``operand``."""
-    nd = _ndim(operand)
-    shape = (*sizes, *get_aval(operand).shape)
-    return broadcast_in_dim(operand, shape, tuple(range(len(sizes), len(sizes) + nd)))
-
-
-def reshape(
-    operand: ArrayLike, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None
-) -> Any:
-    """Reshapes ``operand`` (after transposing it by ``dimensions`` if given)."""
-    operand = _as_operand(operand)
-    if dimensions is not None:
-        operand = transpose(operand, dimensions)
-    return reshape_p.bind(operand, new_sizes=tuple(int(s) for s in new_sizes))
-
-
-def transpose(operand: ArrayLike, permutation: Sequence[int]) -> Any:
-    """Permutes the axes of ``operand``: result axis i is operand axis ``permutation[i]``."""
-    nd = _ndim(operand)
-    return transpose_p.bind(_as_operand(operand), permutation=_normalize_axes(permutation, nd))
-
-
-def squeeze(array: ArrayLike, dimensions: Sequence[int]) -> Any:
-    """Removes the size-1 axes ``dimensions``."""
-    nd = _ndim(array)
-    dims = tuple(sorted(_normalize_axes(dimensions, nd)))
-    return squeeze_p.bind(_as_operand(array), dimensions=dims)
-
-
-def expand_dims(array: ArrayLike, dimensions: Sequence[int]) -> Any:
-    """Inserts size-1 axes at positions ``dimensions`` of the result."""
-    nd = _ndim(array) + len(dimensions)
-    dims = tuple(sorted(_normalize_axes(dimensions, nd)))
-    return expand_dims_p.bind(_as_operand(array), dimensions=dims)
 
 
 def slice(  # noqa: A001 - lax's name
@@ -566,14 +427,6 @@ def dynamic_update_slice(
     return dynamic_update_slice_p.bind(operand, update, *(_index_operand(i) for i in start_indices))
 
 
-def concatenate(operands: Sequence[ArrayLike], dimension: int) -> Any:
-    """Joins ``operands`` along axis ``dimension``."""
-    if not operands:
-        raise ValueError("concatenate needs at least one operand")
-    ops = [_as_operand(o) for o in operands]
-    return concatenate_p.bind(*ops, dimension=_normalize_axis(dimension, _ndim(ops[0])))
-
-
 def pad(
     operand: ArrayLike, padding_value: ArrayLike, padding_config: Sequence[tuple[int, int, int]]
 ) -> Any:
@@ -589,17 +442,6 @@ def pad(
     padding_value = coerce_to(pad_p, padding_value, ShapedArray((), aval.dtype))
     config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
     return pad_p.bind(operand, padding_value, padding_config=config)
-
-
-def rev(operand: ArrayLike, dimensions: Sequence[int]) -> Any:
-    """Reverses ``operand`` along ``dimensions``."""
-    dims = tuple(sorted(_normalize_axes(dimensions, _ndim(operand))))
-    return rev_p.bind(_as_operand(operand), dimensions=dims)
-
-
-def iota(dtype: Any, size: int) -> Any:
-    """``[0, 1, ..., size - 1]`` of ``dtype``."""
-    return iota_p.bind(dtype=dtypes.canonicalize(dtype), size=int(size))
 
 
 def _bind_reduction(prim: Primitive, operand: ArrayLike, axes: Sequence[int] | int) -> Any:
@@ -645,68 +487,3 @@ def cumsum(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
     """Inclusive cumulative sum along ``axis`` (from the end when ``reverse``)."""
     axis = _normalize_axis(axis, _ndim(operand))
     return cumsum_p.bind(_as_operand(operand), axis=axis, reverse=bool(reverse))
-
-
-def dot_general(
-    lhs: ArrayLike,
-    rhs: ArrayLike,
-    dimension_numbers: tuple[
-        tuple[Sequence[int], Sequence[int]], tuple[Sequence[int], Sequence[int]]
-    ],
-    precision: Any = None,
-    preferred_element_type: Any = None,
-) -> Any:
-    """Generalised dot product: ``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``.
-
-    The result's axes are the batch axes, then lhs's free axes, then rhs's.
-    ``precision`` is None (the backend's default, or
-    ``jax_default_matmul_precision``), a ``Precision``, one of its string
-    aliases, or a pair of these (lhs's, rhs's); ``preferred_element_type``
-    the result's dtype (e.g. int32 for int8 operands), as in JAX.
-
-    >>> x = np.array([[1, 2], [3, 4]], np.int8)
-    >>> dot_general(x, x, (((1,), (0,)), ((), ())), preferred_element_type=np.int32)
-    Array([[ 7, 10],
-           [15, 22]], dtype=int32)
-    """
-    (lc, rc), (lb, rb) = dimension_numbers
-    lhs, rhs = coerce_weak(dot_general_p, (lhs, rhs))
-    nl, nr = _ndim(lhs), _ndim(rhs)
-    dims = (
-        (_normalize_axes(lc, nl), _normalize_axes(rc, nr)),
-        (_normalize_axes(lb, nl), _normalize_axes(rb, nr)),
-    )
-    preferred = (
-        None if preferred_element_type is None else dtypes.canonicalize(preferred_element_type)
-    )
-    return dot_general_p.bind(
-        lhs,
-        rhs,
-        dimension_numbers=dims,
-        precision=canonicalize_precision(precision),
-        preferred_element_type=preferred,
-    )
-
-
-def dot(
-    lhs: ArrayLike,
-    rhs: ArrayLike,
-    precision: Any = None,
-    preferred_element_type: Any = None,
-    *,
-    dimension_numbers: Any = None,
-) -> Any:
-    """Vector/matrix product: contracts lhs's last axis with rhs's first (or only) axis.
-
-    With ``dimension_numbers``, ``dot_general`` (JAX's ``lax.dot`` takes
-    both); ``precision`` and ``preferred_element_type`` as there.
-
-    >>> dot(np.ones((2, 3), np.float32), np.ones(3, np.float32), precision="highest")
-    Array([3., 3.], dtype=float32)
-    """
-    if dimension_numbers is None:
-        nl, nr = _ndim(lhs), _ndim(rhs)
-        if nl not in (1, 2) or nr not in (1, 2):
-            raise TypeError(f"dot needs vectors or matrices, got ranks {nl} and {nr}")
-        dimension_numbers = (((nl - 1,), (0,)), ((), ()))
-    return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
