@@ -533,58 +533,6 @@ def _complex_impl(x: Array, y: Array) -> Array:
     return out
 
 
-@IMPL_RULES.defines(lax.slice_p)
-def _slice_impl(
-    x: Array,
-    *,
-    start_indices: tuple[int, ...],
-    limit_indices: tuple[int, ...],
-    strides: tuple[int, ...],
-) -> Array:
-    idx = tuple(
-        slice(lo, hi, st) for lo, hi, st in zip(start_indices, limit_indices, strides, strict=True)
-    )
-    return x[idx]
-
-
-def clamp_start_indices(
-    starts: Sequence[Array], shape: tuple[int, ...], sizes: tuple[int, ...]
-) -> list[int]:
-    """XLA's rule: start indices are clamped so that the slice lies inside the operand."""
-    return [int(np.clip(int(s), 0, n - k)) for s, n, k in zip(starts, shape, sizes, strict=True)]
-
-
-@IMPL_RULES.defines(lax.dynamic_slice_p)
-def _dynamic_slice_impl(x: Array, *starts: Array, slice_sizes: tuple[int, ...]) -> Array:
-    begin = clamp_start_indices(starts, x.shape, slice_sizes)
-    return x[tuple(slice(b, b + k) for b, k in zip(begin, slice_sizes, strict=True))]
-
-
-@IMPL_RULES.defines(lax.dynamic_update_slice_p)
-def _dynamic_update_slice_impl(x: Array, update: Array, *starts: Array) -> Array:
-    begin = clamp_start_indices(starts, x.shape, update.shape)
-    out = x.copy()
-    out[tuple(slice(b, b + k) for b, k in zip(begin, update.shape, strict=True))] = update
-    return out
-
-
-@IMPL_RULES.defines(lax.pad_p)
-def _pad_impl(
-    x: Array, padding_value: Array, *, padding_config: tuple[tuple[int, int, int], ...]
-) -> Array:
-    # Interior padding first, then non-negative edges, then crop negative edges.
-    shape = [n + max(0, n - 1) * i for n, (_, _, i) in zip(x.shape, padding_config, strict=True)]
-    interior = np.full(shape, padding_value, x.dtype)
-    interior[tuple(slice(None, None, i + 1) for _, _, i in padding_config)] = x
-    widths = [(max(lo, 0), max(hi, 0)) for lo, hi, _ in padding_config]
-    padded = np.pad(interior, widths, constant_values=padding_value)
-    crop = tuple(
-        slice(-min(lo, 0), padded.shape[d] + min(hi, 0))
-        for d, (lo, hi, _) in enumerate(padding_config)
-    )
-    return padded[crop]
-
-
 def _reduction(fn: Any) -> ImplRule:
     def impl(x: Array, *, axes: tuple[int, ...], **_: Any) -> Array:
         return np.asarray(fn(x, axis=axes))

@@ -303,10 +303,6 @@ _FREE: Final = (
     # XLA's cost analysis counts no flops for taking a complex number's parts.
     lax.real_p,
     lax.imag_p,
-    lax.slice_p,
-    lax.dynamic_slice_p,
-    lax.dynamic_update_slice_p,
-    lax.pad_p,
 )
 
 for _p in _ONE_FLOP:

@@ -269,10 +269,8 @@ for _p in (
     zero_jvp(_p)
 for _p in (
     lax.neg_p,
-    lax.slice_p,
     lax.reduce_sum_p,
     lax.cumsum_p,
-    lax.pad_p,
     *lax.COMPLEX_PARTS,
 ):
     linear_jvp(_p)
@@ -375,25 +373,6 @@ def _select_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, A
     _, t_true, t_false = tangents
     out = lax.select(pred, on_true, on_false)
     return out, lax.select(pred, instantiate_zeros(t_true), instantiate_zeros(t_false))
-
-
-@JVP_RULES.defines(lax.dynamic_slice_p)
-def _dynamic_slice_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], *, slice_sizes: tuple[int, ...]
-) -> tuple[Any, Any]:
-    x, *starts = primals
-    out = lax.dynamic_slice_p.bind(x, *starts, slice_sizes=slice_sizes)
-    return out, lax.dynamic_slice_p.bind(tangents[0], *starts, slice_sizes=slice_sizes)
-
-
-@JVP_RULES.defines(lax.dynamic_update_slice_p)
-def _dynamic_update_slice_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
-    x, update, *starts = primals
-    out = lax.dynamic_update_slice_p.bind(x, update, *starts)
-    t_out = lax.dynamic_update_slice_p.bind(
-        instantiate_zeros(tangents[0]), instantiate_zeros(tangents[1]), *starts
-    )
-    return out, t_out
 
 
 def _chooser_jvp(

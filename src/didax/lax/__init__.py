@@ -53,6 +53,10 @@ from didax.core.lax.indexing import scatter_max as scatter_max
 from didax.core.lax.indexing import scatter_min as scatter_min
 from didax.core.lax.indexing import scatter_mul as scatter_mul
 from didax.core.lax.precision import Precision as Precision
+from didax.core.lax.slicing import dynamic_slice as dynamic_slice
+from didax.core.lax.slicing import dynamic_update_slice as dynamic_update_slice
+from didax.core.lax.slicing import pad as pad
+from didax.core.lax.slicing import slice as slice  # noqa: A004 - lax's name
 from didax.core.lax.sorting import sort as sort
 from didax.core.lax.sorting import sort_key_val as sort_key_val
 from didax.core.lax.special import acos as acos
@@ -104,6 +108,11 @@ __all__ = [
     "concatenate",
     "rev",
     "iota",
+    # slicing (didax.core.lax.slicing)
+    "slice",
+    "dynamic_slice",
+    "dynamic_update_slice",
+    "pad",
     # conversions (didax.core.lax.conversions)
     "convert_element_type",
     *_control_flow.__all__,

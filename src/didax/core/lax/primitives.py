@@ -20,6 +20,7 @@ from typing import Final
 
 from didax.core.lax.contractions import dot_general_p
 from didax.core.lax.conversions import convert_element_type_p
+from didax.core.lax.slicing import dynamic_slice_p, dynamic_update_slice_p, pad_p, slice_p
 from didax.core.lax.structural import (
     broadcast_in_dim_p,
     concatenate_p,
@@ -154,10 +155,6 @@ conj_p: Final = Primitive("conj")
 complex_p: Final = Primitive("complex")
 
 # Structural.
-slice_p: Final = Primitive("slice")
-dynamic_slice_p: Final = Primitive("dynamic_slice")
-dynamic_update_slice_p: Final = Primitive("dynamic_update_slice")
-pad_p: Final = Primitive("pad")
 
 # Reductions and scans.
 reduce_sum_p: Final = Primitive("reduce_sum")

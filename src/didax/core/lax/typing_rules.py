@@ -20,9 +20,6 @@ Design rules:
 
 from __future__ import annotations
 
-import builtins
-from collections.abc import Sequence
-
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import (
@@ -49,8 +46,6 @@ from didax.core.lax.primitives import (
     conj_p,
     cumsum_p,
     div_p,
-    dynamic_slice_p,
-    dynamic_update_slice_p,
     eq_p,
     floor_p,
     imag_p,
@@ -60,7 +55,6 @@ from didax.core.lax.primitives import (
     mul_p,
     ne_p,
     not_p,
-    pad_p,
     pow_p,
     real_p,
     reduce_max_p,
@@ -70,7 +64,6 @@ from didax.core.lax.primitives import (
     rem_p,
     round_p,
     select_p,
-    slice_p,
     stop_gradient_p,
     sub_p,
 )
@@ -176,82 +169,6 @@ def _select_abstract_eval(
             f"the predicate's shape {pred.shape} differs from the cases' shape {on_true.shape}"
         )
     return same_shapes_and_dtypes(on_true, on_false)
-
-
-@ABSTRACT_EVAL.defines(slice_p)
-def _slice_abstract_eval(
-    x: ShapedArray,
-    *,
-    start_indices: tuple[int, ...],
-    limit_indices: tuple[int, ...],
-    strides: tuple[int, ...],
-) -> ShapedArray:
-    if not len(start_indices) == len(limit_indices) == len(strides) == x.ndim:
-        raise shape_failure("start_indices, limit_indices and strides need one entry per axis")
-    shape = []
-    for lo, hi, st, n in zip(start_indices, limit_indices, strides, x.shape, strict=True):
-        if not (0 <= lo <= hi <= n) or st < 1:
-            raise shape_failure(
-                f"slice {start_indices}:{limit_indices}:{strides} is out of bounds for {x.shape}"
-            )
-        shape.append((hi - lo + st - 1) // st)
-    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
-
-
-def _check_indices(indices: Sequence[ShapedArray], ndim: int) -> None:
-    if len(indices) != ndim:
-        raise shape_failure(f"needs {ndim} start indices, got {len(indices)}")
-    for i in indices:
-        if i.shape != () or i.dtype.kind not in "iu":
-            raise dtype_failure(f"start indices must be integer scalars, got {i.str_short()}")
-
-
-@ABSTRACT_EVAL.defines(dynamic_slice_p)
-def _dynamic_slice_abstract_eval(
-    x: ShapedArray, *indices: ShapedArray, slice_sizes: tuple[int, ...]
-) -> ShapedArray:
-    _check_indices(indices, x.ndim)
-    if len(slice_sizes) != x.ndim or builtins.any(
-        not 0 <= s <= n for s, n in zip(slice_sizes, x.shape, strict=True)
-    ):
-        raise shape_failure(f"slice_sizes {slice_sizes} do not fit operand shape {x.shape}")
-    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
-
-
-@ABSTRACT_EVAL.defines(dynamic_update_slice_p)
-def _dynamic_update_slice_abstract_eval(
-    x: ShapedArray, update: ShapedArray, *indices: ShapedArray
-) -> ShapedArray:
-    _check_indices(indices, x.ndim)
-    if update.dtype != x.dtype:
-        raise dtype_failure(f"update dtype {update.dtype} differs from operand dtype {x.dtype}")
-    if update.ndim != x.ndim or builtins.any(
-        u > n for u, n in zip(update.shape, x.shape, strict=True)
-    ):
-        raise shape_failure(f"update shape {update.shape} does not fit operand shape {x.shape}")
-    return x
-
-
-@ABSTRACT_EVAL.defines(pad_p)
-def _pad_abstract_eval(
-    x: ShapedArray, padding_value: ShapedArray, *, padding_config: tuple[tuple[int, int, int], ...]
-) -> ShapedArray:
-    if padding_value.shape != () or padding_value.dtype != x.dtype:
-        raise dtype_failure(
-            "padding_value must be a scalar of the operand's dtype, "
-            f"got {padding_value.str_short()}"
-        )
-    if len(padding_config) != x.ndim:
-        raise shape_failure("padding_config needs one (lo, hi, interior) per axis")
-    shape = []
-    for (lo, hi, interior), n in zip(padding_config, x.shape, strict=True):
-        if interior < 0:
-            raise shape_failure("interior padding must be non-negative")
-        size = lo + hi + n + builtins.max(0, n - 1) * interior
-        if size < 0:
-            raise shape_failure(f"padding_config {padding_config} gives a negative size")
-        shape.append(size)
-    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
 
 
 def _reduction_rule(kinds: str, what: str) -> AbstractEvalRule:

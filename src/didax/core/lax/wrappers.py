@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 
 from didax.core import dtypes
-from didax.core.abstract import ShapedArray
 from didax.core.lax.operands import as_operand as _as_operand
 from didax.core.lax.operands import ndim as _ndim
 from didax.core.lax.operands import normalize_axes as _normalize_axes
@@ -41,8 +40,6 @@ from didax.core.lax.primitives import (
     cos_p,
     cumsum_p,
     div_p,
-    dynamic_slice_p,
-    dynamic_update_slice_p,
     eq_p,
     exp_p,
     expm1_p,
@@ -63,7 +60,6 @@ from didax.core.lax.primitives import (
     neg_p,
     not_p,
     or_p,
-    pad_p,
     pow_p,
     real_p,
     reduce_max_p,
@@ -76,7 +72,6 @@ from didax.core.lax.primitives import (
     select_p,
     sign_p,
     sin_p,
-    slice_p,
     sqrt_p,
     stop_gradient_p,
     sub_p,
@@ -84,8 +79,7 @@ from didax.core.lax.primitives import (
     tanh_p,
 )
 from didax.core.primitive import Primitive
-from didax.core.promotion import coerce_to, coerce_weak
-from didax.core.trace import Tracer
+from didax.core.promotion import coerce_weak
 from didax.core.values import (
     ArrayLike,
     get_aval,
@@ -134,10 +128,6 @@ __all__ = [
     "imag",
     "conj",
     "complex",
-    "slice",
-    "dynamic_slice",
-    "dynamic_update_slice",
-    "pad",
     "reduce_sum",
     "reduce_max",
     "reduce_min",
@@ -380,68 +370,6 @@ def complex(x: ArrayLike, y: ArrayLike) -> Any:  # noqa: A001 - lax's name
     Array([1.+2.j], dtype=complex64)
     """
     return _nary(complex_p, x, y)
-
-
-def slice(  # noqa: A001 - lax's name
-    operand: ArrayLike,
-    start_indices: Sequence[int],
-    limit_indices: Sequence[int],
-    strides: Sequence[int] | None = None,
-) -> Any:
-    """The static slice ``operand[start:limit:stride]`` along every axis."""
-    if strides is None:
-        strides = (1,) * len(start_indices)
-    return slice_p.bind(
-        _as_operand(operand),
-        start_indices=tuple(int(i) for i in start_indices),
-        limit_indices=tuple(int(i) for i in limit_indices),
-        strides=tuple(int(i) for i in strides),
-    )
-
-
-def _index_operand(i: ArrayLike) -> ArrayLike:
-    if isinstance(i, Tracer):
-        return i
-    arr = np.asarray(i)
-    if arr.dtype.kind not in "iu":
-        return arr  # the typing rule names the bad dtype
-    return arr.astype(dtypes.default_int()) if is_python_scalar(i) else arr
-
-
-def dynamic_slice(
-    operand: ArrayLike, start_indices: Sequence[ArrayLike], slice_sizes: Sequence[int]
-) -> Any:
-    """The slice of ``slice_sizes`` at traced ``start_indices``, clamped to stay in bounds."""
-    return dynamic_slice_p.bind(
-        _as_operand(operand),
-        *(_index_operand(i) for i in start_indices),
-        slice_sizes=tuple(int(s) for s in slice_sizes),
-    )
-
-
-def dynamic_update_slice(
-    operand: ArrayLike, update: ArrayLike, start_indices: Sequence[ArrayLike]
-) -> Any:
-    """``operand`` with ``update`` written at traced ``start_indices`` (clamped in bounds)."""
-    operand, update = coerce_weak(dynamic_update_slice_p, (operand, update))
-    return dynamic_update_slice_p.bind(operand, update, *(_index_operand(i) for i in start_indices))
-
-
-def pad(
-    operand: ArrayLike, padding_value: ArrayLike, padding_config: Sequence[tuple[int, int, int]]
-) -> Any:
-    """Pads with ``padding_value``: per axis ``(low, high, interior)``; negative low/high crop.
-
-    A weakly typed padding value (a Python scalar) takes the operand's dtype.
-
-    >>> pad(np.arange(2.0), 0.0, [(1, 1, 0)])
-    Array([0., 0., 1., 0.], dtype=float32)
-    """
-    operand = _as_operand(operand)
-    aval = get_aval(operand)
-    padding_value = coerce_to(pad_p, padding_value, ShapedArray((), aval.dtype))
-    config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
-    return pad_p.bind(operand, padding_value, padding_config=config)
 
 
 def _bind_reduction(prim: Primitive, operand: ArrayLike, axes: Sequence[int] | int) -> Any:
