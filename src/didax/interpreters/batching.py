@@ -257,10 +257,3 @@ def front_batcher(prim: Primitive, adjust: Callable[..., dict[str, Any]]) -> Non
         return prim.bind(x, **adjust(axis_size, **params)), 0
 
     BATCH_RULES.register(prim, rule)
-
-
-for _p in lax.REDUCTIONS:
-    front_batcher(_p, lambda n, *, axes: dict(axes=shift_axes(axes)))
-for _p in (lax.argmax_p, lax.argmin_p):
-    front_batcher(_p, lambda n, *, axis, index_dtype: dict(axis=axis + 1, index_dtype=index_dtype))
-front_batcher(lax.cumsum_p, lambda n, *, axis, reverse: dict(axis=axis + 1, reverse=reverse))

@@ -392,7 +392,8 @@ def in_float32(impl: ImplRule) -> ImplRule:
     operands of one dtype); at other dtypes ``impl`` runs as it is.
 
     >>> x = np.ones(1000, dtypes.bfloat16)
-    >>> float(np.sum(x, dtype=x.dtype)), float(_reduce_sum_impl(x, axes=(0,)))
+    >>> total = in_float32(lambda x: np.sum(x, dtype=x.dtype))
+    >>> float(np.sum(x, dtype=x.dtype)), float(total(x))
     (256.0, 1000.0)
     """
 
@@ -531,61 +532,3 @@ def _complex_impl(x: Array, y: Array) -> Array:
     out = np.empty(x.shape, dtypes.complex_dtype(x.dtype))
     out.real, out.imag = x, y
     return out
-
-
-def _reduction(fn: Any) -> ImplRule:
-    def impl(x: Array, *, axes: tuple[int, ...], **_: Any) -> Array:
-        return np.asarray(fn(x, axis=axes))
-
-    return impl
-
-
-# NumPy sums and multiplies small integers in the platform integer: keep the dtype.
-_reduce_sum_impl: Final = in_float32(
-    _reduction(lambda x, axis: np.sum(x, axis=axis, dtype=x.dtype))
-)
-IMPL_RULES.register(lax.reduce_sum_p, _reduce_sum_impl)
-IMPL_RULES.register(
-    lax.reduce_prod_p,
-    in_float32(_reduction(lambda x, axis: np.prod(x, axis=axis, dtype=x.dtype))),
-)
-
-
-def _complex_extremum(x: Array, axes: tuple[int, ...], largest: bool) -> Array:
-    """The lexicographic (real part, then imaginary) extremum over ``axes``, as XLA's."""
-    kept = [i for i in range(x.ndim) if i not in axes]
-    moved = np.transpose(x, (*kept, *axes)).reshape(*(x.shape[i] for i in kept), -1)
-    order = np.lexsort((moved.imag, moved.real), axis=-1)
-    pick = order[..., -1:] if largest else order[..., :1]
-    return np.take_along_axis(moved, pick, -1)[..., 0]
-
-
-def _chooser_reduction(fn: Any, largest: bool) -> ImplRule:
-    def impl(x: Array, *, axes: tuple[int, ...]) -> Array:
-        if x.dtype.kind == "c":
-            return _complex_extremum(x, axes, largest)
-        return np.asarray(fn(x, axis=axes))
-
-    return impl
-
-
-IMPL_RULES.register(lax.reduce_max_p, _chooser_reduction(np.max, True))
-IMPL_RULES.register(lax.reduce_min_p, _chooser_reduction(np.min, False))
-
-
-@IMPL_RULES.defines(lax.argmax_p)
-def _argmax_impl(x: Array, *, axis: int, index_dtype: np.dtype[Any]) -> Array:
-    return np.asarray(np.argmax(x, axis=axis)).astype(index_dtype)
-
-
-@IMPL_RULES.defines(lax.argmin_p)
-def _argmin_impl(x: Array, *, axis: int, index_dtype: np.dtype[Any]) -> Array:
-    return np.asarray(np.argmin(x, axis=axis)).astype(index_dtype)
-
-
-@IMPL_RULES.defines(lax.cumsum_p)
-@in_float32
-def _cumsum_impl(x: Array, *, axis: int, reverse: bool) -> Array:
-    if reverse:
-        return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
-    return np.cumsum(x, axis=axis, dtype=x.dtype)

@@ -338,27 +338,6 @@ def _integer_pow_flops(
     return Cost(integer_pow_multiplies(y) * out_avals[0].size)
 
 
-def _reduction_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any
-) -> Cost:
-    # n - 1 combinations per output element: input size - output size.
-    return Cost(max(0, operands[0].aval.size - out_avals[0].size))
-
-
-for _p in (*lax.REDUCTIONS, lax.argmax_p, lax.argmin_p):
-    FLOPS_RULES.register(_p, _reduction_flops)
-
-
-@FLOPS_RULES.defines(lax.cumsum_p)
-def _cumsum_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, *, axis: int, reverse: bool
-) -> Cost:
-    # n - 1 additions along the axis, for each position of the other axes.
-    aval = operands[0].aval
-    n = aval.shape[axis]
-    return ZERO if n == 0 else Cost(aval.size - aval.size // n)
-
-
 # --- higher-order rules -------------------------------------------------------------------
 
 

@@ -263,14 +263,10 @@ for _p in (
     lax.or_p,
     lax.not_p,
     lax.stop_gradient_p,
-    lax.argmax_p,
-    lax.argmin_p,
 ):
     zero_jvp(_p)
 for _p in (
     lax.neg_p,
-    lax.reduce_sum_p,
-    lax.cumsum_p,
     *lax.COMPLEX_PARTS,
 ):
     linear_jvp(_p)
@@ -373,53 +369,3 @@ def _select_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, A
     _, t_true, t_false = tangents
     out = lax.select(pred, on_true, on_false)
     return out, lax.select(pred, instantiate_zeros(t_true), instantiate_zeros(t_false))
-
-
-def _chooser_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], *, axes: tuple[int, ...], prim: Primitive
-) -> tuple[Any, Any]:
-    # The tangent of a max/min is the mean of the tangents at the extremal positions.
-    (x,), (t,) = primals, tangents
-    out = prim.bind(x, axes=axes)
-    shape = get_aval(x).shape
-    kept = tuple(i for i in range(len(shape)) if i not in axes)
-    out_b = lax.broadcast_in_dim(out, shape, kept)
-    mask = lax.convert_element_type(lax.eq(x, out_b), get_aval(x).dtype)
-    counts = lax.reduce_sum(mask, axes)
-    return out, lax.div(lax.reduce_sum(lax.mul(t, mask), axes), counts)
-
-
-JVP_RULES.register(
-    lax.reduce_max_p, lambda p, t, *, axes: _chooser_jvp(p, t, axes=axes, prim=lax.reduce_max_p)
-)
-JVP_RULES.register(
-    lax.reduce_min_p, lambda p, t, *, axes: _chooser_jvp(p, t, axes=axes, prim=lax.reduce_min_p)
-)
-
-
-@JVP_RULES.defines(lax.reduce_prod_p)
-def _reduce_prod_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], *, axes: tuple[int, ...]
-) -> tuple[Any, Any]:
-    # d prod = sum_i t_i * prod_{j != i} x_j. The product of the others is
-    # computed without dividing by zero: with no zero it is prod / x_i; with
-    # exactly one zero it is the product of the nonzeros at that zero and 0
-    # elsewhere; with more zeros it is 0 everywhere.
-    (x,), (t,) = primals, tangents
-    aval = get_aval(x)
-    out = lax.reduce_prod(x, axes)
-    kept = tuple(i for i in range(aval.ndim) if i not in axes)
-
-    def spread(r: Any) -> Any:
-        return lax.broadcast_in_dim(r, aval.shape, kept)
-
-    zero, one = lax.full_like(x, 0), lax.full_like(x, 1)
-    is_zero = lax.eq(x, zero)
-    prod_nonzero = spread(lax.reduce_prod(lax.select(is_zero, one, x), axes))
-    n_zeros = spread(lax.reduce_sum(lax.convert_element_type(is_zero, aval.dtype), axes))
-    others = lax.select(
-        is_zero,
-        lax.select(lax.eq(n_zeros, one), prod_nonzero, zero),
-        lax.select(lax.eq(n_zeros, zero), lax.div(prod_nonzero, lax.select(is_zero, one, x)), zero),
-    )
-    return out, lax.reduce_sum(lax.mul(t, others), axes)

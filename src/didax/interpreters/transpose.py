@@ -358,16 +358,3 @@ def _select_transpose(ct: Any, pred: Any, on_true: Any, on_false: Any) -> list[A
         lax.select(pred, ct, zeros) if is_undefined(on_true) else None,
         lax.select(pred, zeros, ct) if is_undefined(on_false) else None,
     ]
-
-
-@TRANSPOSE_RULES.defines(lax.reduce_sum_p)
-def _reduce_sum_transpose(ct: Any, x: Any, *, axes: tuple[int, ...]) -> list[Any]:
-    shape = x.aval.shape
-    kept = tuple(i for i in range(len(shape)) if i not in axes)
-    return [lax.broadcast_in_dim(ct, shape, kept)]
-
-
-@TRANSPOSE_RULES.defines(lax.cumsum_p)
-def _cumsum_transpose(ct: Any, x: Any, *, axis: int, reverse: bool) -> list[Any]:
-    # Each input feeds the partial sums at and after it (before it, reversed).
-    return [lax.cumsum(ct, axis, reverse=not reverse)]

@@ -41,6 +41,7 @@ from didax.core.lax.cumulative import cumlogsumexp as cumlogsumexp
 from didax.core.lax.cumulative import cummax as cummax
 from didax.core.lax.cumulative import cummin as cummin
 from didax.core.lax.cumulative import cumprod as cumprod
+from didax.core.lax.cumulative import cumsum as cumsum
 from didax.core.lax.fft import FftType as FftType
 from didax.core.lax.fft import fft as fft
 from didax.core.lax.indexing import GatherDimensionNumbers as GatherDimensionNumbers
@@ -53,6 +54,12 @@ from didax.core.lax.indexing import scatter_max as scatter_max
 from didax.core.lax.indexing import scatter_min as scatter_min
 from didax.core.lax.indexing import scatter_mul as scatter_mul
 from didax.core.lax.precision import Precision as Precision
+from didax.core.lax.reductions import argmax as argmax
+from didax.core.lax.reductions import argmin as argmin
+from didax.core.lax.reductions import reduce_max as reduce_max
+from didax.core.lax.reductions import reduce_min as reduce_min
+from didax.core.lax.reductions import reduce_prod as reduce_prod
+from didax.core.lax.reductions import reduce_sum as reduce_sum
 from didax.core.lax.slicing import dynamic_slice as dynamic_slice
 from didax.core.lax.slicing import dynamic_update_slice as dynamic_update_slice
 from didax.core.lax.slicing import pad as pad
@@ -113,6 +120,13 @@ __all__ = [
     "dynamic_slice",
     "dynamic_update_slice",
     "pad",
+    # reductions (didax.core.lax.reductions)
+    "reduce_sum",
+    "reduce_max",
+    "reduce_min",
+    "reduce_prod",
+    "argmax",
+    "argmin",
     # conversions (didax.core.lax.conversions)
     "convert_element_type",
     *_control_flow.__all__,
@@ -136,6 +150,7 @@ __all__ = [
     # matmul precision (didax.core.lax.precision)
     "Precision",
     # cumulative reductions (didax.core.lax.cumulative)
+    "cumsum",
     "cumprod",
     "cummax",
     "cummin",

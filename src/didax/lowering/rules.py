@@ -21,15 +21,13 @@ Design rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Final, TypeAlias
 
 import numpy as np
-from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core import dtypes, lax
-from didax.core.abstract import ShapedArray
 from didax.core.dtypes import DType
 from didax.core.primitive import Primitive
 from didax.lowering.mlir import (
@@ -37,23 +35,13 @@ from didax.lowering.mlir import (
     IrValue,
     LoweringRuleContext,
     aval_to_ir_type,
-    constant,
-    dense_i64,
-    dtype_to_ir_type,
     full,
 )
-from didax.lowering.scan_ops import cumulative
 
 Value: TypeAlias = IrValue
-# Builds a region's results from its block arguments (scalars).
-RegionBody: TypeAlias = Callable[[Sequence[Value]], Sequence[Value]]
 
 
 # --- helpers -----------------------------------------------------------------------
-
-
-def _scalar_type(dtype: DType) -> ir.RankedTensorType:
-    return ir.RankedTensorType.get((), dtype_to_ir_type(dtype))
 
 
 def compare(x: Value, y: Value, direction: str, dtype: DType) -> Value:
@@ -123,32 +111,6 @@ def minimum(x: Value, y: Value, dtype: DType) -> Value:
     if dtypes.is_complex(dtype):
         return _complex_pick(x, y, "LT", dtype)
     return hlo.and_(x, y) if dtype == dtypes.bool_ else hlo.minimum(x, y)
-
-
-def _stablehlo_reduce(
-    operands: Sequence[Value],
-    init_values: Sequence[Value],
-    axes: Sequence[int],
-    in_dtypes: Sequence[DType],
-    out_avals: Sequence[ShapedArray],
-    body: RegionBody,
-) -> list[Value]:
-    """A (variadic) ``stablehlo.reduce`` over ``axes`` whose reducer is ``body``.
-
-    The reducer gets the accumulators first, then the elements:
-    ``body([acc_0, ..., acc_n, x_0, ..., x_n])``.
-    """
-    op = hlo.ReduceOp(
-        [aval_to_ir_type(a) for a in out_avals],
-        list(operands),
-        list(init_values),
-        dense_i64(axes),
-    )
-    scalar_types = [_scalar_type(d) for d in in_dtypes]
-    block = op.regions[0].blocks.append(*scalar_types, *scalar_types)
-    with ir.InsertionPoint(block):
-        hlo.return_(list(body(list(block.arguments))))
-    return list(op.results)
 
 
 # --- element-wise: one StableHLO op ---------------------------------------------------
@@ -296,106 +258,3 @@ for _prim, _direction in {
 @LOWERING_RULES.defines(lax.stop_gradient_p)
 def _stop_gradient_lowering(ctx: LoweringRuleContext, x: Value) -> list[Value]:
     return [x]  # the identity; only differentiation treats it specially
-
-
-# --- reductions and scans ---------------------------------------------------------------
-
-
-def _monoid_reduction_rule(
-    identity: Callable[[DType], bool | int | float | complex],
-    combine: Callable[[Value, Value, DType], Value],
-) -> Callable[..., list[Value]]:
-    def rule(ctx: LoweringRuleContext, x: Value, *, axes: tuple[int, ...]) -> list[Value]:
-        if not axes:
-            return [x]
-        aval_out = ctx.avals_out[0]
-        dtype = aval_out.dtype
-        init = constant(np.asarray(identity(dtype), dtype))
-        return _stablehlo_reduce(
-            [x], [init], axes, [dtype], [aval_out], lambda a: [combine(a[0], a[1], dtype)]
-        )
-
-    return rule
-
-
-# Sums and products over an empty axis give the identity, as NumPy's; max and
-# min over one are refused by the impl (and give -inf/+inf, or the dtype's
-# extremes, here).
-LOWERING_RULES.register(
-    lax.reduce_sum_p, _monoid_reduction_rule(lambda d: 0, lambda x, y, d: hlo.add(x, y))
-)
-LOWERING_RULES.register(
-    lax.reduce_prod_p, _monoid_reduction_rule(lambda d: 1, lambda x, y, d: hlo.multiply(x, y))
-)
-LOWERING_RULES.register(lax.reduce_max_p, _monoid_reduction_rule(max_identity, maximum))
-LOWERING_RULES.register(lax.reduce_min_p, _monoid_reduction_rule(min_identity, minimum))
-
-
-def _arg_extremum(
-    ctx: LoweringRuleContext,
-    x: Value,
-    axis: int,
-    index_dtype: DType,
-    direction: str,
-    identity: bool | int | float | complex,
-) -> list[Value]:
-    """A variadic reduce over (value, index) pairs keeping the first extremal index.
-
-    NumPy's argmax/argmin treat NaN as more extreme than any number and
-    return the first of several NaNs. The reducer picks the better of two
-    pairs under a total order -- NaN first, then the extremal value, then
-    the smaller index -- so it is associative and commutative, and XLA may
-    combine pairs in any order. (JAX's reducer prefers whichever NaN comes
-    first in its argument order, which is only right for a left-to-right
-    reduction.)
-    """
-    aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
-    dtype = aval_in.dtype
-    index_aval = ShapedArray(aval_in.shape, index_dtype)
-    indices = hlo.iota(aval_to_ir_type(index_aval), axis)
-    # The identity pairs with index 0: it only ties with an operand whose
-    # extremum is the identity itself, all of whose values are the identity,
-    # so the answer is index 0 anyway.
-    inits = [constant(np.asarray(identity, dtype)), constant(np.asarray(0, index_dtype))]
-
-    def body(args: Sequence[Value]) -> list[Value]:
-        x_val, x_idx, y_val, y_idx = args
-        better = compare(x_val, y_val, direction, dtype)
-        tie = compare(x_val, y_val, "EQ", dtype)
-        if dtypes.is_float(dtype):
-            x_nan = compare(x_val, x_val, "NE", dtype)
-            y_nan = compare(y_val, y_val, "NE", dtype)
-            better = hlo.or_(better, hlo.and_(x_nan, hlo.not_(y_nan)))
-            tie = hlo.or_(tie, hlo.and_(x_nan, y_nan))
-        first = compare(x_idx, y_idx, "LT", index_dtype)
-        pick_x = hlo.or_(better, hlo.and_(tie, first))
-        return [hlo.select(pick_x, x_val, y_val), hlo.select(pick_x, x_idx, y_idx)]
-
-    value_aval = ShapedArray(aval_out.shape, dtype)
-    _, index = _stablehlo_reduce(
-        [x, indices], inits, (axis,), [dtype, index_dtype], [value_aval, aval_out], body
-    )
-    return [index]
-
-
-def _arg_extremum_rule(
-    direction: str, identity: Callable[[DType], bool | int | float | complex]
-) -> Callable[..., list[Value]]:
-    def rule(ctx: LoweringRuleContext, x: Value, *, axis: int, index_dtype: DType) -> list[Value]:
-        return _arg_extremum(ctx, x, axis, index_dtype, direction, identity(ctx.avals_in[0].dtype))
-
-    return rule
-
-
-LOWERING_RULES.register(lax.argmax_p, _arg_extremum_rule("GT", max_identity))
-LOWERING_RULES.register(lax.argmin_p, _arg_extremum_rule("LT", min_identity))
-
-
-@LOWERING_RULES.defines(lax.cumsum_p)
-def _cumsum_lowering(
-    ctx: LoweringRuleContext, x: Value, *, axis: int, reverse: bool
-) -> list[Value]:
-    # lowering.scan_ops: one reduce_window for short axes, an associative
-    # scan (O(n) additions in O(log n) depth) for long ones.
-    aval = ctx.avals_in[0]
-    return [cumulative(x, aval.shape, aval.dtype, axis, reverse, hlo.add, 0)]

@@ -29,6 +29,7 @@ from didax.core.lax.linalg import LINALG_PRIMITIVES as LINALG_PRIMITIVES
 from didax.core.lax.parallel import *  # noqa: F403
 from didax.core.lax.precision import *  # noqa: F403
 from didax.core.lax.primitives import *  # noqa: F403
+from didax.core.lax.reductions import *  # noqa: F403
 from didax.core.lax.slicing import *  # noqa: F403
 from didax.core.lax.sorting import *  # noqa: F403
 from didax.core.lax.special import *  # noqa: F403

@@ -20,6 +20,16 @@ from typing import Final
 
 from didax.core.lax.contractions import dot_general_p
 from didax.core.lax.conversions import convert_element_type_p
+from didax.core.lax.cumulative import cumsum_p
+from didax.core.lax.reductions import (
+    REDUCTIONS,
+    argmax_p,
+    argmin_p,
+    reduce_max_p,
+    reduce_min_p,
+    reduce_prod_p,
+    reduce_sum_p,
+)
 from didax.core.lax.slicing import dynamic_slice_p, dynamic_update_slice_p, pad_p, slice_p
 from didax.core.lax.structural import (
     broadcast_in_dim_p,
@@ -157,13 +167,6 @@ complex_p: Final = Primitive("complex")
 # Structural.
 
 # Reductions and scans.
-reduce_sum_p: Final = Primitive("reduce_sum")
-reduce_max_p: Final = Primitive("reduce_max")
-reduce_min_p: Final = Primitive("reduce_min")
-reduce_prod_p: Final = Primitive("reduce_prod")
-argmax_p: Final = Primitive("argmax")
-argmin_p: Final = Primitive("argmin")
-cumsum_p: Final = Primitive("cumsum")
 
 ARITHMETIC_BINARY: Final = (add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p)
 FLOAT_UNARY: Final = (
@@ -186,7 +189,6 @@ NUMERIC_UNARY: Final = (neg_p, sign_p, abs_p)
 COMPARISONS: Final = (eq_p, ne_p, lt_p, le_p, gt_p, ge_p)
 LOGICAL_BINARY: Final = (and_p, or_p)
 COMPLEX_PARTS: Final = (real_p, imag_p, conj_p, complex_p)
-REDUCTIONS: Final = (reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p)
 ELEMENTWISE: Final = (
     *ARITHMETIC_BINARY,
     integer_pow_p,

@@ -25,7 +25,6 @@ from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import (
     ABSTRACT_EVAL,
     AbstractEvalRule,
-    check_axes,
     check_kinds,
     dtype_failure,
     same_shapes_and_dtypes,
@@ -39,12 +38,9 @@ from didax.core.lax.primitives import (
     NUMERIC_UNARY,
     abs_p,
     add_p,
-    argmax_p,
-    argmin_p,
     ceil_p,
     complex_p,
     conj_p,
-    cumsum_p,
     div_p,
     eq_p,
     floor_p,
@@ -57,10 +53,6 @@ from didax.core.lax.primitives import (
     not_p,
     pow_p,
     real_p,
-    reduce_max_p,
-    reduce_min_p,
-    reduce_prod_p,
-    reduce_sum_p,
     rem_p,
     round_p,
     select_p,
@@ -169,37 +161,3 @@ def _select_abstract_eval(
             f"the predicate's shape {pred.shape} differs from the cases' shape {on_true.shape}"
         )
     return same_shapes_and_dtypes(on_true, on_false)
-
-
-def _reduction_rule(kinds: str, what: str) -> AbstractEvalRule:
-    def rule(x: ShapedArray, *, axes: tuple[int, ...]) -> ShapedArray:
-        check_kinds(kinds, what, x)
-        check_axes(axes, x.ndim, "axes")
-        shape = tuple(s for i, s in enumerate(x.shape) if i not in axes)
-        return ShapedArray(shape, x.dtype, x.weak_type)
-
-    return rule
-
-
-ABSTRACT_EVAL.register(reduce_sum_p, _reduction_rule("iufc", "numbers"))
-ABSTRACT_EVAL.register(reduce_prod_p, _reduction_rule("iufc", "numbers"))
-ABSTRACT_EVAL.register(reduce_max_p, _reduction_rule("biufc", "arrays"))
-ABSTRACT_EVAL.register(reduce_min_p, _reduction_rule("biufc", "arrays"))
-
-
-@ABSTRACT_EVAL.defines(argmax_p, argmin_p)
-def _argminmax_abstract_eval(x: ShapedArray, *, axis: int, index_dtype: DType) -> ShapedArray:
-    check_kinds("biuf", "real arrays", x)
-    check_axes((axis,), x.ndim, "axis")
-    if x.shape[axis] == 0:
-        raise shape_failure("cannot take the arg-extremum of an empty axis")
-    if index_dtype.kind not in "iu":
-        raise dtype_failure(f"index_dtype must be an integer type, got {index_dtype}")
-    return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i != axis), index_dtype)
-
-
-@ABSTRACT_EVAL.defines(cumsum_p)
-def _cumsum_abstract_eval(x: ShapedArray, *, axis: int, reverse: bool) -> ShapedArray:
-    check_kinds("iufc", "numbers", x)
-    check_axes((axis,), x.ndim, "axis")
-    return x

@@ -16,29 +16,21 @@ Design rules:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from didax.core import dtypes
-from didax.core.lax.operands import as_operand as _as_operand
-from didax.core.lax.operands import ndim as _ndim
-from didax.core.lax.operands import normalize_axes as _normalize_axes
-from didax.core.lax.operands import normalize_axis as _normalize_axis
 from didax.core.lax.primitives import (
     ROUND_AWAY_FROM_ZERO,
     ROUND_TO_NEAREST_EVEN,
     abs_p,
     add_p,
     and_p,
-    argmax_p,
-    argmin_p,
     ceil_p,
     complex_p,
     conj_p,
     cos_p,
-    cumsum_p,
     div_p,
     eq_p,
     exp_p,
@@ -62,10 +54,6 @@ from didax.core.lax.primitives import (
     or_p,
     pow_p,
     real_p,
-    reduce_max_p,
-    reduce_min_p,
-    reduce_prod_p,
-    reduce_sum_p,
     rem_p,
     round_p,
     rsqrt_p,
@@ -128,13 +116,6 @@ __all__ = [
     "imag",
     "conj",
     "complex",
-    "reduce_sum",
-    "reduce_max",
-    "reduce_min",
-    "reduce_prod",
-    "argmax",
-    "argmin",
-    "cumsum",
 ]
 
 
@@ -370,48 +351,3 @@ def complex(x: ArrayLike, y: ArrayLike) -> Any:  # noqa: A001 - lax's name
     Array([1.+2.j], dtype=complex64)
     """
     return _nary(complex_p, x, y)
-
-
-def _bind_reduction(prim: Primitive, operand: ArrayLike, axes: Sequence[int] | int) -> Any:
-    nd = _ndim(operand)
-    return prim.bind(_as_operand(operand), axes=tuple(sorted(_normalize_axes(axes, nd))))
-
-
-def reduce_sum(operand: ArrayLike, axes: Sequence[int] | int) -> Any:
-    """Sum over ``axes``."""
-    return _bind_reduction(reduce_sum_p, operand, axes)
-
-
-def reduce_max(operand: ArrayLike, axes: Sequence[int] | int) -> Any:
-    """Maximum over ``axes``."""
-    return _bind_reduction(reduce_max_p, operand, axes)
-
-
-def reduce_min(operand: ArrayLike, axes: Sequence[int] | int) -> Any:
-    """Minimum over ``axes``."""
-    return _bind_reduction(reduce_min_p, operand, axes)
-
-
-def reduce_prod(operand: ArrayLike, axes: Sequence[int] | int) -> Any:
-    """Product over ``axes``."""
-    return _bind_reduction(reduce_prod_p, operand, axes)
-
-
-def argmax(operand: ArrayLike, axis: int, index_dtype: Any = None) -> Any:
-    """Index of the (first) maximum along ``axis`` (``index_dtype``: the default int)."""
-    axis = _normalize_axis(axis, _ndim(operand))
-    dtype = dtypes.default_int() if index_dtype is None else dtypes.canonicalize(index_dtype)
-    return argmax_p.bind(_as_operand(operand), axis=axis, index_dtype=dtype)
-
-
-def argmin(operand: ArrayLike, axis: int, index_dtype: Any = None) -> Any:
-    """Index of the (first) minimum along ``axis`` (``index_dtype``: the default int)."""
-    axis = _normalize_axis(axis, _ndim(operand))
-    dtype = dtypes.default_int() if index_dtype is None else dtypes.canonicalize(index_dtype)
-    return argmin_p.bind(_as_operand(operand), axis=axis, index_dtype=dtype)
-
-
-def cumsum(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
-    """Inclusive cumulative sum along ``axis`` (from the end when ``reverse``)."""
-    axis = _normalize_axis(axis, _ndim(operand))
-    return cumsum_p.bind(_as_operand(operand), axis=axis, reverse=bool(reverse))
