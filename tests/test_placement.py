@@ -71,13 +71,6 @@ EXEMPT: Final[dict[str, str]] = {
 }
 
 
-# The standard primitives still declared together in core.lax.primitives, their
-# rules arranged by interpreter: they leave this set as their families move.
-UNSPLIT: Final = frozenset(
-    p.name for p in ALL_PRIMITIVES if p.declared_in == "didax.core.lax.primitives"
-)
-
-
 def _package_primitives() -> list[Primitive]:
     return [p for p in ALL_PRIMITIVES if p.declared_in.startswith("didax.")]
 
@@ -88,9 +81,7 @@ def _family(prim: Primitive) -> str:
 
 def _placed() -> list[Primitive]:
     return [
-        p
-        for p in _package_primitives()
-        if p.declared_in.startswith(CORE) and p.name not in EXEMPT and p.name not in UNSPLIT
+        p for p in _package_primitives() if p.declared_in.startswith(CORE) and p.name not in EXEMPT
     ]
 
 

@@ -241,11 +241,6 @@ def _scalar_operands_batched(
     return prim.bind(*args, **params), 0
 
 
-for _p in lax.ELEMENTWISE:
-    if _p is not lax.convert_element_type_p:
-        elementwise_batcher(_p)
-
-
 def front_batcher(prim: Primitive, adjust: Callable[..., dict[str, Any]]) -> None:
     """Unary primitives with axis params: batch at the front, params shifted by ``adjust``."""
 

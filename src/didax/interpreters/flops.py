@@ -46,7 +46,6 @@ from typing import Any, Final, Protocol, final
 import attrs
 import numpy as np
 
-from didax.core import lax
 from didax.core.abstract import ShapedArray
 from didax.core.primitive import RuleTable
 from didax.interpreters.checkpoint import remat_p
@@ -266,57 +265,6 @@ def per_element(flops: int, transcendentals: int = 0) -> FlopsRule:
     return rule
 
 
-_ONE_FLOP: Final = (
-    lax.add_p,
-    lax.sub_p,
-    lax.mul_p,
-    lax.div_p,
-    lax.rem_p,
-    lax.max_p,
-    lax.min_p,
-    *lax.NUMERIC_UNARY,
-    lax.floor_p,
-    lax.ceil_p,
-    lax.round_p,
-    *lax.COMPARISONS,
-    *lax.LOGICAL_BINARY,
-    lax.not_p,
-    lax.select_p,
-    lax.complex_p,
-)
-# XLA's transcendental opcodes (HloCostAnalysis::HandleElementwiseOp).
-_TRANSCENDENTAL: Final = (
-    lax.exp_p,
-    lax.log_p,
-    lax.log1p_p,
-    lax.expm1_p,
-    lax.sin_p,
-    lax.cos_p,
-    lax.tan_p,
-    lax.tanh_p,
-    lax.sqrt_p,
-    lax.rsqrt_p,
-    lax.pow_p,
-)
-_FREE: Final = (
-    lax.stop_gradient_p,
-    # XLA's cost analysis counts no flops for taking a complex number's parts.
-    lax.real_p,
-    lax.imag_p,
-)
-
-for _p in _ONE_FLOP:
-    FLOPS_RULES.register(_p, per_element(1))
-for _p in _TRANSCENDENTAL:
-    FLOPS_RULES.register(_p, per_element(0, 1))
-for _p in _FREE:
-    FLOPS_RULES.register(_p, per_element(0))
-# complex(real(x), -imag(x)): the negation and the complex (the parts are free).
-FLOPS_RULES.register(lax.conj_p, per_element(2))
-# 1 / (1 + exp(-x)): a negation, an addition and a division, and one exp.
-FLOPS_RULES.register(lax.logistic_p, per_element(3, 1))
-
-
 def integer_pow_multiplies(y: int) -> int:
     """Multiplications (and a division when ``y < 0``) of ``x ** y`` by repeated squaring.
 
@@ -329,13 +277,6 @@ def integer_pow_multiplies(y: int) -> int:
     squarings = n.bit_length() - 1
     products = n.bit_count() - 1
     return squarings + products + (1 if y < 0 else 0)
-
-
-@FLOPS_RULES.defines(lax.integer_pow_p)
-def _integer_pow_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, *, y: int
-) -> Cost:
-    return Cost(integer_pow_multiplies(y) * out_avals[0].size)
 
 
 # --- higher-order rules -------------------------------------------------------------------

@@ -37,7 +37,7 @@ from didax.core.abstract_eval import (
     shape_failure,
 )
 from didax.core.dtypes import DType
-from didax.core.lax.primitives import and_p, not_p, or_p
+from didax.core.lax.elementwise import and_p, not_p, or_p
 from didax.core.primitive import Primitive
 from didax.core.promotion import coerce_weak
 from didax.core.values import ArrayLike, is_python_scalar, wrap_host

@@ -35,7 +35,7 @@ from typing import Any, Final
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
-from didax.core.lax import wrappers as w
+from didax.core.lax.elementwise import add, conj, div, ge, le, select
 from didax.core.lax.operands import as_operand
 from didax.core.lax.structural import broadcast_in_dim, full_like, iota, transpose
 from didax.core.primitive import Primitive
@@ -180,7 +180,7 @@ def _T(x: Any) -> Any:
 def _H(x: Any) -> Any:
     """The conjugate transpose of the last two axes (the transpose, for real dtypes)."""
     t = _T(x)
-    return w.conj(t) if dtypes.is_complex(get_aval(t).dtype) else t
+    return conj(t) if dtypes.is_complex(get_aval(t).dtype) else t
 
 
 def _triangle_mask(x: Any, k: int, lower: bool) -> Any:
@@ -188,19 +188,19 @@ def _triangle_mask(x: Any, k: int, lower: bool) -> Any:
     m, n = shape[-2], shape[-1]
     rows = broadcast_in_dim(iota(dtypes.int32, m), (m, n), (0,))
     cols = broadcast_in_dim(iota(dtypes.int32, n), (m, n), (1,))
-    shifted = w.add(rows, k)
-    mask = w.ge(shifted, cols) if lower else w.le(shifted, cols)
+    shifted = add(rows, k)
+    mask = ge(shifted, cols) if lower else le(shifted, cols)
     return broadcast_in_dim(mask, shape, (len(shape) - 2, len(shape) - 1))
 
 
 def _tril(x: Any, k: int = 0) -> Any:
     """``x`` with the entries above diagonal ``k`` of each matrix zeroed."""
-    return w.select(_triangle_mask(x, k, True), x, full_like(x, 0))
+    return select(_triangle_mask(x, k, True), x, full_like(x, 0))
 
 
 def _triu(x: Any, k: int = 0) -> Any:
     """``x`` with the entries below diagonal ``k`` of each matrix zeroed."""
-    return w.select(_triangle_mask(x, k, False), x, full_like(x, 0))
+    return select(_triangle_mask(x, k, False), x, full_like(x, 0))
 
 
 def symmetrize(x: ArrayLike) -> Any:
@@ -212,7 +212,7 @@ def symmetrize(x: ArrayLike) -> Any:
            [1., 1.]], dtype=float32)
     """
     x = as_operand(x)
-    return w.div(w.add(x, _H(x)), 2.0)
+    return div(add(x, _H(x)), 2.0)
 
 
 def _symmetrizable(x: Any) -> bool:
