@@ -1,4 +1,4 @@
-"""Eager evaluation: the root trace, its one route to XLA, NumPy impl rules, and ``eval_jaxpr``.
+"""Eager evaluation: the root trace, its routes (XLA, or NumPy impl rules), and ``eval_jaxpr``.
 
 Design rules:
 - ``EvalTrace`` is the root of every chain of traces: it applies a
@@ -370,7 +370,7 @@ def eval_closed_jaxpr(closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
     return eval_jaxpr(closed.jaxpr, [*closed.consts, *args])
 
 
-# --- impl rules ------------------------------------------------------------
+# --- helpers for the families' impl rules (interpreters.<family>) ---------------
 
 
 _HALF_FLOATS: Final = frozenset({dtypes.bfloat16, dtypes.float16})

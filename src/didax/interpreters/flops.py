@@ -254,7 +254,7 @@ def known_values(jaxpr: Jaxpr, values: Sequence[np.generic | None]) -> list[np.g
     return [read(x) for x in jaxpr.outs]
 
 
-# --- first-order rules --------------------------------------------------------------------
+# --- helpers for the families' rules (interpreters.<family>) ----------------------------
 
 
 def per_element(flops: int, transcendentals: int = 0) -> FlopsRule:

@@ -204,7 +204,7 @@ def jvp_flat(
     return [p for p, _ in pairs], [t for _, t in pairs]
 
 
-# --- rules for the standard primitives ---------------------------------------
+# --- helpers for the families' rules (interpreters.<family>) --------------------
 
 
 def add_tangents(a: Any, b: Any) -> Any:

@@ -278,7 +278,7 @@ def linear_transpose_flat(
     return transposed
 
 
-# --- rules for the standard primitives ---------------------------------------
+# --- helpers for the families' rules (interpreters.<family>) --------------------
 
 
 def not_linear(prim: Primitive, why: str) -> NonlinearError:

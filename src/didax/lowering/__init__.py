@@ -1,7 +1,8 @@
 """didax.lowering: jaxpr -> StableHLO, compilation through PJRT, device arrays.
 
-Importing this package registers the lowering rules of every standard
-primitive and the jit primitive's impl (compile and execute).
+Importing this package imports every family's lowering module
+(``lowering.<family>``), registering the lowering rules of every primitive,
+and registers the jit primitive's impl (compile and execute).
 """
 
 from didax.lowering import (

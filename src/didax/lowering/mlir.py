@@ -4,8 +4,9 @@ Design rules:
 - ``LOWERING_RULES`` maps each primitive to a rule
   ``(ctx, *operands: IrValue, **params) -> list[IrValue]``; ``ctx``
   (``LoweringRuleContext``) carries the operands' and results' abstract
-  values, the module being built and the platform it is built for. Rules
-  for the standard primitives live in ``lowering.rules``.
+  values, the module being built and the platform it is built for. A
+  primitive family's rules live in ``lowering.<family>`` (the placement
+  convention of ``core.lax``).
 - Rules per platform, as JAX's ``mlir.register_lowering(prim, rule,
   platform=...)``: a module is lowered for one platform (``"cpu"``,
   ``"cuda"``, ``"rocm"``; ``lower_to_module(..., platform=None)`` takes the

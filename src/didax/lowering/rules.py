@@ -1,20 +1,14 @@
-"""StableHLO lowering rules for every standard primitive (``didax.core.lax``).
+"""Lowering helpers the families' rules share (``lowering.<family>`` modules).
 
 Design rules:
-- The NumPy impl rules (``interpreters.evaluation``) define what a primitive
-  means; a lowering computes exactly that. Where a StableHLO op's
-  semantics differ from the impl's, the rule adds the ops that close the
-  gap and says why (``sign`` and ``abs`` of unsigned integers, conversions
-  to bool, boolean iota and max/min, arg-extrema ties and NaNs, unsigned
-  dynamic-slice starts). Results differ from the impl only in the last bits
-  of floating-point functions that XLA approximates its own way (``exp``,
-  ``tanh``, ...) and in the association order of sums and products.
-- A primitive that is exactly one element-wise StableHLO op (``add``,
-  ``sin``, ...) is lowered through the ``_ONE_OP`` table; every other
-  primitive has its own ``_<prim>_lowering``.
+- The StableHLO spellings of operations several families need are here,
+  once: ``compare`` (the comparison type follows the operands' dtype),
+  the identities of ``max`` and ``min`` for each dtype, and ``maximum`` /
+  ``minimum`` with NumPy's semantics on booleans and JAX's lexicographic
+  order on complex numbers. Each primitive family's rules are in its own
+  module (``lowering.elementwise``, ``lowering.reductions``, ...).
 - Result types come from ``ctx.avals_out``, never from op type inference,
-  so a lowered program has exactly the types its jaxpr says.
-- Rules only build ops at the current insertion point; constants go
+  so a lowered program has exactly the types its jaxpr says; constants go
   through ``mlir.constant``/``mlir.full`` so that bool and unsigned
   constants are spelled one way.
 """
