@@ -19,7 +19,7 @@ from jax import lax as jlax
 
 import didax as dx
 from didax import lax as dlax
-from didax.core.lax.primitives import STANDARD_PRIMITIVES
+from didax.core.lax import STANDARD_PRIMITIVES
 
 FLOATS = [np.dtype(ml_dtypes.bfloat16), np.dtype(np.float16)]
 INTS = [np.dtype(t) for t in (np.int8, np.int16, np.uint8, np.uint16, np.uint32, np.uint64)]

@@ -18,7 +18,7 @@ import didax.numpy as dnp
 from didax import lax
 from didax.core import dtypes
 from didax.core.errors import DTypeError
-from didax.core.lax import primitives as P
+from didax.core.lax import elementwise as P
 from didax.core.promotion import coerce_weak, convert, kind_rank, result_type, scalar_as
 
 

@@ -263,7 +263,7 @@ def threefry2x32(
 
     # The key words stay as small as they come (scalars, usually): the loop
     # carries them, and each use broadcasts them into the element-wise op.
-    parity = np.asarray(_PARITY, u32)
+    parity: ArrayLike = np.asarray(_PARITY, u32)
     if get_aval(k1).shape:
         parity = lax.full(get_aval(k1).shape, _PARITY, u32)
     ks = (k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), parity))

@@ -8,15 +8,20 @@ Design rules:
   ``abstract_eval``.
 - A rule signals an ill-typed application by raising ``TypingFailure`` with a
   reason; ``abstract_eval`` turns it into ``ShapeError``/``DTypeError`` naming
-  the primitive, every operand type and the user's file:line.
+  the primitive, every operand type and the user's file:line. The checks
+  every family's rules make (``check_kinds``, ``check_axes``, and the
+  element-wise ``same_shapes_and_dtypes``) are here, so that they fail
+  with one wording.
 """
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
 
+from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.errors import DTypeError, ShapeError
 from didax.core.primitive import Primitive, RuleTable
@@ -49,6 +54,50 @@ def shape_failure(reason: str) -> TypingFailure:
 
 def dtype_failure(reason: str) -> TypingFailure:
     return TypingFailure("dtype", reason)
+
+
+def check_kinds(kinds: str, what: str, *avals: ShapedArray) -> None:
+    """Refuses operands whose dtype kind (``dtypes.kind``) is not one of ``kinds``."""
+    for a in avals:
+        if dtypes.kind(a.dtype) not in kinds:
+            raise dtype_failure(f"operands must be {what}, got {a.dtype}")
+
+
+def check_axes(axes: Sequence[int], ndim: int, what: str) -> None:
+    """Refuses repeated axes, and axes out of ``range(ndim)``; ``what`` names them."""
+    if len(set(axes)) != len(axes):
+        raise shape_failure(f"{what} {tuple(axes)} has repeated axes")
+    for a in axes:
+        if not 0 <= a < ndim:
+            raise shape_failure(f"{what} {tuple(axes)} is out of range for rank {ndim}")
+
+
+def same_shapes_and_dtypes(*avals: ShapedArray, scalars: bool = False) -> ShapedArray:
+    """The operands' common type; with ``scalars``, rank-0 operands may join any shape.
+
+    The element-wise typing rule of every family (``elementwise``,
+    ``special``, ``bits``): one shape, one dtype, weak only if every operand is.
+    """
+    first = avals[0]
+    shape = first.shape
+    for a in avals[1:]:
+        if a.shape != shape:
+            if scalars and a.shape == ():
+                pass
+            elif scalars and shape == ():
+                shape = a.shape
+            else:
+                raise shape_failure(
+                    "operands must have equal shapes"
+                    + (" (or be rank-0 scalars)" if scalars else "")
+                    + ", got "
+                    + " and ".join(str(x.shape) for x in avals)
+                )
+        if a.dtype != first.dtype:
+            raise dtype_failure(
+                "operands must have equal dtypes, got " + " and ".join(str(x.dtype) for x in avals)
+            )
+    return ShapedArray(shape, first.dtype, builtins.all(a.weak_type for a in avals))
 
 
 def abstract_eval(

@@ -10,10 +10,18 @@ Design rules:
   naming the primitive and the interpreter.
 - Every primitive registers itself in ``ALL_PRIMITIVES`` so that coverage
   tests can walk primitive x table.
+- A table remembers where each rule was registered from
+  (``registered_from``): the module whose top-level code was running, i.e.
+  whose import registered it, even through a helper or factory that
+  registers for its caller (``defjvp``, ``elementwise_batcher``). Rules are
+  registered at import, so that is where a reader finds them;
+  ``tests/test_placement.py`` checks that it is the primitive family's own
+  module.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any, Final, Generic, TypeVar
 
@@ -38,6 +46,9 @@ class Primitive:
     # (jvp, vmap, transpose) and the lowering broadcast such a scalar where a
     # rule needs it.
     scalar_operands: bool
+    # The module that declared it (``registering_module``): its family's
+    # home, ``core.lax.<family>``, for didax's own primitives.
+    declared_in: str
 
     def __init__(
         self, name: str, *, multiple_results: bool = False, scalar_operands: bool = False
@@ -45,6 +56,7 @@ class Primitive:
         self.name = name
         self.multiple_results = multiple_results
         self.scalar_operands = scalar_operands
+        self.declared_in = registering_module()
         ALL_PRIMITIVES.append(self)
 
     def bind(self, *args: Any, **params: Any) -> Any:
@@ -56,6 +68,23 @@ class Primitive:
 
 
 ALL_PRIMITIVES: Final[list[Primitive]] = []
+
+
+def registering_module() -> str:
+    """The module whose top-level code is running: the one whose import makes this call.
+
+    Frames of functions (a table's ``register`` and ``defines``, a helper
+    that registers for its caller) are skipped up to the first module body;
+    outside any import (a rule registered by a function at run time) it is
+    the module body that started the program, often ``"__main__"``.
+
+    >>> registering_module() == __name__
+    True
+    """
+    frame = sys._getframe(1)
+    while frame.f_code.co_name != "<module>" and frame.f_back is not None:
+        frame = frame.f_back
+    return str(frame.f_globals.get("__name__", ""))
 
 
 # Not final: the lowering's table (lowering.mlir.LoweringRuleTable) adds
@@ -73,11 +102,29 @@ class RuleTable(Generic[R]):
     def __init__(self, interpreter: str) -> None:
         self.interpreter = interpreter
         self._rules: dict[Primitive, R] = {}
+        self._registered_from: dict[Primitive, str] = {}
 
     def register(self, prim: Primitive, rule: R) -> None:
         if prim in self._rules:
             raise ValueError(f"{self.interpreter} rule for {prim.name} is already registered")
         self._rules[prim] = rule
+        self._registered_from[prim] = registering_module()
+
+    def registered_from(self, prim: Primitive) -> str:
+        """The module whose import registered ``prim``'s rule (see ``registering_module``).
+
+        >>> table: RuleTable[int] = RuleTable("example")
+        >>> p = Primitive("p_origin_example")
+        >>> table.register(p, 1)
+        >>> table.registered_from(p) == __name__
+        True
+        """
+        try:
+            return self._registered_from[prim]
+        except KeyError:
+            raise NotImplementedError(
+                f"primitive '{prim.name}' has no {self.interpreter} rule"
+            ) from None
 
     def defines(self, *prims: Primitive) -> Callable[[R], R]:
         """Decorator form of ``register`` for one or more primitives."""

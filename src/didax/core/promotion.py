@@ -31,7 +31,8 @@ from didax.core.array import Array
 from didax.core.basearray import HostArray, Value
 from didax.core.dtypes import DType
 from didax.core.errors import DTypeError
-from didax.core.lax.primitives import broadcast_in_dim_p, convert_element_type_p
+from didax.core.lax.conversions import convert_element_type_p
+from didax.core.lax.structural import broadcast_in_dim_p
 from didax.core.primitive import Primitive
 from didax.core.trace import Tracer, eager_evaluation
 from didax.core.values import (

@@ -1,7 +1,13 @@
-"""didax.interpreters: one module per interpreter, each owning its rule table.
+"""didax.interpreters: one module per interpreter, each owning its rule table, and one per family.
 
-Importing this package installs the eager-evaluation root trace and every
-interpreter's rules for the standard primitives.
+An interpreter's module (``evaluation``, ``jvp``, ``batching``,
+``transpose``, ``partial_eval``, ``flops``, ...) holds its trace, its rule
+table and the helpers rules are built with; a primitive family's module
+(``elementwise``, ``structural``, ``slicing``, ``reductions``,
+``contractions``, ``conversions``, ``cumulative``, ``indexing``, ...)
+registers all of that family's rules, in every table. Importing this
+package installs the eager-evaluation root trace and imports every family
+module, so every rule is registered.
 """
 
 from didax.interpreters import (
@@ -9,8 +15,11 @@ from didax.interpreters import (
     bits,
     checkpoint,
     cond,
+    contractions,
+    conversions,
     cumulative,
     custom_derivatives,
+    elementwise,
     evaluation,
     fft,
     flops,
@@ -22,12 +31,15 @@ from didax.interpreters import (
     loop_flops,
     parallel,
     partial_eval,
+    reductions,
     scan,
     scatter,
     shard_map,
+    slicing,
     sorting,
     special,
     staging,
+    structural,
     transpose,
     while_loop,
 )
@@ -37,9 +49,12 @@ __all__ = [
     "bits",
     "checkpoint",
     "cond",
+    "contractions",
+    "conversions",
     "cumulative",
     "fft",
     "custom_derivatives",
+    "elementwise",
     "evaluation",
     "flops",
     "indexing",
@@ -50,12 +65,15 @@ __all__ = [
     "jvp",
     "parallel",
     "partial_eval",
+    "reductions",
     "scan",
     "scatter",
     "shard_map",
+    "slicing",
     "sorting",
     "special",
     "staging",
+    "structural",
     "transpose",
     "while_loop",
 ]

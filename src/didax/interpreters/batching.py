@@ -23,9 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final, Protocol
 
-import numpy as np
-
-from didax.core import dtypes, lax
+from didax.core import lax
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import abstract_eval
 from didax.core.primitive import Primitive, RuleTable
@@ -124,9 +122,7 @@ class BatchTrace(Trace):
         if all(d is None for d in dims):
             with set_current_trace(parent):
                 return prim.bind(*vals, **params)
-        abstract_eval(
-            prim, [_unbatched_aval(v, d) for v, d in zip(vals, dims, strict=True)], params
-        )
+        abstract_eval(prim, [unbatched_aval(v, d) for v, d in zip(vals, dims, strict=True)], params)
         with set_current_trace(parent):
             out, out_dim = BATCH_RULES[prim](self.axis_size, vals, dims, **params)
         if prim.multiple_results:
@@ -137,7 +133,7 @@ class BatchTrace(Trace):
         return val if dim is None else BatchTracer(self, val, dim)
 
 
-def _unbatched_aval(x: Any, d: Dim) -> ShapedArray:
+def unbatched_aval(x: Any, d: Dim) -> ShapedArray:
     aval = get_aval(x)
     if d is None:
         return aval
@@ -194,7 +190,8 @@ def bdim_at_front(x: Any, d: Dim, axis_size: int) -> Any:
     return move_axis(x, d, 0, axis_size)
 
 
-def _shift(axes: Sequence[int]) -> tuple[int, ...]:
+def shift_axes(axes: Sequence[int]) -> tuple[int, ...]:
+    """``axes`` moved one place right: their numbers once a batch axis is at the front."""
     return tuple(a + 1 for a in axes)
 
 
@@ -206,7 +203,7 @@ def elementwise_batcher(prim: Primitive) -> None:
     ) -> tuple[Any, Any]:
         first = dims[0] if all(d == dims[0] for d in dims) else None
         if prim.scalar_operands:
-            shapes = [_unbatched_aval(x, d).shape for x, d in zip(args, dims, strict=True)]
+            shapes = [unbatched_aval(x, d).shape for x, d in zip(args, dims, strict=True)]
             if first is None or any(s != shapes[0] for s in shapes):
                 return _scalar_operands_batched(prim, axis_size, args, dims, shapes, params)
         if first is not None:
@@ -244,11 +241,7 @@ def _scalar_operands_batched(
     return prim.bind(*args, **params), 0
 
 
-for _p in lax.ELEMENTWISE:
-    elementwise_batcher(_p)
-
-
-def _front_batcher(prim: Primitive, adjust: Callable[..., dict[str, Any]]) -> None:
+def front_batcher(prim: Primitive, adjust: Callable[..., dict[str, Any]]) -> None:
     """Unary primitives with axis params: batch at the front, params shifted by ``adjust``."""
 
     def rule(
@@ -259,198 +252,3 @@ def _front_batcher(prim: Primitive, adjust: Callable[..., dict[str, Any]]) -> No
         return prim.bind(x, **adjust(axis_size, **params)), 0
 
     BATCH_RULES.register(prim, rule)
-
-
-_front_batcher(
-    lax.broadcast_in_dim_p,
-    lambda n, *, shape, broadcast_dimensions: dict(
-        shape=(n, *shape), broadcast_dimensions=(0, *_shift(broadcast_dimensions))
-    ),
-)
-_front_batcher(lax.reshape_p, lambda n, *, new_sizes: dict(new_sizes=(n, *new_sizes)))
-_front_batcher(
-    lax.transpose_p, lambda n, *, permutation: dict(permutation=(0, *_shift(permutation)))
-)
-for _p in (lax.squeeze_p, lax.expand_dims_p, lax.rev_p):
-    _front_batcher(_p, lambda n, *, dimensions: dict(dimensions=_shift(dimensions)))
-for _p in lax.REDUCTIONS:
-    _front_batcher(_p, lambda n, *, axes: dict(axes=_shift(axes)))
-for _p in (lax.argmax_p, lax.argmin_p):
-    _front_batcher(_p, lambda n, *, axis, index_dtype: dict(axis=axis + 1, index_dtype=index_dtype))
-_front_batcher(lax.cumsum_p, lambda n, *, axis, reverse: dict(axis=axis + 1, reverse=reverse))
-_front_batcher(
-    lax.slice_p,
-    lambda n, *, start_indices, limit_indices, strides: dict(
-        start_indices=(0, *start_indices),
-        limit_indices=(n, *limit_indices),
-        strides=(1, *strides),
-    ),
-)
-
-
-@BATCH_RULES.defines(lax.concatenate_p)
-def _concatenate_batch(
-    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], *, dimension: int
-) -> tuple[Any, Any]:
-    args = [bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)]
-    return lax.concatenate_p.bind(*args, dimension=dimension + 1), 0
-
-
-@BATCH_RULES.defines(lax.pad_p)
-def _pad_batch(
-    axis_size: int,
-    args: Sequence[Any],
-    dims: Sequence[Dim],
-    *,
-    padding_config: tuple[tuple[int, int, int], ...],
-) -> tuple[Any, Any]:
-    (x, padval), (dx, dp) = args, dims
-    x = bdim_at_front(x, dx, axis_size)
-    config = ((0, 0, 0), *padding_config)
-    if dp is None:
-        return lax.pad_p.bind(x, padval, padding_config=config), 0
-    # A padding value per batch element: pad with zeros, then select the
-    # padded positions (found by padding a mask) from the broadcast values.
-    aval = get_aval(x)
-    padded = lax.pad_p.bind(x, np.zeros((), aval.dtype), padding_config=config)
-    mask = lax.pad_p.bind(
-        np.ones(aval.shape, dtypes.bool_), np.zeros((), dtypes.bool_), padding_config=config
-    )
-    out_shape = get_aval(padded).shape
-    values = lax.broadcast_in_dim(padval, out_shape, (0,))
-    return lax.select(mask, padded, values), 0
-
-
-@BATCH_RULES.defines(lax.dot_general_p)
-def _dot_general_batch(
-    axis_size: int,
-    args: Sequence[Any],
-    dims: Sequence[Dim],
-    *,
-    dimension_numbers: lax.DotDimensionNumbers,
-    **params: Any,
-) -> tuple[Any, Any]:
-    # precision and preferred_element_type pass through unchanged.
-    (lhs, rhs), (dl, dr) = args, dims
-    (lc, rc), (lb, rb) = dimension_numbers
-    if dl is not None and dr is not None:
-        lhs, rhs = bdim_at_front(lhs, dl, axis_size), bdim_at_front(rhs, dr, axis_size)
-        new = ((_shift(lc), _shift(rc)), ((0, *_shift(lb)), (0, *_shift(rb))))
-        return lax.dot_general_p.bind(lhs, rhs, dimension_numbers=new, **params), 0
-    if dl is not None:
-        # The batch axis is lhs's first free axis: it lands right after the batch axes.
-        lhs = bdim_at_front(lhs, dl, axis_size)
-        new = ((_shift(lc), rc), (_shift(lb), rb))
-        return lax.dot_general_p.bind(lhs, rhs, dimension_numbers=new, **params), len(lb)
-    rhs = bdim_at_front(rhs, dr, axis_size)
-    new = ((lc, _shift(rc)), (lb, _shift(rb)))
-    lhs_free = get_aval(lhs).ndim - len(lc) - len(lb)
-    return lax.dot_general_p.bind(lhs, rhs, dimension_numbers=new, **params), len(lb) + lhs_free
-
-
-# --- dynamic slices with batched start indices --------------------------------
-
-
-def _batched_starts(
-    starts: Sequence[Any],
-    dims: Sequence[Dim],
-    axis_size: int,
-    shape: tuple[int, ...],
-    sizes: tuple[int, ...],
-) -> Any:
-    """The start indices as one ``(B, len(starts))`` default-int array, clamped as XLA does.
-
-    Unsigned indices are capped at their bound in their own dtype first, so
-    that a huge one clamps to the bound (a cast to a signed type would make
-    it negative, and clamp it to 0).
-    """
-    columns = []
-    index_dtype = dtypes.default_int()
-    for s, d, n, k in zip(starts, dims, shape, sizes, strict=True):
-        s = bdim_at_front(s, d, axis_size)
-        dtype = get_aval(s).dtype
-        if dtype.kind == "u" and n - k <= np.iinfo(dtype.name).max:
-            s = lax.min(s, lax.full_like(s, n - k))
-        if dtype != index_dtype:
-            s = lax.convert_element_type(s, index_dtype)
-        s = lax.max(lax.min(s, lax.full_like(s, n - k)), lax.full_like(s, 0))
-        columns.append(lax.broadcast_in_dim(s, (axis_size, 1), (0,)))
-    return columns[0] if len(columns) == 1 else lax.concatenate(columns, 1)
-
-
-@BATCH_RULES.defines(lax.dynamic_slice_p)
-def _dynamic_slice_batch(
-    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], *, slice_sizes: tuple[int, ...]
-) -> tuple[Any, Any]:
-    x, *starts = args
-    dx, *dstarts = dims
-    if all(d is None for d in dstarts):
-        x = bdim_at_front(x, dx, axis_size)
-        zero = (
-            np.zeros((), get_aval(starts[0]).dtype)
-            if starts
-            else np.zeros((), dtypes.default_int())
-        )
-        return lax.dynamic_slice_p.bind(x, zero, *starts, slice_sizes=(axis_size, *slice_sizes)), 0
-    # A gather of one slice per batch element (JAX's rule): the batch axis of
-    # the starts is the indices' batch axis, and the operand's (if it has
-    # one) a batching axis indexed with it. Its cost is the slices' size.
-    shape = _unbatched_aval(x, dx).shape
-    index = _batched_starts(starts, dstarts, axis_size, shape, slice_sizes)
-    axes = tuple(range(len(shape)))
-    # Slices of one shared operand may overlap; those of one lane each cannot.
-    unique = dx is not None
-    if dx is None:
-        dnums = lax.GatherDimensionNumbers(
-            offset_dims=_shift(axes), collapsed_slice_dims=(), start_index_map=axes
-        )
-        sizes = slice_sizes
-    else:
-        x = bdim_at_front(x, dx, axis_size)
-        dnums = lax.GatherDimensionNumbers(
-            offset_dims=_shift(axes),
-            collapsed_slice_dims=(),
-            start_index_map=_shift(axes),
-            operand_batching_dims=(0,),
-            start_indices_batching_dims=(0,),
-        )
-        sizes = (1 if axis_size else 0, *slice_sizes)
-    out = lax.gather(
-        x, index, dnums, sizes, indices_are_sorted=unique, unique_indices=unique, mode="clip"
-    )
-    return out, 0
-
-
-@BATCH_RULES.defines(lax.dynamic_update_slice_p)
-def _dynamic_update_slice_batch(
-    axis_size: int, args: Sequence[Any], dims: Sequence[Dim]
-) -> tuple[Any, Any]:
-    x, update, *starts = args
-    dx, du, *dstarts = dims
-    x, update = bdim_at_front(x, dx, axis_size), bdim_at_front(update, du, axis_size)
-    if all(d is None for d in dstarts):
-        zero = (
-            np.zeros((), get_aval(starts[0]).dtype)
-            if starts
-            else np.zeros((), dtypes.default_int())
-        )
-        return lax.dynamic_update_slice_p.bind(x, update, zero, *starts), 0
-    # A scatter of one window per batch element into its own lane (JAX's
-    # rule): operand and indices are batched along XLA batching axes.
-    shape = get_aval(x).shape[1:]
-    sizes = get_aval(update).shape[1:]
-    if any(k == 0 for k in sizes):
-        return x, 0
-    index = _batched_starts(starts, dstarts, axis_size, shape, sizes)
-    axes = _shift(range(len(shape)))
-    dnums = lax.ScatterDimensionNumbers(
-        update_window_dims=axes,
-        inserted_window_dims=(),
-        scatter_dims_to_operand_dims=axes,
-        operand_batching_dims=(0,),
-        scatter_indices_batching_dims=(0,),
-    )
-    out = lax.scatter(
-        x, index, update, dnums, indices_are_sorted=True, unique_indices=True, mode="clip"
-    )
-    return out, 0

@@ -4,6 +4,7 @@ Impl (NumPy), jvp, batching and flops rules for ``cumprod``, ``cummax``,
 ``cummin`` and ``cumlogsumexp``, registered in each interpreter's table;
 the lowering is in ``lowering.cumulative``. None of them is linear, so
 none has a transpose rule: linearize computes them in the known part.
+``cumsum``, linear, has the rules of a linear map (at the end).
 
 Design rules:
 - The impl is NumPy's ``accumulate`` of the matching ufunc
@@ -40,13 +41,14 @@ import numpy as np
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
-from didax.core.lax.cumulative import cumlogsumexp_p, cummax_p, cummin_p, cumprod_p
+from didax.core.lax.cumulative import cumlogsumexp_p, cummax_p, cummin_p, cumprod_p, cumsum_p
 from didax.core.primitive import Primitive
 from didax.core.values import get_aval
-from didax.interpreters.batching import BATCH_RULES, Dim
+from didax.interpreters.batching import BATCH_RULES, Dim, front_batcher
 from didax.interpreters.evaluation import IMPL_RULES, in_float32
 from didax.interpreters.flops import FLOPS_RULES, ZERO, Cost, Operand
-from didax.interpreters.jvp import JVP_RULES
+from didax.interpreters.jvp import JVP_RULES, linear_jvp
+from didax.interpreters.transpose import TRANSPOSE_RULES
 
 Array = np.ndarray[Any, Any]
 # A combination of two tuples of arrays (one element of the scan each) into one.
@@ -254,3 +256,36 @@ def _cumulative_flops(prim: Primitive) -> None:
 for _p in (cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
     _cumulative_batcher(_p)
     _cumulative_flops(_p)
+
+
+# --- cumsum -----------------------------------------------------------------------------------
+# Linear: its jvp is itself on the tangent, its transpose the cumulative sum
+# the other way.
+
+
+@IMPL_RULES.defines(cumsum_p)
+@in_float32
+def _cumsum_impl(x: Array, *, axis: int, reverse: bool) -> Array:
+    if reverse:
+        return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
+    return np.cumsum(x, axis=axis, dtype=x.dtype)
+
+
+linear_jvp(cumsum_p)
+front_batcher(cumsum_p, lambda n, *, axis, reverse: dict(axis=axis + 1, reverse=reverse))
+
+
+@TRANSPOSE_RULES.defines(cumsum_p)
+def _cumsum_transpose(ct: Any, x: Any, *, axis: int, reverse: bool) -> list[Any]:
+    # Each input feeds the partial sums at and after it (before it, reversed).
+    return [lax.cumsum(ct, axis, reverse=not reverse)]
+
+
+@FLOPS_RULES.defines(cumsum_p)
+def _cumsum_flops(
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, *, axis: int, reverse: bool
+) -> Cost:
+    # n - 1 additions along the axis, for each position of the other axes.
+    aval = operands[0].aval
+    n = aval.shape[axis]
+    return ZERO if n == 0 else Cost(aval.size - aval.size // n)

@@ -46,10 +46,7 @@ from typing import Any, Final, Protocol, final
 import attrs
 import numpy as np
 
-from didax.core import lax
 from didax.core.abstract import ShapedArray
-from didax.core.dtypes import DType
-from didax.core.lax import CanonicalPrecision, DotDimensionNumbers
 from didax.core.lax.checkpoint import remat_p
 from didax.core.lax.custom_derivatives import custom_jvp_call_p, custom_lin_p, custom_vjp_call_p
 from didax.core.lax.jit import jit_p
@@ -253,78 +250,15 @@ def known_values(jaxpr: Jaxpr, values: Sequence[np.generic | None]) -> list[np.g
     return [read(x) for x in jaxpr.outs]
 
 
-# --- first-order rules --------------------------------------------------------------------
+# --- helpers for the families' rules (interpreters.<family>) ----------------------------
 
 
-def _per_element(flops: int, transcendentals: int = 0) -> FlopsRule:
+def per_element(flops: int, transcendentals: int = 0) -> FlopsRule:
     def rule(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any) -> Cost:
         n = out_avals[0].size
         return Cost(flops * n, transcendentals * n)
 
     return rule
-
-
-_ONE_FLOP: Final = (
-    lax.add_p,
-    lax.sub_p,
-    lax.mul_p,
-    lax.div_p,
-    lax.rem_p,
-    lax.max_p,
-    lax.min_p,
-    *lax.NUMERIC_UNARY,
-    lax.floor_p,
-    lax.ceil_p,
-    lax.round_p,
-    *lax.COMPARISONS,
-    *lax.LOGICAL_BINARY,
-    lax.not_p,
-    lax.select_p,
-    lax.complex_p,
-)
-# XLA's transcendental opcodes (HloCostAnalysis::HandleElementwiseOp).
-_TRANSCENDENTAL: Final = (
-    lax.exp_p,
-    lax.log_p,
-    lax.log1p_p,
-    lax.expm1_p,
-    lax.sin_p,
-    lax.cos_p,
-    lax.tan_p,
-    lax.tanh_p,
-    lax.sqrt_p,
-    lax.rsqrt_p,
-    lax.pow_p,
-)
-_FREE: Final = (
-    lax.stop_gradient_p,
-    # XLA's cost analysis counts no flops for taking a complex number's parts.
-    lax.real_p,
-    lax.imag_p,
-    lax.broadcast_in_dim_p,
-    lax.reshape_p,
-    lax.transpose_p,
-    lax.squeeze_p,
-    lax.expand_dims_p,
-    lax.slice_p,
-    lax.dynamic_slice_p,
-    lax.dynamic_update_slice_p,
-    lax.concatenate_p,
-    lax.pad_p,
-    lax.rev_p,
-    lax.iota_p,
-)
-
-for _p in _ONE_FLOP:
-    FLOPS_RULES.register(_p, _per_element(1))
-for _p in _TRANSCENDENTAL:
-    FLOPS_RULES.register(_p, _per_element(0, 1))
-for _p in _FREE:
-    FLOPS_RULES.register(_p, _per_element(0))
-# complex(real(x), -imag(x)): the negation and the complex (the parts are free).
-FLOPS_RULES.register(lax.conj_p, _per_element(2))
-# 1 / (1 + exp(-x)): a negation, an addition and a division, and one exp.
-FLOPS_RULES.register(lax.logistic_p, _per_element(3, 1))
 
 
 def integer_pow_multiplies(y: int) -> int:
@@ -339,62 +273,6 @@ def integer_pow_multiplies(y: int) -> int:
     squarings = n.bit_length() - 1
     products = n.bit_count() - 1
     return squarings + products + (1 if y < 0 else 0)
-
-
-@FLOPS_RULES.defines(lax.integer_pow_p)
-def _integer_pow_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, *, y: int
-) -> Cost:
-    return Cost(integer_pow_multiplies(y) * out_avals[0].size)
-
-
-@FLOPS_RULES.defines(lax.convert_element_type_p)
-def _convert_element_type_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any
-) -> Cost:
-    # A change of weak type only is no operation at all.
-    same = operands[0].aval.dtype == out_avals[0].dtype
-    return ZERO if same else Cost(out_avals[0].size)
-
-
-def _reduction_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any
-) -> Cost:
-    # n - 1 combinations per output element: input size - output size.
-    return Cost(max(0, operands[0].aval.size - out_avals[0].size))
-
-
-for _p in (*lax.REDUCTIONS, lax.argmax_p, lax.argmin_p):
-    FLOPS_RULES.register(_p, _reduction_flops)
-
-
-@FLOPS_RULES.defines(lax.cumsum_p)
-def _cumsum_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, *, axis: int, reverse: bool
-) -> Cost:
-    # n - 1 additions along the axis, for each position of the other axes.
-    aval = operands[0].aval
-    n = aval.shape[axis]
-    return ZERO if n == 0 else Cost(aval.size - aval.size // n)
-
-
-@FLOPS_RULES.defines(lax.dot_general_p)
-def _dot_general_flops(
-    operands: Sequence[Operand],
-    out_avals: Sequence[ShapedArray],
-    /,
-    *,
-    dimension_numbers: DotDimensionNumbers,
-    precision: CanonicalPrecision,
-    preferred_element_type: DType | None,
-) -> Cost:
-    # The count is the same at every precision and result type (a reduced-
-    # precision pass is still a multiply and an add per term, as XLA counts).
-    (lhs_contracting, _), _ = dimension_numbers
-    lhs = operands[0].aval
-    contracted = int(np.prod([lhs.shape[d] for d in lhs_contracting], dtype=np.int64))
-    # One multiply and one add per contracted element of each output element.
-    return Cost(2 * out_avals[0].size * contracted)
 
 
 # --- higher-order rules -------------------------------------------------------------------

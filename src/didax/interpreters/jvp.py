@@ -204,7 +204,7 @@ def jvp_flat(
     return [p for p, _ in pairs], [t for _, t in pairs]
 
 
-# --- rules for the standard primitives ---------------------------------------
+# --- helpers for the families' rules (interpreters.<family>) --------------------
 
 
 def add_tangents(a: Any, b: Any) -> Any:
@@ -215,7 +215,7 @@ def add_tangents(a: Any, b: Any) -> Any:
     return lax.add(a, b)
 
 
-def _defjvp(prim: Primitive, *jac_fns: Callable[..., Any] | None) -> None:
+def defjvp(prim: Primitive, *jac_fns: Callable[..., Any] | None) -> None:
     """Registers ``sum_i tangent_i * jac_fns[i](*primals, out)`` (JAX's ``defjvp``).
 
     ``None`` marks an operand the result does not depend on differentiably.
@@ -232,7 +232,7 @@ def _defjvp(prim: Primitive, *jac_fns: Callable[..., Any] | None) -> None:
     JVP_RULES.register(prim, rule)
 
 
-def _zero_jvp(prim: Primitive) -> None:
+def zero_jvp(prim: Primitive) -> None:
     """The result is piecewise constant (or not differentiable): its tangent is zero."""
 
     def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
@@ -244,239 +244,10 @@ def _zero_jvp(prim: Primitive) -> None:
     JVP_RULES.register(prim, rule)
 
 
-def _linear_jvp(prim: Primitive) -> None:
+def linear_jvp(prim: Primitive) -> None:
     """A primitive linear in all its operands: its tangent is itself on the tangents."""
 
     def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
         return prim.bind(*primals, **params), prim.bind(*map(instantiate_zeros, tangents), **params)
 
     JVP_RULES.register(prim, rule)
-
-
-for _p in (
-    lax.sign_p,
-    lax.floor_p,
-    lax.ceil_p,
-    lax.round_p,
-    *lax.COMPARISONS,
-    lax.and_p,
-    lax.or_p,
-    lax.not_p,
-    lax.stop_gradient_p,
-    lax.argmax_p,
-    lax.argmin_p,
-    lax.iota_p,
-):
-    _zero_jvp(_p)
-for _p in (
-    lax.neg_p,
-    lax.broadcast_in_dim_p,
-    lax.reshape_p,
-    lax.transpose_p,
-    lax.squeeze_p,
-    lax.expand_dims_p,
-    lax.slice_p,
-    lax.rev_p,
-    lax.reduce_sum_p,
-    lax.cumsum_p,
-    lax.concatenate_p,
-    lax.pad_p,
-    *lax.COMPLEX_PARTS,
-):
-    _linear_jvp(_p)
-
-_defjvp(lax.add_p, lambda t, x, y, out: t, lambda t, x, y, out: t)
-_defjvp(lax.sub_p, lambda t, x, y, out: t, lambda t, x, y, out: lax.neg(t))
-_defjvp(lax.mul_p, lambda t, x, y, out: lax.mul(t, y), lambda t, x, y, out: lax.mul(x, t))
-_defjvp(
-    lax.div_p,
-    lambda t, x, y, out: lax.div(t, y),
-    lambda t, x, y, out: lax.neg(lax.mul(t, lax.div(out, y))),
-)
-_defjvp(
-    lax.rem_p,
-    lambda t, x, y, out: t,
-    lambda t, x, y, out: lax.mul(
-        lax.neg(t), lax.mul(lax.sign(lax.div(x, y)), lax.floor(lax.abs(lax.div(x, y))))
-    ),
-)
-
-
-def _pow_jvp_lhs(t: Any, x: Any, y: Any, out: Any) -> Any:
-    # y * x ** (y - 1), written so that y == 0 gives 0 even at x == 0 (JAX).
-    one = lax.full_like(y, 1)
-    exponent = lax.select(lax.eq(y, lax.full_like(y, 0)), one, lax.sub(y, one))
-    return lax.mul(t, lax.mul(y, lax.pow(x, exponent)))
-
-
-def _pow_jvp_rhs(t: Any, x: Any, y: Any, out: Any) -> Any:
-    # log(x) * out, with x == 0 treated as log(1) so that 0 ** y contributes 0 (JAX).
-    safe_x = lax.select(lax.eq(x, lax.full_like(x, 0)), lax.full_like(x, 1), x)
-    return lax.mul(t, lax.mul(lax.log(safe_x), out))
-
-
-_defjvp(lax.pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
-
-
-def _balanced_eq(x: Any, z: Any, y: Any) -> Any:
-    """1 where x is the extremum z alone, 1/2 on ties with y, 0 elsewhere (JAX's rule)."""
-    one, zero = lax.full_like(z, 1), lax.full_like(z, 0)
-    x_is = lax.select(lax.eq(x, z), one, zero)
-    y_is = lax.select(lax.eq(y, z), one, zero)
-    return lax.div(x_is, lax.add(one, y_is))
-
-
-_defjvp(
-    lax.max_p,
-    lambda t, x, y, out: lax.mul(t, _balanced_eq(x, out, y)),
-    lambda t, x, y, out: lax.mul(t, _balanced_eq(y, out, x)),
-)
-_defjvp(
-    lax.min_p,
-    lambda t, x, y, out: lax.mul(t, _balanced_eq(x, out, y)),
-    lambda t, x, y, out: lax.mul(t, _balanced_eq(y, out, x)),
-)
-
-
-def _integer_pow_jvp(t: Any, x: Any, out: Any, *, y: int) -> Any:
-    if y == 0:
-        return Zero.like(get_aval(x))
-    factor = lax.full_like(x, y) if y == 1 else lax.mul(lax.integer_pow(x, y - 1), float(y))
-    return lax.mul(t, factor)
-
-
-_defjvp(lax.integer_pow_p, _integer_pow_jvp)
-
-
-def _abs_jvp(t: Any, x: Any, out: Any) -> Any:
-    if dtypes.is_complex(get_aval(x).dtype):
-        # d|z| = Re(conj(z) dz) / |z|, with |z| = 0 read as 1 (JAX's rule).
-        modulus = lax.convert_element_type_p.bind(
-            out, new_dtype=get_aval(x).dtype, weak_type=get_aval(x).weak_type
-        )
-        safe = lax.select(
-            lax.eq(modulus, lax.full_like(modulus, 0)), lax.full_like(modulus, 1), modulus
-        )
-        return lax.real(lax.mul(t, lax.div(lax.conj(x), safe)))
-    # As JAX's: the derivative at 0 is 1 (the right derivative), not sign(0) = 0.
-    return lax.select(lax.ge(x, lax.full_like(x, 0)), t, lax.neg(t))
-
-
-_defjvp(lax.abs_p, _abs_jvp)
-_defjvp(lax.exp_p, lambda t, x, out: lax.mul(t, out))
-_defjvp(lax.log_p, lambda t, x, out: lax.div(t, x))
-_defjvp(lax.log1p_p, lambda t, x, out: lax.div(t, lax.add(x, 1.0)))
-_defjvp(lax.expm1_p, lambda t, x, out: lax.mul(t, lax.add(out, 1.0)))
-# Jacobian first, tangent second, as Autodidax writes it (golden jaxprs follow the tutorial).
-_defjvp(lax.sin_p, lambda t, x, out: lax.mul(lax.cos(x), t))
-_defjvp(lax.cos_p, lambda t, x, out: lax.neg(lax.mul(t, lax.sin(x))))
-_defjvp(lax.tan_p, lambda t, x, out: lax.mul(t, lax.add(1.0, lax.mul(out, out))))
-_defjvp(lax.tanh_p, lambda t, x, out: lax.mul(t, lax.sub(1.0, lax.mul(out, out))))
-_defjvp(lax.logistic_p, lambda t, x, out: lax.mul(t, lax.mul(out, lax.sub(1.0, out))))
-_defjvp(lax.sqrt_p, lambda t, x, out: lax.div(t, lax.mul(out, 2.0)))
-_defjvp(lax.rsqrt_p, lambda t, x, out: lax.mul(t, lax.mul(lax.div(out, x), -0.5)))
-
-
-@JVP_RULES.defines(lax.select_p)
-def _select_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
-    pred, on_true, on_false = primals
-    _, t_true, t_false = tangents
-    out = lax.select(pred, on_true, on_false)
-    return out, lax.select(pred, instantiate_zeros(t_true), instantiate_zeros(t_false))
-
-
-@JVP_RULES.defines(lax.convert_element_type_p)
-def _convert_element_type_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], *, new_dtype: np.dtype[Any], weak_type: bool
-) -> tuple[Any, Any]:
-    (x,), (t,) = primals, tangents
-    out = lax.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
-    if not dtypes.is_inexact(new_dtype):
-        return out, Zero.like(get_aval(out))
-    return out, lax.convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type)
-
-
-@JVP_RULES.defines(lax.dynamic_slice_p)
-def _dynamic_slice_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], *, slice_sizes: tuple[int, ...]
-) -> tuple[Any, Any]:
-    x, *starts = primals
-    out = lax.dynamic_slice_p.bind(x, *starts, slice_sizes=slice_sizes)
-    return out, lax.dynamic_slice_p.bind(tangents[0], *starts, slice_sizes=slice_sizes)
-
-
-@JVP_RULES.defines(lax.dynamic_update_slice_p)
-def _dynamic_update_slice_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
-    x, update, *starts = primals
-    out = lax.dynamic_update_slice_p.bind(x, update, *starts)
-    t_out = lax.dynamic_update_slice_p.bind(
-        instantiate_zeros(tangents[0]), instantiate_zeros(tangents[1]), *starts
-    )
-    return out, t_out
-
-
-def _chooser_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], *, axes: tuple[int, ...], prim: Primitive
-) -> tuple[Any, Any]:
-    # The tangent of a max/min is the mean of the tangents at the extremal positions.
-    (x,), (t,) = primals, tangents
-    out = prim.bind(x, axes=axes)
-    shape = get_aval(x).shape
-    kept = tuple(i for i in range(len(shape)) if i not in axes)
-    out_b = lax.broadcast_in_dim(out, shape, kept)
-    mask = lax.convert_element_type(lax.eq(x, out_b), get_aval(x).dtype)
-    counts = lax.reduce_sum(mask, axes)
-    return out, lax.div(lax.reduce_sum(lax.mul(t, mask), axes), counts)
-
-
-JVP_RULES.register(
-    lax.reduce_max_p, lambda p, t, *, axes: _chooser_jvp(p, t, axes=axes, prim=lax.reduce_max_p)
-)
-JVP_RULES.register(
-    lax.reduce_min_p, lambda p, t, *, axes: _chooser_jvp(p, t, axes=axes, prim=lax.reduce_min_p)
-)
-
-
-@JVP_RULES.defines(lax.reduce_prod_p)
-def _reduce_prod_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], *, axes: tuple[int, ...]
-) -> tuple[Any, Any]:
-    # d prod = sum_i t_i * prod_{j != i} x_j. The product of the others is
-    # computed without dividing by zero: with no zero it is prod / x_i; with
-    # exactly one zero it is the product of the nonzeros at that zero and 0
-    # elsewhere; with more zeros it is 0 everywhere.
-    (x,), (t,) = primals, tangents
-    aval = get_aval(x)
-    out = lax.reduce_prod(x, axes)
-    kept = tuple(i for i in range(aval.ndim) if i not in axes)
-
-    def spread(r: Any) -> Any:
-        return lax.broadcast_in_dim(r, aval.shape, kept)
-
-    zero, one = lax.full_like(x, 0), lax.full_like(x, 1)
-    is_zero = lax.eq(x, zero)
-    prod_nonzero = spread(lax.reduce_prod(lax.select(is_zero, one, x), axes))
-    n_zeros = spread(lax.reduce_sum(lax.convert_element_type(is_zero, aval.dtype), axes))
-    others = lax.select(
-        is_zero,
-        lax.select(lax.eq(n_zeros, one), prod_nonzero, zero),
-        lax.select(lax.eq(n_zeros, zero), lax.div(prod_nonzero, lax.select(is_zero, one, x)), zero),
-    )
-    return out, lax.reduce_sum(lax.mul(t, others), axes)
-
-
-@JVP_RULES.defines(lax.dot_general_p)
-def _dot_general_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], **params: Any
-) -> tuple[Any, Any]:
-    # Bilinear: the tangent products keep the equation's params (precision,
-    # preferred_element_type), as JAX's.
-    lhs, rhs = primals
-    t_lhs, t_rhs = tangents
-    out = lax.dot_general_p.bind(lhs, rhs, **params)
-    t_out: Any = Zero.like(get_aval(out))
-    if not isinstance(t_lhs, Zero):
-        t_out = lax.dot_general_p.bind(t_lhs, rhs, **params)
-    if not isinstance(t_rhs, Zero):
-        t_out = add_tangents(t_out, lax.dot_general_p.bind(lhs, t_rhs, **params))
-    return out, t_out

@@ -48,7 +48,7 @@ from didax.core.values import get_aval
 from didax.interpreters.batching import elementwise_batcher
 from didax.interpreters.evaluation import IMPL_RULES, ImplRule
 from didax.interpreters.flops import FLOPS_RULES, Cost, FlopsRule, Operand
-from didax.interpreters.jvp import JVP_RULES, Zero, _defjvp
+from didax.interpreters.jvp import JVP_RULES, Zero, defjvp
 
 Array = np.ndarray[Any, Any]
 
@@ -86,20 +86,20 @@ def _square(x: Any) -> Any:
 
 _TWO_OVER_SQRT_PI: Final = 2.0 / float(np.sqrt(np.pi))
 
-_defjvp(
+defjvp(
     special.erf_p,
     lambda t, x, out: lax.mul(_TWO_OVER_SQRT_PI, lax.mul(t, lax.exp(lax.neg(_square(x))))),
 )
-_defjvp(
+defjvp(
     special.erfc_p,
     lambda t, x, out: lax.mul(-_TWO_OVER_SQRT_PI, lax.mul(t, lax.exp(lax.neg(_square(x))))),
 )
-_defjvp(
+defjvp(
     special.erf_inv_p,
     lambda t, x, out: lax.mul(float(np.sqrt(np.pi) / 2.0), lax.mul(t, lax.exp(_square(out)))),
 )
-_defjvp(special.lgamma_p, lambda t, x, out: lax.mul(t, special.digamma(x)))
-_defjvp(
+defjvp(special.lgamma_p, lambda t, x, out: lax.mul(t, special.digamma(x)))
+defjvp(
     special.digamma_p,
     lambda t, x, out: lax.mul(t, special.polygamma(lax.full_like(x, 1.0), x)),
 )
@@ -109,29 +109,29 @@ def _polygamma_jvp_m(t: Any, m: Any, x: Any, out: Any) -> Any:
     raise ValueError("polygamma gradient with respect to m is not supported")
 
 
-_defjvp(
+defjvp(
     special.polygamma_p,
     _polygamma_jvp_m,
     lambda t, m, x, out: lax.mul(t, special.polygamma(lax.add(m, 1.0), x)),
 )
-_defjvp(special.sinh_p, lambda t, x, out: lax.mul(t, special.cosh(x)))
-_defjvp(special.cosh_p, lambda t, x, out: lax.mul(t, special.sinh(x)))
-_defjvp(special.asin_p, lambda t, x, out: lax.mul(t, lax.rsqrt(lax.sub(1.0, _square(x)))))
-_defjvp(special.acos_p, lambda t, x, out: lax.mul(t, lax.neg(lax.rsqrt(lax.sub(1.0, _square(x))))))
-_defjvp(special.atan_p, lambda t, x, out: lax.div(t, lax.add(1.0, _square(x))))
-_defjvp(
+defjvp(special.sinh_p, lambda t, x, out: lax.mul(t, special.cosh(x)))
+defjvp(special.cosh_p, lambda t, x, out: lax.mul(t, special.sinh(x)))
+defjvp(special.asin_p, lambda t, x, out: lax.mul(t, lax.rsqrt(lax.sub(1.0, _square(x)))))
+defjvp(special.acos_p, lambda t, x, out: lax.mul(t, lax.neg(lax.rsqrt(lax.sub(1.0, _square(x))))))
+defjvp(special.atan_p, lambda t, x, out: lax.div(t, lax.add(1.0, _square(x))))
+defjvp(
     special.atan2_p,
     lambda t, x, y, out: lax.mul(t, lax.div(y, lax.add(_square(x), _square(y)))),
     lambda t, x, y, out: lax.mul(t, lax.div(lax.neg(x), lax.add(_square(x), _square(y)))),
 )
-_defjvp(special.asinh_p, lambda t, x, out: lax.mul(t, lax.rsqrt(lax.add(_square(x), 1.0))))
+defjvp(special.asinh_p, lambda t, x, out: lax.mul(t, lax.rsqrt(lax.add(_square(x), 1.0))))
 # x**2 - 1 rather than (x + 1)(x - 1), as JAX: the domain is x >= 1.
-_defjvp(special.acosh_p, lambda t, x, out: lax.mul(t, lax.rsqrt(lax.sub(_square(x), 1.0))))
-_defjvp(
+defjvp(special.acosh_p, lambda t, x, out: lax.mul(t, lax.rsqrt(lax.sub(_square(x), 1.0))))
+defjvp(
     special.atanh_p,
     lambda t, x, out: lax.mul(lax.integer_pow(lax.add(1.0, x), -1), lax.div(t, lax.sub(1.0, x))),
 )
-_defjvp(
+defjvp(
     special.exp2_p,
     lambda t, x, out: lax.mul(lax.log(lax.full_like(x, 2.0)), lax.mul(t, out)),
 )

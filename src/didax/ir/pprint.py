@@ -23,7 +23,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from didax.core.lax.primitives import dot_general_p
+from didax.core.lax.contractions import dot_general_p
 from didax.core.primitive import Primitive
 from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 

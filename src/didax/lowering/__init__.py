@@ -1,7 +1,8 @@
 """didax.lowering: jaxpr -> StableHLO, compilation through PJRT, device arrays.
 
-Importing this package registers the lowering rules of every standard
-primitive and the jit primitive's impl (compile and execute).
+Importing this package imports every family's lowering module
+(``lowering.<family>``), registering the lowering rules of every primitive,
+and registers the jit primitive's impl (compile and execute).
 """
 
 from didax.lowering import (
@@ -9,22 +10,28 @@ from didax.lowering import (
     bits,
     checkpoint,
     cond,
+    contractions,
+    conversions,
     cumulative,
     custom_derivatives,
     dispatch,
+    elementwise,
     fft,
     indexing,
     jit,
     linalg,
     mlir,
     parallel,
+    reductions,
     rules,
     scan,
     scan_ops,
     scatter,
     shard_map,
+    slicing,
     sorting,
     special,
+    structural,
     while_loop,
     xla,
 )
@@ -34,15 +41,19 @@ __all__ = [
     "bits",
     "checkpoint",
     "cond",
+    "contractions",
+    "conversions",
     "cumulative",
     "custom_derivatives",
     "fft",
     "dispatch",
     "jit",
+    "elementwise",
     "indexing",
     "linalg",
     "mlir",
     "parallel",
+    "reductions",
     "rules",
     "scan",
     "scan_ops",
@@ -51,5 +62,7 @@ __all__ = [
     "sorting",
     "special",
     "while_loop",
+    "slicing",
+    "structural",
     "xla",
 ]

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core.dtypes import DType
-from didax.core.lax.cumulative import cumlogsumexp_p, cummax_p, cummin_p, cumprod_p
+from didax.core.lax.cumulative import cumlogsumexp_p, cummax_p, cummin_p, cumprod_p, cumsum_p
 from didax.core.primitive import Primitive
 from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext
 from didax.lowering.rules import compare, max_identity, maximum, min_identity, minimum
@@ -58,3 +58,13 @@ _scan_rule(cumprod_p, lambda _: hlo.multiply, lambda _: 1)
 _scan_rule(cummax_p, _ordered(maximum), max_identity)
 _scan_rule(cummin_p, _ordered(minimum), min_identity)
 _scan_rule(cumlogsumexp_p, _logaddexp)
+
+
+@LOWERING_RULES.defines(cumsum_p)
+def _cumsum_lowering(
+    ctx: LoweringRuleContext, x: IrValue, *, axis: int, reverse: bool
+) -> list[IrValue]:
+    # lowering.scan_ops: one reduce_window for short axes, an associative
+    # scan (O(n) additions in O(log n) depth) for long ones.
+    aval = ctx.avals_in[0]
+    return [cumulative(x, aval.shape, aval.dtype, axis, reverse, hlo.add, 0)]

@@ -4,8 +4,9 @@ Design rules:
 - ``LOWERING_RULES`` maps each primitive to a rule
   ``(ctx, *operands: IrValue, **params) -> list[IrValue]``; ``ctx``
   (``LoweringRuleContext``) carries the operands' and results' abstract
-  values, the module being built and the platform it is built for. Rules
-  for the standard primitives live in ``lowering.rules``.
+  values, the module being built and the platform it is built for. A
+  primitive family's rules live in ``lowering.<family>`` (the placement
+  convention of ``core.lax``).
 - Rules per platform, as JAX's ``mlir.register_lowering(prim, rule,
   platform=...)``: a module is lowered for one platform (``"cpu"``,
   ``"cuda"``, ``"rocm"``; ``lower_to_module(..., platform=None)`` takes the
@@ -41,7 +42,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
-from didax.core.primitive import Primitive, RuleTable
+from didax.core.primitive import Primitive, RuleTable, registering_module
 from didax.ir.fingerprint import Fingerprint, fingerprint
 from didax.ir.jaxpr import Atom, Jaxpr, Literal, Var
 from didax.lowering import xla
@@ -91,6 +92,7 @@ class LoweringRuleTable(RuleTable[LoweringRule]):
     def __init__(self, interpreter: str) -> None:
         super().__init__(interpreter)
         self._per_platform: dict[str, dict[Primitive, LoweringRule]] = {p: {} for p in PLATFORMS}
+        self._platform_registered_from: dict[str, dict[Primitive, str]] = {p: {} for p in PLATFORMS}
 
     def register(self, prim: Primitive, rule: LoweringRule, platform: str | None = None) -> None:
         """Registers ``rule`` for ``platform`` (for every platform when None)."""
@@ -104,6 +106,18 @@ class LoweringRuleTable(RuleTable[LoweringRule]):
                 f"{self.interpreter} rule for {prim.name} on {platform} is already registered"
             )
         rules[prim] = rule
+        self._platform_registered_from[platform][prim] = registering_module()
+
+    def registered_from(self, prim: Primitive, platform: str | None = None) -> str:
+        """The module whose import registered ``prim``'s rule for ``platform`` (None: every one)."""
+        if platform is None:
+            return super().registered_from(prim)
+        where = self._platform_registered_from.get(platform, {})
+        if prim not in where:
+            raise NotImplementedError(
+                f"primitive '{prim.name}' has no {self.interpreter} rule of its own for {platform}"
+            )
+        return where[prim]
 
     def defines(
         self, *prims: Primitive, platform: str | None = None

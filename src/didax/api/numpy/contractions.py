@@ -38,6 +38,7 @@ from didax.api.numpy.operands import Array, ArrayLike, astype, dtype_arg, operan
 from didax.api.numpy.reductions import sum
 from didax.core import dtypes, lax
 from didax.core.dtypes import DType, DTypeLike
+from didax.core.lax.precision import PrecisionLike
 from didax.core.values import get_aval
 
 __all__ = [
@@ -152,7 +153,7 @@ def _reduce_term(term: str, v: Array, keep: set[str], dt: DType) -> tuple[str, A
 
 
 def _contract_pair(
-    lt: str, x: Array, rt: str, y: Array, result: str, dt: DType, precision: object
+    lt: str, x: Array, rt: str, y: Array, result: str, dt: DType, precision: PrecisionLike
 ) -> tuple[str, Array]:
     keep_l = set(rt) | set(result)
     keep_r = set(lt) | set(result)
@@ -196,7 +197,7 @@ def einsum(
     subscripts: Any,
     *operands: Any,
     optimize: Any = "auto",
-    precision: object = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike = None,
 ) -> Array:
     """Einstein summation over any number of operands (``jax.numpy.einsum``).
@@ -268,7 +269,7 @@ def tensordot(
     b: ArrayLike,
     axes: int | Sequence[Any] = 2,
     *,
-    precision: object = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike = None,
 ) -> Array:
     """Sums products over ``axes``: ``a``'s last ``axes`` with ``b``'s first, or two axis lists.
@@ -308,7 +309,7 @@ def inner(
     a: ArrayLike,
     b: ArrayLike,
     *,
-    precision: object = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike = None,
 ) -> Array:
     """Sums products over the last axes of ``a`` and ``b`` (scalars multiply)."""
@@ -333,7 +334,7 @@ def vdot(
     a: ArrayLike,
     b: ArrayLike,
     *,
-    precision: object = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike = None,
 ) -> Array:
     """The dot product of the flattened arrays, ``a`` conjugated (NumPy's ``vdot``).

@@ -67,6 +67,7 @@ from didax.core import lax as _lax
 from didax.core.config import default_matmul_precision
 from didax.core.dtypes import DType, DTypeLike
 from didax.core.lax import linalg as lax_linalg
+from didax.core.lax.precision import PrecisionLike
 from didax.core.values import get_aval
 
 __all__ = [
@@ -401,7 +402,7 @@ def matrix_power(a: ArrayLike, n: int) -> Array:
     return result
 
 
-def multi_dot(arrays: Sequence[ArrayLike], *, precision: object = None) -> Array:
+def multi_dot(arrays: Sequence[ArrayLike], *, precision: PrecisionLike = None) -> Array:
     """The product of a chain of matrices, in the cheapest order (``jax.numpy.linalg.multi_dot``).
 
     The first and last arrays may be vectors; as JAX's, one ``einsum``

@@ -31,6 +31,7 @@ from didax.api.numpy.operands import (
 from didax.core import dtypes, lax
 from didax.core.dtypes import DType, DTypeLike
 from didax.core.errors import ShapeError
+from didax.core.lax.precision import PrecisionLike
 from didax.core.promotion import result_type
 from didax.core.source_info import user_frame_summary
 from didax.core.values import get_aval
@@ -47,7 +48,7 @@ def _dot_general(
     b: Any,
     dims: lax.DotDimensionNumbers,
     dt: DType,
-    precision: object = None,
+    precision: PrecisionLike = None,
     preferred: DType | None = None,
 ) -> Array:
     """``lax.dot_general`` of operands of dtype ``dt``, typed ``preferred`` (``dt`` if None).
@@ -91,7 +92,7 @@ def dot(
     a: ArrayLike,
     b: ArrayLike,
     *,
-    precision: object = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike = None,
 ) -> Array:
     """NumPy's ``dot``: contracts ``a``'s last axis with ``b``'s second-to-last (or only) axis.
@@ -124,7 +125,7 @@ def matmul(
     a: ArrayLike,
     b: ArrayLike,
     *,
-    precision: object = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike = None,
 ) -> Array:
     """NumPy's ``matmul`` (``@``): batched matrix product with broadcast batch axes.

@@ -71,6 +71,7 @@ from didax.api.numpy.statistics import all as _all
 from didax.api.numpy.statistics import any, cumprod
 from didax.core import dtypes, lax
 from didax.core.dtypes import DTypeLike
+from didax.core.lax.precision import PrecisionLike
 from didax.core.promotion import result_type as _result_type
 from didax.core.values import get_aval
 
@@ -233,7 +234,7 @@ def vecdot(
     /,
     *,
     axis: int = -1,
-    precision: object = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike = None,
 ) -> Array:
     """The dot products of vectors along ``axis`` (broadcast over the others), ``x1`` conjugated.

@@ -27,6 +27,7 @@ from didax.api.numpy.operands import (
 )
 from didax.core import lax
 from didax.core.dtypes import DTypeLike
+from didax.core.lax.precision import PrecisionLike
 from didax.core.values import get_aval
 
 __all__ = [
@@ -54,7 +55,7 @@ def polyval(p: ArrayLike, x: ArrayLike) -> Array:
 
 
 def _correlate_full(
-    a: Array, v: Array, precision: object = None, preferred: DTypeLike = None
+    a: Array, v: Array, precision: PrecisionLike = None, preferred: DTypeLike = None
 ) -> Array:
     """``out[k] = sum_j a[k + j - (m - 1)] * v[j]`` for the full length ``n + m - 1``."""
     n, m = get_aval(a).shape[0], get_aval(v).shape[0]
@@ -97,7 +98,7 @@ def correlate(
     v: ArrayLike,
     mode: str = "valid",
     *,
-    precision: object = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike = None,
 ) -> Array:
     """The cross-correlation of two 1-d sequences (``mode`` full, same or valid).
@@ -118,7 +119,7 @@ def convolve(
     v: ArrayLike,
     mode: str = "full",
     *,
-    precision: object = None,
+    precision: PrecisionLike = None,
     preferred_element_type: DTypeLike = None,
 ) -> Array:
     """The discrete linear convolution of two 1-d sequences (``mode`` full, same or valid).

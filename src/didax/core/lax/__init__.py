@@ -1,48 +1,85 @@
-"""The standard primitives: declarations, typing rules and ``didax.lax``'s bind wrappers.
+"""didax's primitives, one module per family: declarations, typing rules and ``didax.lax`` wrappers.
 
-Three modules, one concern each: ``primitives`` declares them (``add_p``,
-...), ``typing_rules`` registers their abstract-evaluation rules, and
-``wrappers`` holds the strict ``didax.lax`` functions (``add``, ...).
-Inside didax, ``from didax.core import lax`` gives both kinds of names, as
-JAX's ``lax`` module does (``lax.add_p`` beside ``lax.add``), which is what
-interpreters' rules read best with.
-
-Each family is whole in its module: ``indexing`` (``gather_p``, its typing
-rule and wrapper, and the dimension numbers and modes it shares with the
-scatters), ``scatter`` (``scatter_p``, ``scatter_add_p``, ...),
-``cumulative`` (``cumprod_p``, ``cummax_p``, ``cummin_p``,
-``cumlogsumexp_p``) and ``fft`` (``fft_p`` and ``FftType``); ``precision``
-holds ``Precision`` and the canonical form of ``dot_general``'s
-``precision`` param.
-The higher-order primitives, whose params hold programs, are families
-too: ``cond``, ``while_loop`` and ``scan`` (control flow, with
-``WhileParams`` and ``ScanParams``), ``jit``, ``checkpoint`` and
-``custom_derivatives`` (calls), and ``shard_map`` (a body run per
-device of a mesh); they are typed against
-``programs.Program``, the types of a jaxpr, since core cannot import ``ir``.
-``linalg`` (the decompositions: ``cholesky_p``, ``lu_p``, ...) stays a
-submodule, ``lax.linalg``, as in JAX, since its wrappers' names (``lu``,
-``qr``, ``svd``) belong to that namespace.
+Design rules:
+- A primitive family lives in three modules of its name (the placement
+  convention, ``tests/test_placement.py``): ``core.lax.<family>`` declares
+  its primitives, registers their typing rules and holds its ``didax.lax``
+  functions; ``interpreters.<family>`` registers every interpreter rule
+  (impl, jvp, transpose, batching, flops); ``lowering.<family>`` its
+  StableHLO lowering. The first-order families: ``elementwise``,
+  ``structural``, ``slicing``, ``reductions``, ``contractions``
+  (``dot_general``), ``conversions``, ``cumulative``, ``indexing``
+  (gather, and what it shares with the scatters), ``scatter``, ``sorting``,
+  ``bits``, ``special``, ``fft``, ``linalg``, ``parallel`` (collectives).
+- The higher-order primitives, whose params hold programs, are families
+  too: ``cond``, ``while_loop`` and ``scan`` (control flow, with
+  ``WhileParams`` and ``ScanParams``), ``jit``, ``checkpoint`` and
+  ``custom_derivatives`` (calls), and ``shard_map`` (a body run per device
+  of a mesh); they are typed against ``programs.Program``, the types of a
+  jaxpr, since core cannot import ``ir``.
+- Inside didax, ``from didax.core import lax`` gives both kinds of names,
+  as JAX's ``lax`` module does (``lax.add_p`` beside ``lax.add``), which
+  is what interpreters' rules read best with. ``operands`` holds what the
+  wrappers share; ``precision`` holds ``Precision`` and the canonical form
+  of ``dot_general``'s ``precision`` param.
+- ``linalg`` (the decompositions: ``cholesky_p``, ``lu_p``, ...) stays a
+  submodule, ``lax.linalg``, as in JAX, since its wrappers' names (``lu``,
+  ``qr``, ``svd``) belong to that namespace.
 """
 
+from typing import Final
+
+from didax.core.lax import contractions as _contractions
+from didax.core.lax import cumulative as _cumulative
+from didax.core.lax import elementwise as _elementwise
 from didax.core.lax import linalg as linalg
-from didax.core.lax import typing_rules as _typing_rules  # noqa: F401  (registers the rules)
+from didax.core.lax import reductions as _reductions
+from didax.core.lax import slicing as _slicing
+from didax.core.lax import structural as _structural
 from didax.core.lax.bits import *  # noqa: F403
 from didax.core.lax.checkpoint import *  # noqa: F403
 from didax.core.lax.cond import *  # noqa: F403
+from didax.core.lax.contractions import *  # noqa: F403
+from didax.core.lax.conversions import *  # noqa: F403
 from didax.core.lax.cumulative import *  # noqa: F403
 from didax.core.lax.custom_derivatives import *  # noqa: F403
+from didax.core.lax.elementwise import *  # noqa: F403
 from didax.core.lax.fft import *  # noqa: F403
 from didax.core.lax.indexing import *  # noqa: F403
 from didax.core.lax.jit import *  # noqa: F403
 from didax.core.lax.linalg import LINALG_PRIMITIVES as LINALG_PRIMITIVES
 from didax.core.lax.parallel import *  # noqa: F403
 from didax.core.lax.precision import *  # noqa: F403
-from didax.core.lax.primitives import *  # noqa: F403
+from didax.core.lax.reductions import *  # noqa: F403
 from didax.core.lax.scan import *  # noqa: F403
 from didax.core.lax.scatter import *  # noqa: F403
 from didax.core.lax.shard_map import *  # noqa: F403
+from didax.core.lax.slicing import *  # noqa: F403
 from didax.core.lax.sorting import *  # noqa: F403
 from didax.core.lax.special import *  # noqa: F403
+from didax.core.lax.structural import *  # noqa: F403
 from didax.core.lax.while_loop import *  # noqa: F403
-from didax.core.lax.wrappers import *  # noqa: F403
+from didax.core.primitive import Primitive
+
+# Every standard primitive (the first-order families above that predate the
+# family modules), for tests that walk them all.
+STANDARD_PRIMITIVES: Final[tuple[Primitive, ...]] = (
+    *_elementwise.ELEMENTWISE,
+    _structural.broadcast_in_dim_p,
+    _structural.reshape_p,
+    _structural.transpose_p,
+    _structural.squeeze_p,
+    _structural.expand_dims_p,
+    _slicing.slice_p,
+    _slicing.dynamic_slice_p,
+    _slicing.dynamic_update_slice_p,
+    _structural.concatenate_p,
+    _slicing.pad_p,
+    _structural.rev_p,
+    _structural.iota_p,
+    *_reductions.REDUCTIONS,
+    _reductions.argmax_p,
+    _reductions.argmin_p,
+    _cumulative.cumsum_p,
+    _contractions.dot_general_p,
+)

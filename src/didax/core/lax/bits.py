@@ -30,10 +30,14 @@ import numpy as np
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
-from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
+from didax.core.abstract_eval import (
+    ABSTRACT_EVAL,
+    dtype_failure,
+    same_shapes_and_dtypes,
+    shape_failure,
+)
 from didax.core.dtypes import DType
-from didax.core.lax.primitives import and_p, not_p, or_p
-from didax.core.lax.typing_rules import same_shapes_and_dtypes
+from didax.core.lax.elementwise import and_p, not_p, or_p
 from didax.core.primitive import Primitive
 from didax.core.promotion import coerce_weak
 from didax.core.values import ArrayLike, is_python_scalar, wrap_host

@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL
-from didax.core.lax.primitives import dot_general_p
+from didax.core.lax.contractions import dot_general_p
 from didax.core.lax.programs import Program, check_operands
 from didax.core.primitive import Primitive
 

@@ -3,8 +3,8 @@
 ``cumprod``, ``cummax``, ``cummin`` and ``cumlogsumexp`` are JAX's
 primitives of those names: an inclusive running product, maximum, minimum
 or ``log(sum(exp(...)))`` along ``axis``, from the end when ``reverse``.
-(``cumsum_p``, older and linear, is a standard primitive in
-``core.lax.primitives``.) The interpreters' rules are in
+``cumsum_p``, linear, is here too (a standard primitive: it is not in
+``CUMULATIVE_PRIMITIVES``, the non-linear four). The interpreters' rules are in
 ``interpreters.cumulative``; the lowering, an associative scan shared with
 ``cumsum``, in ``lowering.cumulative``.
 
@@ -23,23 +23,34 @@ from typing import Any, Final
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
-from didax.core.abstract_eval import ABSTRACT_EVAL, AbstractEvalRule, dtype_failure, shape_failure
-from didax.core.lax.wrappers import _as_operand, _ndim, _normalize_axis
+from didax.core.abstract_eval import (
+    ABSTRACT_EVAL,
+    AbstractEvalRule,
+    check_axes,
+    check_kinds,
+    dtype_failure,
+    shape_failure,
+)
+from didax.core.basearray import Value
+from didax.core.lax.operands import as_operand, bind_value, ndim, normalize_axis
 from didax.core.primitive import Primitive
 from didax.core.values import ArrayLike
 
 __all__ = [
+    "cumsum_p",
     "cumprod_p",
     "cummax_p",
     "cummin_p",
     "cumlogsumexp_p",
     "CUMULATIVE_PRIMITIVES",
+    "cumsum",
     "cumprod",
     "cummax",
     "cummin",
     "cumlogsumexp",
 ]
 
+cumsum_p: Final = Primitive("cumsum")
 cumprod_p: Final = Primitive("cumprod")
 cummax_p: Final = Primitive("cummax")
 cummin_p: Final = Primitive("cummin")
@@ -70,9 +81,22 @@ ABSTRACT_EVAL.register(cummin_p, _cumulative_rule("iufc", "numbers"))
 ABSTRACT_EVAL.register(cumlogsumexp_p, _cumulative_rule("f", "floating-point numbers"))
 
 
+@ABSTRACT_EVAL.defines(cumsum_p)
+def _cumsum_abstract_eval(x: ShapedArray, *, axis: int, reverse: bool) -> ShapedArray:
+    check_kinds("iufc", "numbers", x)
+    check_axes((axis,), x.ndim, "axis")
+    return x
+
+
+def cumsum(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Value:
+    """Inclusive cumulative sum along ``axis`` (from the end when ``reverse``)."""
+    axis = normalize_axis(axis, ndim(operand))
+    return bind_value(cumsum_p, as_operand(operand), axis=axis, reverse=bool(reverse))
+
+
 def _bind(prim: Primitive, operand: ArrayLike, axis: int, reverse: bool) -> Any:
-    axis = _normalize_axis(int(axis), _ndim(operand))
-    return prim.bind(_as_operand(operand), axis=axis, reverse=bool(reverse))
+    axis = normalize_axis(int(axis), ndim(operand))
+    return prim.bind(as_operand(operand), axis=axis, reverse=bool(reverse))
 
 
 def cumprod(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:

@@ -35,8 +35,9 @@ from typing import Any, Final
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
-from didax.core.lax import wrappers as w
-from didax.core.lax.wrappers import _as_operand
+from didax.core.lax.elementwise import add, conj, div, ge, le, select
+from didax.core.lax.operands import as_operand
+from didax.core.lax.structural import broadcast_in_dim, full_like, iota, transpose
 from didax.core.primitive import Primitive
 from didax.core.values import ArrayLike, get_aval
 
@@ -173,33 +174,33 @@ ABSTRACT_EVAL.register(svd_p, _svd_rule)
 def _T(x: Any) -> Any:
     """The transpose of the last two axes."""
     nd = get_aval(x).ndim
-    return w.transpose(x, (*range(nd - 2), nd - 1, nd - 2))
+    return transpose(x, (*range(nd - 2), nd - 1, nd - 2))
 
 
 def _H(x: Any) -> Any:
     """The conjugate transpose of the last two axes (the transpose, for real dtypes)."""
     t = _T(x)
-    return w.conj(t) if dtypes.is_complex(get_aval(t).dtype) else t
+    return conj(t) if dtypes.is_complex(get_aval(t).dtype) else t
 
 
 def _triangle_mask(x: Any, k: int, lower: bool) -> Any:
     shape = get_aval(x).shape
     m, n = shape[-2], shape[-1]
-    rows = w.broadcast_in_dim(w.iota(dtypes.int32, m), (m, n), (0,))
-    cols = w.broadcast_in_dim(w.iota(dtypes.int32, n), (m, n), (1,))
-    shifted = w.add(rows, k)
-    mask = w.ge(shifted, cols) if lower else w.le(shifted, cols)
-    return w.broadcast_in_dim(mask, shape, (len(shape) - 2, len(shape) - 1))
+    rows = broadcast_in_dim(iota(dtypes.int32, m), (m, n), (0,))
+    cols = broadcast_in_dim(iota(dtypes.int32, n), (m, n), (1,))
+    shifted = add(rows, k)
+    mask = ge(shifted, cols) if lower else le(shifted, cols)
+    return broadcast_in_dim(mask, shape, (len(shape) - 2, len(shape) - 1))
 
 
 def _tril(x: Any, k: int = 0) -> Any:
     """``x`` with the entries above diagonal ``k`` of each matrix zeroed."""
-    return w.select(_triangle_mask(x, k, True), x, w.full_like(x, 0))
+    return select(_triangle_mask(x, k, True), x, full_like(x, 0))
 
 
 def _triu(x: Any, k: int = 0) -> Any:
     """``x`` with the entries below diagonal ``k`` of each matrix zeroed."""
-    return w.select(_triangle_mask(x, k, False), x, w.full_like(x, 0))
+    return select(_triangle_mask(x, k, False), x, full_like(x, 0))
 
 
 def symmetrize(x: ArrayLike) -> Any:
@@ -210,8 +211,8 @@ def symmetrize(x: ArrayLike) -> Any:
     Array([[1., 1.],
            [1., 1.]], dtype=float32)
     """
-    x = _as_operand(x)
-    return w.div(w.add(x, _H(x)), 2.0)
+    x = as_operand(x)
+    return div(add(x, _H(x)), 2.0)
 
 
 def _symmetrizable(x: Any) -> bool:
@@ -231,7 +232,7 @@ def cholesky(x: ArrayLike, *, symmetrize_input: bool = True) -> Any:
     Array([[2., 0.],
            [1., 2.]], dtype=float32)
     """
-    x = _as_operand(x)
+    x = as_operand(x)
     if symmetrize_input and _symmetrizable(x):
         x = symmetrize(x)
     return cholesky_p.bind(x)
@@ -259,7 +260,7 @@ def triangular_solve(
     Array([[1.],
            [2.]], dtype=float32)
     """
-    a, b = _as_operand(a), _as_operand(b)
+    a, b = as_operand(a), as_operand(b)
     # As JAX's: a real a's conjugate is itself, so its solves are plain
     # transposes (and lower to the kernels' "T", as JAX's programs do).
     conjugate_a = bool(conjugate_a) and dtypes.is_complex(get_aval(a).dtype)
@@ -282,7 +283,7 @@ def lu(x: ArrayLike) -> tuple[Any, Any, Any]:
     >>> perm
     Array([1, 0], dtype=int32)
     """
-    packed, pivots, perm = lu_p.bind(_as_operand(x))
+    packed, pivots, perm = lu_p.bind(as_operand(x))
     return packed, pivots, perm
 
 
@@ -295,7 +296,7 @@ def qr(x: ArrayLike, *, full_matrices: bool = True) -> tuple[Any, Any]:
     Array([[-5.        , -2.2       ],
            [ 0.        ,  0.39999998]], dtype=float32)
     """
-    q, r = qr_p.bind(_as_operand(x), full_matrices=bool(full_matrices))
+    q, r = qr_p.bind(as_operand(x), full_matrices=bool(full_matrices))
     return q, r
 
 
@@ -313,7 +314,7 @@ def eigh(
     >>> w
     Array([1., 3.], dtype=float32)
     """
-    x = _as_operand(x)
+    x = as_operand(x)
     if symmetrize_input and _symmetrizable(x):
         x = symmetrize(x)
     v, ev = eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues))
@@ -330,9 +331,7 @@ def svd(x: ArrayLike, *, full_matrices: bool = True, compute_uv: bool = True) ->
     >>> svd(np.array([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False)
     Array([4., 3.], dtype=float32)
     """
-    outs = svd_p.bind(
-        _as_operand(x), full_matrices=bool(full_matrices), compute_uv=bool(compute_uv)
-    )
+    outs = svd_p.bind(as_operand(x), full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
     if not compute_uv:
         return outs[0]
     s, u, vt = outs

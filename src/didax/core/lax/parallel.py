@@ -33,7 +33,7 @@ import numpy as np
 
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
-from didax.core.lax.wrappers import _as_operand
+from didax.core.lax.operands import as_operand
 from didax.core.primitive import Primitive
 from didax.core.sharding import NamedSharding
 from didax.core.values import ArrayLike, get_aval
@@ -196,13 +196,13 @@ def _sharding_constraint_abstract_eval(x: ShapedArray, *, sharding: NamedShardin
 def psum_one(x: ArrayLike, axis_name: Any) -> Any:
     """The sum of ``x`` over the positions along ``axis_name`` (one array)."""
     axes = axes_tuple(axis_name)
-    return psum_p.bind(_as_operand(x), axes=axes, axis_size=_size_of(axes))
+    return psum_p.bind(as_operand(x), axes=axes, axis_size=_size_of(axes))
 
 
 def pmax_one(x: ArrayLike, axis_name: Any) -> Any:
     """The maximum of ``x`` over the positions along ``axis_name`` (one array)."""
     axes = axes_tuple(axis_name)
-    return pmax_p.bind(_as_operand(x), axes=axes, axis_size=_size_of(axes))
+    return pmax_p.bind(as_operand(x), axes=axes, axis_size=_size_of(axes))
 
 
 def all_gather_one(x: ArrayLike, axis_name: Any, axis: int = 0, tiled: bool = False) -> Any:
@@ -213,7 +213,7 @@ def all_gather_one(x: ArrayLike, axis_name: Any, axis: int = 0, tiled: bool = Fa
     if axis < 0:
         axis += ndim if tiled else ndim + 1
     return all_gather_p.bind(
-        _as_operand(x), axes=axes, axis_size=_size_of(axes), axis=axis, tiled=bool(tiled)
+        as_operand(x), axes=axes, axis_size=_size_of(axes), axis=axis, tiled=bool(tiled)
     )
 
 
@@ -227,7 +227,7 @@ def psum_scatter_one(
     if d < 0:
         d += ndim
     return psum_scatter_p.bind(
-        _as_operand(x), axes=axes, axis_size=_size_of(axes), scatter_dimension=d, tiled=bool(tiled)
+        as_operand(x), axes=axes, axis_size=_size_of(axes), scatter_dimension=d, tiled=bool(tiled)
     )
 
 
@@ -241,7 +241,7 @@ def ppermute_one(x: ArrayLike, axis_name: Any, perm: Sequence[tuple[int, int]]) 
         raise ValueError(f"ppermute: perm {pairs} repeats a source or a destination")
     if any(not 0 <= i < size for i in (*srcs, *dsts)):
         raise ValueError(f"ppermute: perm {pairs} names positions outside the axis of size {size}")
-    return ppermute_p.bind(_as_operand(x), axes=axes, perm=pairs)
+    return ppermute_p.bind(as_operand(x), axes=axes, perm=pairs)
 
 
 def axis_index(axis_name: Any) -> Any:
@@ -254,4 +254,4 @@ def sharding_constraint(x: ArrayLike, sharding: NamedSharding) -> Any:
     """``x``, to be laid out as ``sharding`` says in a compiled program (one array)."""
     if not isinstance(sharding, NamedSharding):
         raise TypeError(f"with_sharding_constraint takes a NamedSharding, got {sharding!r}")
-    return sharding_constraint_p.bind(_as_operand(x), sharding=sharding)
+    return sharding_constraint_p.bind(as_operand(x), sharding=sharding)

@@ -30,7 +30,7 @@ from typing import Any, Final, TypeAlias
 
 from didax.core.config import DOT_ALGORITHM_PRESETS, config
 
-__all__ = ["Precision", "CanonicalPrecision", "canonicalize_precision"]
+__all__ = ["Precision", "PrecisionLike", "CanonicalPrecision", "canonicalize_precision"]
 
 
 class Precision(enum.Enum):
@@ -78,9 +78,12 @@ _PRECISION_STRINGS: Final[dict[object, Precision]] = {
 
 # ``dot_general``'s ``precision`` param.
 CanonicalPrecision: TypeAlias = tuple[Precision, Precision] | None
+# What users may pass as a ``precision``: None, a ``Precision``, one of its
+# string aliases, or a pair of those (lhs's, rhs's).
+PrecisionLike: TypeAlias = Precision | str | tuple[Precision | str, Precision | str] | None
 
 
-def _algorithms_refused(precision: object) -> NotImplementedError:
+def _algorithms_refused(precision: PrecisionLike) -> NotImplementedError:
     return NotImplementedError(
         f"didax does not implement JAX's dot algorithms (DotAlgorithm, DotAlgorithmPreset); "
         f"got precision {precision!r}: use None, a lax.Precision, one of "
@@ -88,7 +91,7 @@ def _algorithms_refused(precision: object) -> NotImplementedError:
     )
 
 
-def _is_dot_algorithm(precision: object) -> bool:
+def _is_dot_algorithm(precision: PrecisionLike) -> bool:
     # JAX's classes, recognised by name: core does not import jax.
     return type(precision).__name__ in ("DotAlgorithm", "DotAlgorithmPreset")
 

@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
-from didax.core.lax.wrappers import _as_operand, _normalize_axis
+from didax.core.lax.operands import as_operand, normalize_axis
 from didax.core.primitive import Primitive
 from didax.core.values import ArrayLike, get_aval
 
@@ -74,17 +74,17 @@ def sort(
     if isinstance(operand, (list, tuple)):
         if not operand:
             raise TypeError("sort requires at least one operand")
-        ops = [_as_operand(x) for x in operand]
+        ops = [as_operand(x) for x in operand]
         if not 1 <= operator.index(num_keys) <= len(ops):
             raise ValueError(f"num_keys={num_keys} must be between 1 and {len(ops)}")
-        dim = _normalize_axis(operator.index(dimension), get_aval(ops[0]).ndim)
+        dim = normalize_axis(operator.index(dimension), get_aval(ops[0]).ndim)
         return tuple(
             sort_p.bind(*ops, dimension=dim, is_stable=bool(is_stable), num_keys=int(num_keys))
         )
     if num_keys != 1:
         raise ValueError(f"num_keys={num_keys} must equal 1 for a single operand")
-    x = _as_operand(operand)  # type: ignore[arg-type]
-    dim = _normalize_axis(operator.index(dimension), get_aval(x).ndim)
+    x = as_operand(operand)  # type: ignore[arg-type]
+    dim = normalize_axis(operator.index(dimension), get_aval(x).ndim)
     return sort_p.bind(x, dimension=dim, is_stable=bool(is_stable), num_keys=1)[0]
 
 

@@ -24,8 +24,7 @@ from typing import Any, Final
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
-from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure
-from didax.core.lax.typing_rules import same_shapes_and_dtypes
+from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, same_shapes_and_dtypes
 from didax.core.primitive import Primitive
 from didax.core.promotion import coerce_weak
 from didax.core.values import ArrayLike

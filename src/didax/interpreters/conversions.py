@@ -1,0 +1,90 @@
+"""The interpreters' rules for ``convert_element_type_p`` (``core.lax.conversions``).
+
+Design rules:
+- The impl converts as XLA does, not as NumPy casts: floats to integers
+  truncate toward zero and saturate (NaN becomes 0, values out of range
+  the nearest bound); complex to real keeps the real part (without
+  NumPy's warning); integers wrap.
+- Only conversions among floating-point and complex types are
+  differentiable: a conversion to an integer or bool has a zero tangent,
+  and the transpose refuses a conversion that is not linear. Transposing
+  converts back (complex to real keeps the real part, whose transpose is
+  the complex number ``(ct, 0)``: JAX's rule).
+- Batching is element-wise; a conversion costs one flop per element, none
+  when only the weak type changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from didax.core import dtypes
+from didax.core.abstract import ShapedArray
+from didax.core.basearray import HostArray
+from didax.core.lax.conversions import convert_element_type_p
+from didax.core.values import get_aval
+from didax.interpreters.batching import elementwise_batcher
+from didax.interpreters.evaluation import IMPL_RULES
+from didax.interpreters.flops import FLOPS_RULES, ZERO, Cost, Operand
+from didax.interpreters.jvp import JVP_RULES, Zero
+from didax.interpreters.transpose import TRANSPOSE_RULES, not_linear
+
+__all__: list[str] = []
+
+
+@IMPL_RULES.defines(convert_element_type_p)
+def _convert_element_type_impl(
+    x: HostArray, *, new_dtype: np.dtype[Any], weak_type: bool
+) -> HostArray:
+    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
+        x = np.real(x)  # the real part, as XLA converts (NumPy's cast would warn)
+    if dtypes.is_integer(new_dtype) and dtypes.is_float(x.dtype):
+        # XLA saturates: NaN becomes 0, values out of range the nearest bound.
+        # The bounds are powers of two, exact in float64 as every float is.
+        info = np.iinfo(new_dtype)
+        whole = np.trunc(x.astype(np.float64))
+        high, low = whole >= float(info.max) + 1, whole < float(info.min)
+        inside = np.where(np.isnan(whole) | high | low, 0, whole).astype(new_dtype)
+        return np.where(high, info.max, np.where(low, info.min, inside)).astype(new_dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return x.astype(new_dtype)
+
+
+@JVP_RULES.defines(convert_element_type_p)
+def _convert_element_type_jvp(
+    primals: Sequence[Any], tangents: Sequence[Any], *, new_dtype: np.dtype[Any], weak_type: bool
+) -> tuple[Any, Any]:
+    (x,), (t,) = primals, tangents
+    out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+    if not dtypes.is_inexact(new_dtype):
+        return out, Zero.like(get_aval(out))
+    return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type)
+
+
+@TRANSPOSE_RULES.defines(convert_element_type_p)
+def _convert_element_type_transpose(
+    ct: Any, x: Any, *, new_dtype: np.dtype[Any], weak_type: bool
+) -> list[Any]:
+    # Only conversions among floats and complex numbers are linear; the
+    # others have zero derivatives, so a linear program never applies them to
+    # a linear value. A complex-to-real conversion keeps the real part, whose
+    # transpose is the complex number (ct, 0): the conversion back (JAX's rule).
+    old = x.aval
+    if not (dtypes.is_inexact(old.dtype) and dtypes.is_inexact(new_dtype)):
+        raise not_linear(convert_element_type_p, f"a conversion from {old.dtype} to {new_dtype}")
+    return [convert_element_type_p.bind(ct, new_dtype=old.dtype, weak_type=old.weak_type)]
+
+
+elementwise_batcher(convert_element_type_p)
+
+
+@FLOPS_RULES.defines(convert_element_type_p)
+def _convert_element_type_flops(
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any
+) -> Cost:
+    # A change of weak type only is no operation at all.
+    same = operands[0].aval.dtype == out_avals[0].dtype
+    return ZERO if same else Cost(out_avals[0].size)

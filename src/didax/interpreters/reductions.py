@@ -1,0 +1,186 @@
+"""The interpreters' rules for the reductions (``core.lax.reductions``).
+
+Design rules:
+- Impls are NumPy's reductions in the operand's dtype (NumPy would sum
+  small integers in the platform integer); sums and products of 16-bit
+  floats go through ``in_float32``, as XLA accumulates them. ``reduce_max``
+  and ``reduce_min`` of complex numbers pick lexicographically (real part,
+  then imaginary), as XLA's and JAX's.
+- ``reduce_sum`` is linear (its transpose broadcasts the cotangent back);
+  the tangent of ``reduce_max``/``reduce_min`` is the mean of the tangents
+  at the extremal positions; ``reduce_prod``'s is the sum of each tangent
+  times the product of the others, computed without dividing by zero;
+  arg-extrema have zero tangents.
+- Batching moves the batch axis to the front and shifts the axes params.
+- A reduction costs ``n - 1`` combinations per output element.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import numpy as np
+
+from didax.core import lax
+from didax.core.abstract import ShapedArray
+from didax.core.basearray import HostArray
+from didax.core.lax.reductions import (
+    REDUCTIONS,
+    argmax_p,
+    argmin_p,
+    reduce_max_p,
+    reduce_min_p,
+    reduce_prod_p,
+    reduce_sum_p,
+)
+from didax.core.primitive import Primitive
+from didax.core.values import get_aval
+from didax.interpreters.batching import front_batcher, shift_axes
+from didax.interpreters.evaluation import IMPL_RULES, ImplRule, in_float32
+from didax.interpreters.flops import FLOPS_RULES, Cost, Operand
+from didax.interpreters.jvp import JVP_RULES, linear_jvp, zero_jvp
+from didax.interpreters.transpose import TRANSPOSE_RULES
+
+__all__: list[str] = []
+
+# --- impl -----------------------------------------------------------------------------------
+
+
+def _reduction(fn: Any) -> ImplRule:
+    def impl(x: HostArray, *, axes: tuple[int, ...], **_: Any) -> HostArray:
+        return np.asarray(fn(x, axis=axes))
+
+    return impl
+
+
+# NumPy sums and multiplies small integers in the platform integer: keep the dtype.
+_reduce_sum_impl: Final = in_float32(
+    _reduction(lambda x, axis: np.sum(x, axis=axis, dtype=x.dtype))
+)
+IMPL_RULES.register(reduce_sum_p, _reduce_sum_impl)
+IMPL_RULES.register(
+    reduce_prod_p,
+    in_float32(_reduction(lambda x, axis: np.prod(x, axis=axis, dtype=x.dtype))),
+)
+
+
+def _complex_extremum(x: HostArray, axes: tuple[int, ...], largest: bool) -> HostArray:
+    """The lexicographic (real part, then imaginary) extremum over ``axes``, as XLA's."""
+    kept = [i for i in range(x.ndim) if i not in axes]
+    moved = np.transpose(x, (*kept, *axes)).reshape(*(x.shape[i] for i in kept), -1)
+    order = np.lexsort((moved.imag, moved.real), axis=-1)
+    pick = order[..., -1:] if largest else order[..., :1]
+    return np.take_along_axis(moved, pick, -1)[..., 0]
+
+
+def _chooser_reduction(fn: Any, largest: bool) -> ImplRule:
+    def impl(x: HostArray, *, axes: tuple[int, ...]) -> HostArray:
+        if x.dtype.kind == "c":
+            return _complex_extremum(x, axes, largest)
+        return np.asarray(fn(x, axis=axes))
+
+    return impl
+
+
+IMPL_RULES.register(reduce_max_p, _chooser_reduction(np.max, True))
+IMPL_RULES.register(reduce_min_p, _chooser_reduction(np.min, False))
+
+
+@IMPL_RULES.defines(argmax_p)
+def _argmax_impl(x: HostArray, *, axis: int, index_dtype: np.dtype[Any]) -> HostArray:
+    return np.asarray(np.argmax(x, axis=axis)).astype(index_dtype)
+
+
+@IMPL_RULES.defines(argmin_p)
+def _argmin_impl(x: HostArray, *, axis: int, index_dtype: np.dtype[Any]) -> HostArray:
+    return np.asarray(np.argmin(x, axis=axis)).astype(index_dtype)
+
+
+# --- jvp ------------------------------------------------------------------------------------
+
+zero_jvp(argmax_p)
+zero_jvp(argmin_p)
+linear_jvp(reduce_sum_p)
+
+
+def _chooser_jvp(
+    primals: Sequence[Any], tangents: Sequence[Any], *, axes: tuple[int, ...], prim: Primitive
+) -> tuple[Any, Any]:
+    # The tangent of a max/min is the mean of the tangents at the extremal positions.
+    (x,), (t,) = primals, tangents
+    out = prim.bind(x, axes=axes)
+    shape = get_aval(x).shape
+    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    out_b = lax.broadcast_in_dim(out, shape, kept)
+    mask = lax.convert_element_type(lax.eq(x, out_b), get_aval(x).dtype)
+    counts = lax.reduce_sum(mask, axes)
+    return out, lax.div(lax.reduce_sum(lax.mul(t, mask), axes), counts)
+
+
+JVP_RULES.register(
+    reduce_max_p, lambda p, t, *, axes: _chooser_jvp(p, t, axes=axes, prim=reduce_max_p)
+)
+JVP_RULES.register(
+    reduce_min_p, lambda p, t, *, axes: _chooser_jvp(p, t, axes=axes, prim=reduce_min_p)
+)
+
+
+@JVP_RULES.defines(reduce_prod_p)
+def _reduce_prod_jvp(
+    primals: Sequence[Any], tangents: Sequence[Any], *, axes: tuple[int, ...]
+) -> tuple[Any, Any]:
+    # d prod = sum_i t_i * prod_{j != i} x_j. The product of the others is
+    # computed without dividing by zero: with no zero it is prod / x_i; with
+    # exactly one zero it is the product of the nonzeros at that zero and 0
+    # elsewhere; with more zeros it is 0 everywhere.
+    (x,), (t,) = primals, tangents
+    aval = get_aval(x)
+    out = lax.reduce_prod(x, axes)
+    kept = tuple(i for i in range(aval.ndim) if i not in axes)
+
+    def spread(r: Any) -> Any:
+        return lax.broadcast_in_dim(r, aval.shape, kept)
+
+    zero, one = lax.full_like(x, 0), lax.full_like(x, 1)
+    is_zero = lax.eq(x, zero)
+    prod_nonzero = spread(lax.reduce_prod(lax.select(is_zero, one, x), axes))
+    n_zeros = spread(lax.reduce_sum(lax.convert_element_type(is_zero, aval.dtype), axes))
+    others = lax.select(
+        is_zero,
+        lax.select(lax.eq(n_zeros, one), prod_nonzero, zero),
+        lax.select(lax.eq(n_zeros, zero), lax.div(prod_nonzero, lax.select(is_zero, one, x)), zero),
+    )
+    return out, lax.reduce_sum(lax.mul(t, others), axes)
+
+
+# --- batching -------------------------------------------------------------------------------
+
+for _p in REDUCTIONS:
+    front_batcher(_p, lambda n, *, axes: dict(axes=shift_axes(axes)))
+for _p in (argmax_p, argmin_p):
+    front_batcher(_p, lambda n, *, axis, index_dtype: dict(axis=axis + 1, index_dtype=index_dtype))
+
+
+# --- transpose ------------------------------------------------------------------------------
+
+
+@TRANSPOSE_RULES.defines(reduce_sum_p)
+def _reduce_sum_transpose(ct: Any, x: Any, *, axes: tuple[int, ...]) -> list[Any]:
+    shape = x.aval.shape
+    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    return [lax.broadcast_in_dim(ct, shape, kept)]
+
+
+# --- flops ----------------------------------------------------------------------------------
+
+
+def _reduction_flops(
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any
+) -> Cost:
+    # n - 1 combinations per output element: input size - output size.
+    return Cost(max(0, operands[0].aval.size - out_avals[0].size))
+
+
+for _p in (*REDUCTIONS, argmax_p, argmin_p):
+    FLOPS_RULES.register(_p, _reduction_flops)

@@ -1,0 +1,202 @@
+"""The interpreters' rules for the structural primitives (``core.lax.structural``).
+
+Design rules:
+- The impls are NumPy's own (``reshape``, ``transpose``, ``flip``, ...);
+  ``broadcast_in_dim`` copies its result, so that no Array is a view of
+  another's data.
+- Every structural primitive is linear: its jvp is itself on the tangent
+  (``linear_jvp``), ``iota`` has none (``zero_jvp``), and each transpose is
+  its inverse: a broadcast sums over the axes it added or stretched,
+  ``reshape``, ``transpose``, ``squeeze`` and ``expand_dims`` undo one
+  another, ``concatenate`` slices its cotangent back apart.
+- Batching moves the batch axis to the front and shifts the axis params
+  by one (``front_batcher``).
+- Structural operations cost no flops, as XLA counts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from didax.core import lax
+from didax.core.basearray import HostArray
+from didax.core.lax.structural import (
+    broadcast_in_dim_p,
+    concatenate_p,
+    expand_dims_p,
+    iota_p,
+    reshape_p,
+    rev_p,
+    squeeze_p,
+    transpose_p,
+)
+from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, front_batcher, shift_axes
+from didax.interpreters.evaluation import IMPL_RULES
+from didax.interpreters.flops import FLOPS_RULES, per_element
+from didax.interpreters.jvp import linear_jvp, zero_jvp
+from didax.interpreters.transpose import TRANSPOSE_RULES, aval_of, is_undefined
+
+__all__: list[str] = []
+
+STRUCTURAL: tuple[Any, ...] = (
+    broadcast_in_dim_p,
+    reshape_p,
+    transpose_p,
+    squeeze_p,
+    expand_dims_p,
+    concatenate_p,
+    rev_p,
+    iota_p,
+)
+
+# --- impl -----------------------------------------------------------------------------------
+
+
+@IMPL_RULES.defines(broadcast_in_dim_p)
+def _broadcast_in_dim_impl(
+    x: HostArray, *, shape: tuple[int, ...], broadcast_dimensions: tuple[int, ...]
+) -> HostArray:
+    expanded_shape = [1] * len(shape)
+    for d, size in zip(broadcast_dimensions, x.shape, strict=True):
+        expanded_shape[d] = size
+    return np.broadcast_to(x.reshape(expanded_shape), shape).copy()
+
+
+@IMPL_RULES.defines(reshape_p)
+def _reshape_impl(x: HostArray, *, new_sizes: tuple[int, ...]) -> HostArray:
+    return x.reshape(new_sizes)
+
+
+@IMPL_RULES.defines(transpose_p)
+def _transpose_impl(x: HostArray, *, permutation: tuple[int, ...]) -> HostArray:
+    return np.transpose(x, permutation)
+
+
+@IMPL_RULES.defines(squeeze_p)
+def _squeeze_impl(x: HostArray, *, dimensions: tuple[int, ...]) -> HostArray:
+    return np.squeeze(x, dimensions)
+
+
+@IMPL_RULES.defines(expand_dims_p)
+def _expand_dims_impl(x: HostArray, *, dimensions: tuple[int, ...]) -> HostArray:
+    return np.expand_dims(x, dimensions)
+
+
+@IMPL_RULES.defines(concatenate_p)
+def _concatenate_impl(*xs: HostArray, dimension: int) -> HostArray:
+    return np.concatenate(xs, axis=dimension)
+
+
+@IMPL_RULES.defines(rev_p)
+def _rev_impl(x: HostArray, *, dimensions: tuple[int, ...]) -> HostArray:
+    return np.flip(x, dimensions) if dimensions else x
+
+
+@IMPL_RULES.defines(iota_p)
+def _iota_impl(*, dtype: np.dtype[Any], size: int) -> HostArray:
+    return np.arange(size, dtype=dtype)
+
+
+# --- jvp ------------------------------------------------------------------------------------
+
+for _p in STRUCTURAL:
+    if _p is iota_p:
+        zero_jvp(_p)
+    else:
+        linear_jvp(_p)
+
+
+# --- batching -------------------------------------------------------------------------------
+
+front_batcher(
+    broadcast_in_dim_p,
+    lambda n, *, shape, broadcast_dimensions: dict(
+        shape=(n, *shape), broadcast_dimensions=(0, *shift_axes(broadcast_dimensions))
+    ),
+)
+front_batcher(reshape_p, lambda n, *, new_sizes: dict(new_sizes=(n, *new_sizes)))
+front_batcher(
+    transpose_p, lambda n, *, permutation: dict(permutation=(0, *shift_axes(permutation)))
+)
+for _p in (squeeze_p, expand_dims_p, rev_p):
+    front_batcher(_p, lambda n, *, dimensions: dict(dimensions=shift_axes(dimensions)))
+
+
+@BATCH_RULES.defines(concatenate_p)
+def _concatenate_batch(
+    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], *, dimension: int
+) -> tuple[Any, Any]:
+    args = [bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)]
+    return concatenate_p.bind(*args, dimension=dimension + 1), 0
+
+
+# --- transpose ------------------------------------------------------------------------------
+
+
+@TRANSPOSE_RULES.defines(broadcast_in_dim_p)
+def _broadcast_in_dim_transpose(
+    ct: Any, x: Any, *, shape: tuple[int, ...], broadcast_dimensions: tuple[int, ...]
+) -> list[Any]:
+    # Sum over the new axes and over the operand's size-1 axes that were
+    # stretched; the stretched ones come back as size-1 axes.
+    in_shape = x.aval.shape
+    stretched = tuple(
+        i for i, d in enumerate(broadcast_dimensions) if in_shape[i] == 1 and shape[d] != 1
+    )
+    new_axes = tuple(d for d in range(len(shape)) if d not in broadcast_dimensions)
+    summed = tuple(sorted(new_axes + tuple(broadcast_dimensions[i] for i in stretched)))
+    out = lax.reduce_sum(ct, summed) if summed else ct
+    if stretched:
+        out = lax.expand_dims(out, stretched)
+    return [out]
+
+
+@TRANSPOSE_RULES.defines(reshape_p)
+def _reshape_transpose(ct: Any, x: Any, *, new_sizes: tuple[int, ...]) -> list[Any]:
+    return [lax.reshape(ct, x.aval.shape)]
+
+
+@TRANSPOSE_RULES.defines(transpose_p)
+def _transpose_transpose(ct: Any, x: Any, *, permutation: tuple[int, ...]) -> list[Any]:
+    return [lax.transpose(ct, tuple(int(i) for i in np.argsort(permutation)))]
+
+
+@TRANSPOSE_RULES.defines(squeeze_p)
+def _squeeze_transpose(ct: Any, x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
+    return [lax.expand_dims(ct, dimensions)]
+
+
+@TRANSPOSE_RULES.defines(expand_dims_p)
+def _expand_dims_transpose(ct: Any, x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
+    return [lax.squeeze(ct, dimensions)]
+
+
+@TRANSPOSE_RULES.defines(rev_p)
+def _rev_transpose(ct: Any, x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
+    return [lax.rev(ct, dimensions)]
+
+
+@TRANSPOSE_RULES.defines(concatenate_p)
+def _concatenate_transpose(ct: Any, *xs: Any, dimension: int) -> list[Any]:
+    shape = aval_of(ct).shape
+    cts: list[Any] = []
+    offset = 0
+    for x in xs:
+        size = aval_of(x).shape[dimension]
+        if is_undefined(x):
+            start = tuple(offset if d == dimension else 0 for d in range(len(shape)))
+            limit = tuple(offset + size if d == dimension else n for d, n in enumerate(shape))
+            cts.append(lax.slice(ct, start, limit))
+        else:
+            cts.append(None)
+        offset += size
+    return cts
+
+
+# --- flops ----------------------------------------------------------------------------------
+
+for _p in STRUCTURAL:
+    FLOPS_RULES.register(_p, per_element(0))
