@@ -48,29 +48,7 @@ INTERPRETER_TABLES: Final[list[tuple[str, RuleTable[Any]]]] = [
     ("flops", FLOPS_RULES),
 ]
 
-_CONTROL_FLOW: Final = (
-    "a control-flow primitive, declared with its interpreter rules in didax.interpreters; "
-    "the control-flow families get their core.lax/interpreters/lowering homes in their own step"
-)
-_HIGHER_ORDER: Final = (
-    "a higher-order primitive (it carries a jaxpr), declared with its rules in its "
-    "interpreter module; not yet split into the three homes"
-)
-
-# Primitive name -> why it is not in the shape the convention asks for.
-EXEMPT: Final[dict[str, str]] = {
-    **dict.fromkeys(("cond", "while", "scan"), _CONTROL_FLOW),
-    **dict.fromkeys(("checkpoint", "shard_map"), _HIGHER_ORDER),
-    "jit": (
-        "the call primitive belongs to the jit interpreter (interpreters.jit), its lowering "
-        "to the compiler (lowering.higher_order)"
-    ),
-    **dict.fromkeys(
-        ("custom_jvp_call", "custom_vjp_call", "custom_lin"),
-        "custom derivatives are one interpreter-level mechanism "
-        "(interpreters.custom_derivatives, as JAX's custom_derivatives.py), not a lax family",
-    ),
-}
+EXEMPT: Final[dict[str, str]] = {}
 
 
 def _package_primitives() -> list[Primitive]:

@@ -26,10 +26,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from didax.core.abstract import ShapedArray
 from didax.core.lax.checkpoint import Policy, remat_p
 from didax.core.trace import set_current_trace
 from didax.interpreters.call_rules import register_call_rules
 from didax.interpreters.evaluation import IMPL_RULES, eval_jaxpr
+from didax.interpreters.flops import FLOPS_RULES, Counted, Operand, count_jaxpr
 from didax.interpreters.partial_eval import PE_RULES, PartialEvalTrace
 from didax.ir.jaxpr import Jaxpr, Literal, Var
 from didax.ir.passes import dce_jaxpr
@@ -114,3 +116,15 @@ def _remat_partial_eval(
 
 
 PE_RULES.register(remat_p, _remat_partial_eval)
+
+
+# --- flops ----------------------------------------------------------------------------
+
+
+@FLOPS_RULES.defines(remat_p)
+def _remat_flops(
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, *, jaxpr: Jaxpr, **_: Any
+) -> Counted:
+    # A checkpointed region costs its body; what the backward pass recomputes
+    # shows as remat equations of the differentiated jaxpr, and counts there.
+    return count_jaxpr(jaxpr, operands)

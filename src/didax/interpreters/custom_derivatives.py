@@ -51,6 +51,7 @@ from didax.core.lax.custom_derivatives import (
 )
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, vmap_flat
 from didax.interpreters.evaluation import IMPL_RULES, eval_jaxpr
+from didax.interpreters.flops import FLOPS_RULES, Counted, Operand, count_jaxpr
 from didax.interpreters.jaxpr_transforms import close_over_nothing, vmap_jaxpr
 from didax.interpreters.jvp import JVP_RULES, Zero, instantiate_zeros
 from didax.interpreters.transpose import TRANSPOSE_RULES, is_undefined
@@ -275,3 +276,25 @@ def _custom_vjp_call_batch(
         num_consts=len(hoisted) + num_consts,
     )
     return outs, [0] * len(outs)
+
+
+# --- flops ----------------------------------------------------------------------------
+
+
+@FLOPS_RULES.defines(custom_jvp_call_p, custom_vjp_call_p)
+def _custom_call_flops(
+    operands: Sequence[Operand],
+    out_avals: Sequence[ShapedArray],
+    /,
+    *,
+    call_jaxpr: Jaxpr,
+    **_: Any,
+) -> Counted:
+    # What runs is the function; its rules only run under differentiation,
+    # and then they are ordinary equations of the differentiated jaxpr.
+    return count_jaxpr(call_jaxpr, operands)
+
+
+# custom_lin stands for a linear map that only transposition may use; a
+# program that would run it forward is refused, as evaluating it is.
+FLOPS_RULES.register(custom_lin_p, forward_mode_refused)

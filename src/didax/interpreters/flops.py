@@ -28,14 +28,12 @@ Design rules:
   as XLA would prune it.
 - A higher-order primitive's rule returns ``Counted`` (its cost and what is
   known of its results): a jit call, a custom call or a checkpoint costs
-  its body; cond, scan and while have their rules in their families'
-  modules (``interpreters.cond``, ``interpreters.scan``,
-  ``interpreters.while_loop``). A count that had to guess (an unknown index
-  or trip count) is ``estimated``.
-- One rule per primitive, registered with ``FLOPS_RULES.defines``; a
-  primitive with no rule is a ``NotImplementedError`` naming it. A
-  higher-order primitive's module may register its rule itself (it
-  imports this module; this module never imports it).
+  its body. A count that had to guess (an unknown index or trip count) is
+  ``estimated``.
+- One rule per primitive, registered with ``FLOPS_RULES.defines`` by its
+  family's module (``interpreters.<family>``, which imports this one;
+  this module imports no family); a primitive with no rule is a
+  ``NotImplementedError`` naming it.
 """
 
 from __future__ import annotations
@@ -47,11 +45,7 @@ import attrs
 import numpy as np
 
 from didax.core.abstract import ShapedArray
-from didax.core.lax.checkpoint import remat_p
-from didax.core.lax.custom_derivatives import custom_jvp_call_p, custom_lin_p, custom_vjp_call_p
-from didax.core.lax.jit import jit_p
 from didax.core.primitive import RuleTable
-from didax.interpreters.custom_derivatives import forward_mode_refused
 from didax.interpreters.evaluation import IMPL_RULES
 from didax.ir.jaxpr import Atom, Jaxpr, JaxprEqn, Literal, Var
 from didax.ir.passes import dce_jaxpr
@@ -273,41 +267,3 @@ def integer_pow_multiplies(y: int) -> int:
     squarings = n.bit_length() - 1
     products = n.bit_count() - 1
     return squarings + products + (1 if y < 0 else 0)
-
-
-# --- higher-order rules -------------------------------------------------------------------
-
-
-@FLOPS_RULES.defines(jit_p)
-def _jit_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, *, jaxpr: Jaxpr, name: str
-) -> Counted:
-    return count_jaxpr(jaxpr, operands)
-
-
-@FLOPS_RULES.defines(custom_jvp_call_p, custom_vjp_call_p)
-def _custom_call_flops(
-    operands: Sequence[Operand],
-    out_avals: Sequence[ShapedArray],
-    /,
-    *,
-    call_jaxpr: Jaxpr,
-    **_: Any,
-) -> Counted:
-    # What runs is the function; its rules only run under differentiation,
-    # and then they are ordinary equations of the differentiated jaxpr.
-    return count_jaxpr(call_jaxpr, operands)
-
-
-@FLOPS_RULES.defines(remat_p)
-def _remat_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, *, jaxpr: Jaxpr, **_: Any
-) -> Counted:
-    # A checkpointed region costs its body; what the backward pass recomputes
-    # shows as remat equations of the differentiated jaxpr, and counts there.
-    return count_jaxpr(jaxpr, operands)
-
-
-# custom_lin stands for a linear map that only transposition may use; a
-# program that would run it forward is refused, as evaluating it is.
-FLOPS_RULES.register(custom_lin_p, forward_mode_refused)

@@ -22,9 +22,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from didax.core.abstract import ShapedArray
 from didax.core.lax.jit import jit_p
 from didax.core.trace import set_current_trace
 from didax.interpreters.call_rules import register_call_rules
+from didax.interpreters.flops import FLOPS_RULES, Counted, Operand, count_jaxpr
 from didax.interpreters.jaxpr_transforms import (
     close_over_nothing,
     partial_eval_jaxpr,
@@ -63,3 +65,13 @@ def _jit_partial_eval(trace: PartialEvalTrace, args: Sequence[Any], params: dict
 
 
 PE_RULES.register(jit_p, _jit_partial_eval)
+
+
+# --- flops ----------------------------------------------------------------------------
+
+
+@FLOPS_RULES.defines(jit_p)
+def _jit_flops(
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, *, jaxpr: Jaxpr, name: str
+) -> Counted:
+    return count_jaxpr(jaxpr, operands)
