@@ -19,11 +19,12 @@ Design rules:
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, AbstractEvalRule, dtype_failure, shape_failure
+from didax.core.basearray import Value
 from didax.core.lax.wrappers import _as_operand, _ndim, _normalize_axis
 from didax.core.primitive import Primitive
 from didax.core.values import ArrayLike
@@ -70,12 +71,13 @@ ABSTRACT_EVAL.register(cummin_p, _cumulative_rule("iufc", "numbers"))
 ABSTRACT_EVAL.register(cumlogsumexp_p, _cumulative_rule("f", "floating-point numbers"))
 
 
-def _bind(prim: Primitive, operand: ArrayLike, axis: int, reverse: bool) -> Any:
+def _bind(prim: Primitive, operand: ArrayLike, axis: int, reverse: bool) -> Value:
     axis = _normalize_axis(int(axis), _ndim(operand))
-    return prim.bind(_as_operand(operand), axis=axis, reverse=bool(reverse))
+    out: Value = prim.bind(_as_operand(operand), axis=axis, reverse=bool(reverse))
+    return out
 
 
-def cumprod(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
+def cumprod(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Value:
     """Inclusive cumulative product along ``axis`` (from the end when ``reverse``).
 
     >>> import numpy as np
@@ -85,7 +87,7 @@ def cumprod(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
     return _bind(cumprod_p, operand, axis, reverse)
 
 
-def cummax(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
+def cummax(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Value:
     """Inclusive cumulative maximum along ``axis`` (from the end when ``reverse``).
 
     >>> import numpy as np
@@ -95,7 +97,7 @@ def cummax(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
     return _bind(cummax_p, operand, axis, reverse)
 
 
-def cummin(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
+def cummin(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Value:
     """Inclusive cumulative minimum along ``axis`` (from the end when ``reverse``).
 
     >>> import numpy as np
@@ -105,7 +107,7 @@ def cummin(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
     return _bind(cummin_p, operand, axis, reverse)
 
 
-def cumlogsumexp(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
+def cumlogsumexp(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Value:
     """Inclusive cumulative ``log(sum(exp(x)))`` along ``axis``, computed without overflow.
 
     >>> import numpy as np

@@ -35,6 +35,7 @@ from typing import Any, Final
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
+from didax.core.basearray import Value
 from didax.core.lax import wrappers as w
 from didax.core.lax.wrappers import _as_operand
 from didax.core.primitive import Primitive
@@ -170,39 +171,45 @@ ABSTRACT_EVAL.register(svd_p, _svd_rule)
 # --- helpers shared with the interpreters' rules --------------------------------------
 
 
-def _T(x: Any) -> Any:
+def _T(x: ArrayLike) -> Value:
     """The transpose of the last two axes."""
     nd = get_aval(x).ndim
-    return w.transpose(x, (*range(nd - 2), nd - 1, nd - 2))
+    out: Value = w.transpose(x, (*range(nd - 2), nd - 1, nd - 2))
+    return out
 
 
-def _H(x: Any) -> Any:
+def _H(x: ArrayLike) -> Value:
     """The conjugate transpose of the last two axes (the transpose, for real dtypes)."""
     t = _T(x)
-    return w.conj(t) if dtypes.is_complex(get_aval(t).dtype) else t
+    if dtypes.is_complex(get_aval(t).dtype):
+        t = w.conj(t)
+    return t
 
 
-def _triangle_mask(x: Any, k: int, lower: bool) -> Any:
+def _triangle_mask(x: ArrayLike, k: int, lower: bool) -> Value:
     shape = get_aval(x).shape
     m, n = shape[-2], shape[-1]
     rows = w.broadcast_in_dim(w.iota(dtypes.int32, m), (m, n), (0,))
     cols = w.broadcast_in_dim(w.iota(dtypes.int32, n), (m, n), (1,))
     shifted = w.add(rows, k)
     mask = w.ge(shifted, cols) if lower else w.le(shifted, cols)
-    return w.broadcast_in_dim(mask, shape, (len(shape) - 2, len(shape) - 1))
+    out: Value = w.broadcast_in_dim(mask, shape, (len(shape) - 2, len(shape) - 1))
+    return out
 
 
-def _tril(x: Any, k: int = 0) -> Any:
+def _tril(x: ArrayLike, k: int = 0) -> Value:
     """``x`` with the entries above diagonal ``k`` of each matrix zeroed."""
-    return w.select(_triangle_mask(x, k, True), x, w.full_like(x, 0))
+    out: Value = w.select(_triangle_mask(x, k, True), x, w.full_like(x, 0))
+    return out
 
 
-def _triu(x: Any, k: int = 0) -> Any:
+def _triu(x: ArrayLike, k: int = 0) -> Value:
     """``x`` with the entries below diagonal ``k`` of each matrix zeroed."""
-    return w.select(_triangle_mask(x, k, False), x, w.full_like(x, 0))
+    out: Value = w.select(_triangle_mask(x, k, False), x, w.full_like(x, 0))
+    return out
 
 
-def symmetrize(x: ArrayLike) -> Any:
+def symmetrize(x: ArrayLike) -> Value:
     """``(x + x^H) / 2``: the symmetric (Hermitian) part of each matrix.
 
     >>> import numpy as np
@@ -211,10 +218,11 @@ def symmetrize(x: ArrayLike) -> Any:
            [1., 1.]], dtype=float32)
     """
     x = _as_operand(x)
-    return w.div(w.add(x, _H(x)), 2.0)
+    out: Value = w.div(w.add(x, _H(x)), 2.0)
+    return out
 
 
-def _symmetrizable(x: Any) -> bool:
+def _symmetrizable(x: ArrayLike) -> bool:
     # Anything else is left to the primitive's typing rule, whose error names it.
     aval = get_aval(x)
     return aval.dtype in LINALG_DTYPES and aval.ndim >= 2 and aval.shape[-1] == aval.shape[-2]
@@ -223,7 +231,7 @@ def _symmetrizable(x: Any) -> bool:
 # --- wrappers -----------------------------------------------------------------------------
 
 
-def cholesky(x: ArrayLike, *, symmetrize_input: bool = True) -> Any:
+def cholesky(x: ArrayLike, *, symmetrize_input: bool = True) -> Value:
     """The lower-triangular ``L`` with ``x = L @ L^H`` (NaNs where ``x`` is not positive definite).
 
     >>> import numpy as np
@@ -234,7 +242,8 @@ def cholesky(x: ArrayLike, *, symmetrize_input: bool = True) -> Any:
     x = _as_operand(x)
     if symmetrize_input and _symmetrizable(x):
         x = symmetrize(x)
-    return cholesky_p.bind(x)
+    out: Value = cholesky_p.bind(x)
+    return out
 
 
 def triangular_solve(
@@ -246,7 +255,7 @@ def triangular_solve(
     transpose_a: bool = False,
     conjugate_a: bool = False,
     unit_diagonal: bool = False,
-) -> Any:
+) -> Value:
     """Solves ``op(a) @ x = b`` (``left_side``) or ``x @ op(a) = b`` for triangular ``a``.
 
     ``op(a)`` is ``a``, its transpose (``transpose_a``), conjugated when
@@ -263,7 +272,7 @@ def triangular_solve(
     # As JAX's: a real a's conjugate is itself, so its solves are plain
     # transposes (and lower to the kernels' "T", as JAX's programs do).
     conjugate_a = bool(conjugate_a) and dtypes.is_complex(get_aval(a).dtype)
-    return triangular_solve_p.bind(
+    out: Value = triangular_solve_p.bind(
         a,
         b,
         left_side=bool(left_side),
@@ -272,6 +281,7 @@ def triangular_solve(
         conjugate_a=conjugate_a,
         unit_diagonal=bool(unit_diagonal),
     )
+    return out
 
 
 def lu(x: ArrayLike) -> tuple[Any, Any, Any]:
