@@ -192,7 +192,9 @@ def _scan_batch(
 # --- partial evaluation ------------------------------------------------------------------
 
 
-def _scan_partial_eval(trace: PartialEvalTrace, args: Sequence[Any], params: dict[str, Any]) -> Any:
+def _scan_partial_eval(
+    trace: PartialEvalTrace, args: Sequence[Any], params: dict[str, Any]
+) -> list[Any]:
     p: ScanParams[Jaxpr] = ScanParams(**params)
     jaxpr, num_carry, ny = p.jaxpr, p.num_carry, p.num_ys
     consts, init, xs = p.split(args)

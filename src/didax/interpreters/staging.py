@@ -84,7 +84,7 @@ class StagingTrace(Trace):
 
     def process_primitive(
         self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
-    ) -> Any:
+    ) -> list[StagingTracer] | StagingTracer:
         atoms = tuple(self.to_atom(x) for x in args)
         out_avals = abstract_eval(prim, [a.aval for a in atoms], params)
         out_vars = tuple(Var(a) for a in out_avals)

@@ -26,7 +26,7 @@ Design rules:
 from __future__ import annotations
 
 import enum
-from typing import Any, Final, TypeAlias
+from typing import Final, TypeAlias
 
 from didax.core.config import DOT_ALGORITHM_PRESETS, config
 
@@ -93,7 +93,7 @@ def _is_dot_algorithm(precision: object) -> bool:
     return type(precision).__name__ in ("DotAlgorithm", "DotAlgorithmPreset")
 
 
-def canonicalize_precision(precision: Any) -> CanonicalPrecision:
+def canonicalize_precision(precision: object) -> CanonicalPrecision:
     """A ``precision=`` argument as ``dot_general``'s param (JAX's ``canonicalize_precision``).
 
     >>> canonicalize_precision("highest")
