@@ -195,11 +195,19 @@ for _p in (psum_p, pmax_p, ppermute_p):
 
 @BATCH_RULES.defines(all_gather_p)
 def _all_gather_batch(
-    size: int, args: Sequence[Any], dims: Sequence[Dim], /, *, axis: int, **params: object
+    size: int,
+    args: Sequence[Any],
+    dims: Sequence[Dim],
+    /,
+    *,
+    axes: tuple[str, ...],
+    axis_size: int,
+    axis: int,
+    tiled: bool,
 ) -> tuple[Any, Dim]:
     # The batch size is positional: ``axis_size`` names the collective's axes' size.
     x = bdim_at_front(args[0], dims[0], size)
-    return all_gather_p.bind(x, axis=axis + 1, **params), 0
+    return all_gather_p.bind(x, axes=axes, axis_size=axis_size, axis=axis + 1, tiled=tiled), 0
 
 
 @BATCH_RULES.defines(psum_scatter_p)
@@ -209,11 +217,16 @@ def _psum_scatter_batch(
     dims: Sequence[Dim],
     /,
     *,
+    axes: tuple[str, ...],
+    axis_size: int,
     scatter_dimension: int,
-    **params: object,
+    tiled: bool,
 ) -> tuple[Any, Dim]:
     x = bdim_at_front(args[0], dims[0], size)
-    return psum_scatter_p.bind(x, scatter_dimension=scatter_dimension + 1, **params), 0
+    d = scatter_dimension + 1
+    return psum_scatter_p.bind(
+        x, axes=axes, axis_size=axis_size, scatter_dimension=d, tiled=tiled
+    ), 0
 
 
 @BATCH_RULES.defines(axis_index_p)

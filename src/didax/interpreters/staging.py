@@ -67,7 +67,7 @@ class StagingTrace(Trace):
         self.in_binders.append(var)
         return StagingTracer(self, var)
 
-    def to_atom(self, x: Any) -> Atom:
+    def to_atom(self, x: object) -> Atom:
         if isinstance(x, StagingTracer) and x._trace is self:
             return x.var
         check_valid(x)
