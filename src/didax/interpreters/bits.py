@@ -126,7 +126,7 @@ IMPL_RULES.register(bits.bitcast_convert_type_p, _bitcast_convert_type)
 
 
 def _zero_jvp(prim: Primitive) -> None:
-    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
+    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: object) -> tuple[Any, Any]:
         out = prim.bind(*primals, **params)
         return out, Zero.like(get_aval(out))
 
@@ -159,7 +159,7 @@ def _bitcast_convert_type_batch(
 
 
 def _per_element(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: object
 ) -> Cost:
     return Cost(out_avals[0].size)
 

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from didax.core.primitive import Primitive
+from didax.core.values import ArrayLike
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
 from didax.interpreters.jaxpr_transforms import (
     close_over_nothing,
@@ -29,7 +30,7 @@ from didax.interpreters.jaxpr_transforms import (
     vmap_jaxpr,
 )
 from didax.interpreters.jvp import JVP_RULES, Zero
-from didax.interpreters.transpose import TRANSPOSE_RULES, is_undefined
+from didax.interpreters.transpose import TRANSPOSE_RULES, UndefinedPrimal, is_undefined
 from didax.ir.jaxpr import Jaxpr, JaxprEqn
 from didax.ir.passes import DCE_RULES, dce_jaxpr
 
@@ -68,7 +69,9 @@ def register_call_rules(prim: Primitive, retag: Retag) -> None:
         outs = prim.bind(*consts, *args, **retag(params, body, "vmap"))
         return outs, [0] * len(outs)
 
-    def transpose_rule(cts: Sequence[Any], *args: Any, **params: Any) -> list[Any]:
+    def transpose_rule(
+        cts: Sequence[Any], *args: ArrayLike | UndefinedPrimal, **params: Any
+    ) -> list[Any]:
         linear = [is_undefined(a) for a in args]
         ct_nonzero = [not isinstance(c, Zero) for c in cts]
         closed, out_nonzero = transpose_jaxpr(params["jaxpr"], linear, ct_nonzero)
@@ -80,7 +83,9 @@ def register_call_rules(prim: Primitive, retag: Retag) -> None:
             outs = prim.bind(*consts, *defined, *nz_cts, **retag(params, body, "transpose"))
         nz_outs, flags = iter(outs), iter(out_nonzero)
         return [
-            (next(nz_outs) if next(flags) else Zero.like(a.aval)) if is_undefined(a) else None
+            (next(nz_outs) if next(flags) else Zero.like(a.aval))
+            if isinstance(a, UndefinedPrimal)
+            else None
             for a in args
         ]
 

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import HostArray
 from didax.core.lax.checkpoint import Policy, remat_p
 from didax.core.trace import set_current_trace
 from didax.interpreters.call_rules import register_call_rules
@@ -41,7 +42,7 @@ from didax.ir.rewrite import keep_inputs
 
 
 @IMPL_RULES.defines(remat_p)
-def _remat_impl(*args: Any, jaxpr: Jaxpr, policy: Policy, prevent_cse: bool) -> list[Any]:
+def _remat_impl(*args: HostArray, jaxpr: Jaxpr, policy: Policy, prevent_cse: bool) -> list[Any]:
     return eval_jaxpr(jaxpr, args)
 
 
@@ -69,7 +70,7 @@ def _known_vars(jaxpr: Jaxpr, in_unknowns: Sequence[bool]) -> set[Var]:
 
 def _remat_partial_eval(
     trace: PartialEvalTrace, args: Sequence[Any], params: dict[str, Any]
-) -> Any:
+) -> list[Any]:
     jaxpr: Jaxpr = params["jaxpr"]
     policy: Policy = params["policy"]
     in_unknowns = [trace.is_unknown(x) for x in args]

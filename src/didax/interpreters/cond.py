@@ -36,6 +36,7 @@ from didax.core import lax
 from didax.core.abstract import ShapedArray
 from didax.core.lax.cond import cond_p
 from didax.core.trace import set_current_trace
+from didax.core.values import ArrayLike
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, select_lanes
 from didax.interpreters.flops import FLOPS_RULES, Cost, Counted, Operand, count_jaxpr
 from didax.interpreters.jaxpr_transforms import (
@@ -49,7 +50,7 @@ from didax.interpreters.jaxpr_transforms import (
 from didax.interpreters.jvp import JVP_RULES, Zero
 from didax.interpreters.partial_eval import PE_RULES, PartialEvalTrace
 from didax.interpreters.staging import trace_to_jaxpr
-from didax.interpreters.transpose import TRANSPOSE_RULES, is_undefined
+from didax.interpreters.transpose import TRANSPOSE_RULES, UndefinedPrimal, is_undefined
 from didax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn
 from didax.ir.passes import DCE_RULES, dce_jaxpr
 from didax.ir.rewrite import insert_unused_inputs, keep_inputs
@@ -196,7 +197,10 @@ PE_RULES.register(cond_p, _cond_partial_eval)
 
 @TRANSPOSE_RULES.defines(cond_p)
 def _cond_transpose(
-    cts: Sequence[Any], index: Any, *ops: Any, branches: tuple[Jaxpr, ...]
+    cts: Sequence[Any],
+    index: ArrayLike | UndefinedPrimal,
+    *ops: ArrayLike | UndefinedPrimal,
+    branches: tuple[Jaxpr, ...],
 ) -> list[Any]:
     if is_undefined(index):
         raise TypeError("transpose of cond: the branch index cannot be a linear input")

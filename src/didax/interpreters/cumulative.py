@@ -41,9 +41,10 @@ import numpy as np
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import Value
 from didax.core.lax.cumulative import cumlogsumexp_p, cummax_p, cummin_p, cumprod_p, cumsum_p
 from didax.core.primitive import Primitive
-from didax.core.values import get_aval
+from didax.core.values import ArrayLike, get_aval
 from didax.interpreters.batching import BATCH_RULES, Dim, front_batcher
 from didax.interpreters.evaluation import IMPL_RULES, in_float32
 from didax.interpreters.flops import FLOPS_RULES, ZERO, Cost, Operand
@@ -83,16 +84,17 @@ IMPL_RULES.register(cumlogsumexp_p, _accumulate_impl(np.logaddexp))
 # --- the associative scan ----------------------------------------------------------------
 
 
-def _slice_axis(x: Any, axis: int, start: int, limit: int | None, stride: int = 1) -> Any:
+def _slice_axis(x: ArrayLike, axis: int, start: int, limit: int | None, stride: int = 1) -> Value:
     shape = get_aval(x).shape
     starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
     starts[axis] = start
     limits[axis] = shape[axis] if limit is None else limit
     strides[axis] = stride
-    return lax.slice(x, starts, limits, strides)
+    out: Value = lax.slice(x, starts, limits, strides)
+    return out
 
 
-def _interleave(even: Any, odd: Any, axis: int) -> Any:
+def _interleave(even: Value, odd: ArrayLike, axis: int) -> Value:
     """``even[0], odd[0], even[1], odd[1], ...`` along ``axis`` (``even`` may be one longer)."""
     m, k = get_aval(even).shape[axis], get_aval(odd).shape[axis]
     if k == 0:
@@ -103,8 +105,10 @@ def _interleave(even: Any, odd: Any, axis: int) -> Any:
     )
     shape = list(get_aval(odd).shape)
     shape[axis] = 2 * k
-    out = lax.reshape(pairs, shape)
-    return lax.concatenate([out, _slice_axis(even, axis, k, m)], axis) if m > k else out
+    out: Value = lax.reshape(pairs, shape)
+    if m > k:
+        out = lax.concatenate([out, _slice_axis(even, axis, k, m)], axis)
+    return out
 
 
 def associative_scan(
@@ -155,15 +159,16 @@ def _mul_pairs(a: Sequence[Any], b: Sequence[Any]) -> list[Any]:
     return [lax.mul(x, y), lax.add(lax.mul(tx, y), lax.mul(x, ty))]
 
 
-def _balanced_eq(x: Any, z: Any, y: Any) -> Any:
+def _balanced_eq(x: Value, z: Value, y: Value) -> Value:
     """1 where ``x`` is the extremum ``z`` alone, 1/2 where ``y`` ties it, else 0 (JAX's)."""
     one, zero = lax.full_like(z, 1), lax.full_like(z, 0)
     x_is = lax.select(lax.eq(x, z), one, zero)
     y_is = lax.select(lax.eq(y, z), one, zero)
-    return lax.div(x_is, lax.add(one, y_is))
+    out: Value = lax.div(x_is, lax.add(one, y_is))
+    return out
 
 
-def _chooser_pairs(choose: Callable[[Any, Any], Any]) -> Combine:
+def _chooser_pairs(choose: Callable[[Value, Value], Value]) -> Combine:
     def combine(a: Sequence[Any], b: Sequence[Any]) -> list[Any]:
         (x, tx), (y, ty) = a, b
         z = choose(x, y)
@@ -172,18 +177,20 @@ def _chooser_pairs(choose: Callable[[Any, Any], Any]) -> Combine:
     return combine
 
 
-def _logaddexp(x: Any, y: Any) -> Any:
+def _logaddexp(x: Value, y: Value) -> Value:
     """``log(exp(x) + exp(y))`` without overflow, as JAX's ``logaddexp`` computes it."""
     delta = lax.sub(x, y)
-    return lax.select(
+    out: Value = lax.select(
         lax.ne(delta, delta),  # NaNs, or infinities of one sign: their sum says which
         lax.add(x, y),
         lax.add(lax.max(x, y), lax.log1p(lax.exp(lax.neg(lax.abs(delta))))),
     )
+    return out
 
 
-def _replace_inf(x: Any) -> Any:
-    return lax.select(lax.eq(x, lax.full_like(x, np.inf)), lax.full_like(x, 0), x)
+def _replace_inf(x: Value) -> Value:
+    out: Value = lax.select(lax.eq(x, lax.full_like(x, np.inf)), lax.full_like(x, 0), x)
+    return out
 
 
 def _logaddexp_pairs(a: Sequence[Any], b: Sequence[Any]) -> list[Any]:
@@ -243,7 +250,7 @@ _COMBINE_COST: Final[dict[Primitive, Cost]] = {
 
 def _cumulative_flops(prim: Primitive) -> None:
     def rule(
-        operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, *, axis: int, **_: Any
+        operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, *, axis: int, **_: bool
     ) -> Cost:
         # n - 1 combinations along the axis, for each position of the other axes.
         aval = operands[0].aval

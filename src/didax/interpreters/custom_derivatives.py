@@ -39,10 +39,11 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import HostArray
 from didax.core.lax.custom_derivatives import (
     CustomRule,
     custom_jvp_call_p,
@@ -106,7 +107,7 @@ def _spread(float_values: Sequence[Any], avals: Sequence[ShapedArray]) -> list[A
 
 
 @IMPL_RULES.defines(custom_jvp_call_p, custom_vjp_call_p)
-def _custom_call_impl(*args: Any, call_jaxpr: Jaxpr, **_: Any) -> list[Any]:
+def _custom_call_impl(*args: HostArray, call_jaxpr: Jaxpr, **_: object) -> list[Any]:
     return eval_jaxpr(call_jaxpr, args)
 
 
@@ -215,7 +216,7 @@ def _custom_vjp_call_jvp(
     return list(outs), _spread(lin_outs, call_jaxpr.out_avals)
 
 
-def forward_mode_refused(*args: Any, **params: Any) -> Any:
+def forward_mode_refused(*args: object, **params: object) -> NoReturn:
     """custom_lin's impl and jvp rule (and lowering): JAX's error."""
     from didax.core.source_info import user_frame_summary
 

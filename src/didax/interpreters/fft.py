@@ -27,12 +27,13 @@ import numpy as np
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import Value
 from didax.core.lax.fft import FftType, fft_p
 from didax.core.values import get_aval
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
 from didax.interpreters.flops import FLOPS_RULES, Cost, Operand
 from didax.interpreters.jvp import JVP_RULES, instantiate_zeros
-from didax.interpreters.transpose import TRANSPOSE_RULES
+from didax.interpreters.transpose import TRANSPOSE_RULES, UndefinedPrimal
 
 __all__: list[str] = []
 
@@ -50,7 +51,7 @@ def _fft_jvp(
     return fft_p.bind(x, **params), fft_p.bind(instantiate_zeros(t), **params)
 
 
-def _rfft_transpose(ct: Any, fft_lengths: tuple[int, ...]) -> Any:
+def _rfft_transpose(ct: Value, fft_lengths: tuple[int, ...]) -> Value:
     # RFFT(x) = FFT(complex(x))[..., : n // 2 + 1]: transpose the crop (a zero
     # pad), then the FFT (itself), then the conversion to complex (the real part).
     aval = get_aval(ct)
@@ -58,10 +59,11 @@ def _rfft_transpose(ct: Any, fft_lengths: tuple[int, ...]) -> Any:
     pad = [(0, 0, 0)] * (aval.ndim - 1) + [(0, n - aval.shape[-1], 0)]
     padded = lax.pad(ct, lax.full((), 0, aval.dtype), pad)
     full = fft_p.bind(padded, fft_type=FftType.FFT, fft_lengths=fft_lengths)
-    return lax.real(full)
+    out: Value = lax.real(full)
+    return out
 
 
-def _irfft_transpose(ct: Any, fft_lengths: tuple[int, ...]) -> Any:
+def _irfft_transpose(ct: Value, fft_lengths: tuple[int, ...]) -> Value:
     x = fft_p.bind(ct, fft_type=FftType.RFFT, fft_lengths=fft_lengths)
     aval = get_aval(x)
     m = aval.shape[-1]
@@ -72,12 +74,13 @@ def _irfft_transpose(ct: Any, fft_lengths: tuple[int, ...]) -> Any:
     mask = np.asarray(weights, aval.dtype)
     scale = 1.0 / math.prod(fft_lengths)
     scaled = lax.mul(lax.mul(x, lax.broadcast_in_dim(mask, aval.shape, (aval.ndim - 1,))), scale)
-    return lax.conj(scaled)
+    out: Value = lax.conj(scaled)
+    return out
 
 
 @TRANSPOSE_RULES.defines(fft_p)
 def _fft_transpose(
-    ct: Any, x: Any, *, fft_type: FftType, fft_lengths: tuple[int, ...]
+    ct: Value, x: UndefinedPrimal, *, fft_type: FftType, fft_lengths: tuple[int, ...]
 ) -> list[Any]:
     if fft_type == FftType.RFFT:
         return [_rfft_transpose(ct, fft_lengths)]

@@ -84,7 +84,7 @@ def _flags(spec: bool | Sequence[bool], n: int) -> Flags:
     return (spec,) * n if isinstance(spec, bool) else tuple(spec)
 
 
-def _is_float_zero(t: Any) -> bool:
+def _is_float_zero(t: object) -> bool:
     return isinstance(t, Zero) and t.aval.dtype != dtypes.float0
 
 

@@ -42,7 +42,9 @@ def _retag(params: dict[str, Any], body: Jaxpr, transformation: str) -> dict[str
 register_call_rules(jit_p, _retag)
 
 
-def _jit_partial_eval(trace: PartialEvalTrace, args: Sequence[Any], params: dict[str, Any]) -> Any:
+def _jit_partial_eval(
+    trace: PartialEvalTrace, args: Sequence[Any], params: dict[str, Any]
+) -> list[Any]:
     """A jit call with unknown operands: a known call now, an unknown call staged."""
     jaxpr: Jaxpr = params["jaxpr"]
     name: str = params["name"]

@@ -49,6 +49,8 @@ import numpy as np
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import Value
+from didax.core.dtypes import DType
 from didax.core.lax.linalg import (
     _H,
     _T,
@@ -64,11 +66,16 @@ from didax.core.lax.linalg import (
 from didax.core.lax.linalg import _tril as tril
 from didax.core.lax.linalg import _triu as triu
 from didax.core.primitive import Primitive
-from didax.core.values import get_aval
+from didax.core.values import ArrayLike, get_aval
 from didax.interpreters.batching import BATCH_RULES, Dim, move_axis
 from didax.interpreters.flops import FLOPS_RULES, Cost, Operand
 from didax.interpreters.jvp import JVP_RULES, Zero, add_tangents, instantiate_zeros
-from didax.interpreters.transpose import TRANSPOSE_RULES, NonlinearError, is_undefined
+from didax.interpreters.transpose import (
+    TRANSPOSE_RULES,
+    NonlinearError,
+    UndefinedPrimal,
+    is_undefined,
+)
 
 __all__ = ["matmul", "eye_like", "permute_rows"]
 
@@ -76,12 +83,18 @@ __all__ = ["matmul", "eye_like", "permute_rows"]
 # --- helpers ------------------------------------------------------------------------------
 
 
-def matmul(a: Any, b: Any, precision: Any = None, preferred_element_type: Any = None) -> Any:
+def matmul(
+    a: ArrayLike,
+    b: ArrayLike,
+    precision: lax.Precision | None = None,
+    preferred_element_type: DType | None = None,
+) -> Value:
     """``a @ b`` for batches of matrices with equal leading axes."""
     nd = get_aval(a).ndim
     batch = tuple(range(nd - 2))
     dims = (((nd - 1,), (nd - 2,)), (batch, batch))
-    return lax.dot_general(a, b, dims, precision, preferred_element_type)
+    out: Value = lax.dot_general(a, b, dims, precision, preferred_element_type)
+    return out
 
 
 # The products of the jvp rules take the precision JAX's rules give them
@@ -94,28 +107,29 @@ def matmul(a: Any, b: Any, precision: Any = None, preferred_element_type: Any = 
 # - ``_np_matmul``: ``jnp``'s plain ``@`` (qr): the default precision.
 
 
-def _hmatmul(a: Any, b: Any) -> Any:
+def _hmatmul(a: ArrayLike, b: ArrayLike) -> Value:
     return matmul(a, b, lax.Precision.HIGHEST)
 
 
-def _np_hmatmul(a: Any, b: Any) -> Any:
+def _np_hmatmul(a: ArrayLike, b: ArrayLike) -> Value:
     return matmul(a, b, lax.Precision.HIGHEST, get_aval(a).dtype)
 
 
-def _np_matmul(a: Any, b: Any) -> Any:
+def _np_matmul(a: ArrayLike, b: ArrayLike) -> Value:
     return matmul(a, b, None, get_aval(a).dtype)
 
 
-def eye_like(x: Any, n: int, m: int | None = None, k: int = 0) -> Any:
+def eye_like(x: ArrayLike, n: int, m: int | None = None, k: int = 0) -> Value:
     """The ``n x m`` identity (ones on diagonal ``k``), broadcast to ``x``'s leading axes."""
     aval = get_aval(x)
     m = n if m is None else m
     eye = np.eye(n, m, k, dtype=aval.dtype)
     batch = aval.shape[:-2]
-    return lax.broadcast_in_dim(eye, (*batch, n, m), (len(batch), len(batch) + 1))
+    out: Value = lax.broadcast_in_dim(eye, (*batch, n, m), (len(batch), len(batch) + 1))
+    return out
 
 
-def permute_rows(perm: Any, x: Any) -> Any:
+def permute_rows(perm: ArrayLike, x: ArrayLike) -> Value:
     """``x[..., perm, :]``: the product with the one-hot matrix of ``perm`` (int, ``[..., m]``)."""
     aval = get_aval(x)
     m = get_aval(perm).shape[-1]
@@ -127,55 +141,64 @@ def permute_rows(perm: Any, x: Any) -> Any:
     return _hmatmul(onehot, x)
 
 
-def _slice_matrix(x: Any, rows: tuple[int, int], cols: tuple[int, int]) -> Any:
+def _slice_matrix(x: ArrayLike, rows: tuple[int, int], cols: tuple[int, int]) -> Value:
     shape = get_aval(x).shape
     nb = len(shape) - 2
-    return lax.slice(x, (0,) * nb + (rows[0], cols[0]), (*shape[:-2], rows[1], cols[1]))
+    out: Value = lax.slice(x, (0,) * nb + (rows[0], cols[0]), (*shape[:-2], rows[1], cols[1]))
+    return out
 
 
-def _pad_matrix(x: Any, rows: tuple[int, int], cols: tuple[int, int]) -> Any:
+def _pad_matrix(x: ArrayLike, rows: tuple[int, int], cols: tuple[int, int]) -> Value:
     nb = get_aval(x).ndim - 2
     config = [(0, 0, 0)] * nb + [(rows[0], rows[1], 0), (cols[0], cols[1], 0)]
-    return lax.pad(x, np.zeros((), get_aval(x).dtype), config)
+    out: Value = lax.pad(x, np.zeros((), get_aval(x).dtype), config)
+    return out
 
 
-def _is_complex(x: Any) -> bool:
+def _is_complex(x: ArrayLike) -> bool:
     return dtypes.is_complex(get_aval(x).dtype)
 
 
-def _real_part(x: Any) -> Any:
+def _real_part(x: Value) -> Value:
     """``Re(x)`` for a complex ``x`` (a real ``x`` as it is)."""
-    return lax.real(x) if _is_complex(x) else x
+    if _is_complex(x):
+        x = lax.real(x)
+    return x
 
 
-def _as_dtype_of(x: Any, like: Any) -> Any:
+def _as_dtype_of(x: Value, like: ArrayLike) -> Value:
     """``x`` (real) converted to ``like``'s dtype (complex, or the same real one)."""
     dtype = get_aval(like).dtype
-    return x if get_aval(x).dtype == dtype else lax.convert_element_type(x, dtype)
+    if get_aval(x).dtype != dtype:
+        x = lax.convert_element_type(x, dtype)
+    return x
 
 
-def _diagonal(x: Any) -> Any:
+def _diagonal(x: ArrayLike) -> Value:
     """The diagonal of each (square) matrix, as a ``[..., n]`` array."""
     aval = get_aval(x)
     n = aval.shape[-1]
-    return lax.reduce_sum(lax.mul(x, eye_like(x, n)), (aval.ndim - 1,))
+    out: Value = lax.reduce_sum(lax.mul(x, eye_like(x, n)), (aval.ndim - 1,))
+    return out
 
 
-def _rows_of(v: Any, m: int) -> Any:
+def _rows_of(v: ArrayLike, m: int) -> Value:
     """A ``[..., n]`` vector as ``m`` equal rows: ``out[..., i, j] = v[..., j]``."""
     shape = get_aval(v).shape
     nb = len(shape) - 1
-    return lax.broadcast_in_dim(v, (*shape[:-1], m, shape[-1]), (*range(nb), nb + 1))
+    out: Value = lax.broadcast_in_dim(v, (*shape[:-1], m, shape[-1]), (*range(nb), nb + 1))
+    return out
 
 
-def _cols_of(v: Any, m: int) -> Any:
+def _cols_of(v: ArrayLike, m: int) -> Value:
     """A ``[..., n]`` vector as ``m`` equal columns: ``out[..., i, j] = v[..., i]``."""
     shape = get_aval(v).shape
     nb = len(shape) - 1
-    return lax.broadcast_in_dim(v, (*shape[:-1], shape[-1], m), (*range(nb), nb))
+    out: Value = lax.broadcast_in_dim(v, (*shape[:-1], shape[-1], m), (*range(nb), nb))
+    return out
 
 
-def _solve_kw(**params: Any) -> dict[str, bool]:
+def _solve_kw(**params: bool) -> dict[str, bool]:
     return {k: bool(v) for k, v in params.items()}
 
 
@@ -200,16 +223,16 @@ def _cholesky_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any,
 
 
 def _triangular_solve_jvp_a(
-    g_a: Any,
-    ans: Any,
-    a: Any,
+    g_a: Value,
+    ans: Value,
+    a: Value,
     *,
     left_side: bool,
     lower: bool,
     transpose_a: bool,
     conjugate_a: bool,
     unit_diagonal: bool,
-) -> Any:
+) -> Value:
     m, n = get_aval(ans).shape[-2:]
     k = 1 if unit_diagonal else 0
     g_a = tril(g_a, -k) if lower else triu(g_a, k)
@@ -225,7 +248,7 @@ def _triangular_solve_jvp_a(
         unit_diagonal=unit_diagonal,
     )
 
-    def a_inverse(rhs: Any) -> Any:
+    def a_inverse(rhs: Value) -> Value:
         return triangular_solve(a, rhs, **kw)
 
     # Whichever order is cheaper: a solve costs about a product.
@@ -236,7 +259,7 @@ def _triangular_solve_jvp_a(
 
 @JVP_RULES.defines(triangular_solve_p)
 def _triangular_solve_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], **params: Any
+    primals: Sequence[Any], tangents: Sequence[Any], **params: bool
 ) -> tuple[Any, Any]:
     (a, b), (a_dot, b_dot) = primals, tangents
     out = triangular_solve_p.bind(a, b, **params)
@@ -250,9 +273,9 @@ def _triangular_solve_jvp(
 
 @TRANSPOSE_RULES.defines(triangular_solve_p)
 def _triangular_solve_transpose(
-    ct: Any,
-    a: Any,
-    b: Any,
+    ct: Value | Zero,
+    a: Value | UndefinedPrimal,
+    b: UndefinedPrimal,
     *,
     left_side: bool,
     lower: bool,
@@ -305,7 +328,7 @@ def _lu_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
     ]
 
 
-def lu_solve_transposed(packed: Any, perm: Any, b: Any) -> Any:
+def lu_solve_transposed(packed: ArrayLike, perm: ArrayLike, b: ArrayLike) -> Value:
     """Solves ``A^H x = b`` from ``A``'s LU decomposition (batched, ``b`` a matrix)."""
     x = triangular_solve(packed, b, left_side=True, lower=False, transpose_a=True, conjugate_a=True)
     x = triangular_solve(
@@ -330,7 +353,7 @@ def lu_solve_transposed(packed: Any, perm: Any, b: Any) -> Any:
 # --- qr ---------------------------------------------------------------------------------------
 
 
-def _thin_qr_jvp(q: Any, r: Any, dx: Any) -> tuple[Any, Any]:
+def _thin_qr_jvp(q: Value, r: Value, dx: Value) -> tuple[Value, Value]:
     """The jvp of ``[..., m, n]`` QR with ``m >= n`` (J. Townsend's derivation, as JAX's)."""
     dx_rinv = triangular_solve(r, dx)  # x @ r^-1: a right-side solve
     qt_dx_rinv = _np_matmul(_H(q), dx_rinv)
@@ -463,7 +486,7 @@ def _front_batcher(prim: Primitive) -> None:
     # Every operand's batched axis goes to the front (unbatched ones are
     # broadcast); the primitive takes the extra leading axis as it is.
     def rule(
-        axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any
+        axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: bool
     ) -> tuple[Any, Any]:
         moved = [move_axis(x, d, 0, axis_size) for x, d in zip(args, dims, strict=True)]
         out = prim.bind(*moved, **params)
@@ -494,7 +517,7 @@ def _cholesky_flops(operands: Sequence[Operand], out_avals: Sequence[ShapedArray
 
 @FLOPS_RULES.defines(triangular_solve_p)
 def _triangular_solve_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **params: Any
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **params: bool
 ) -> Cost:
     a, b = operands[0].aval, operands[1].aval
     n = a.shape[-1]
@@ -511,7 +534,7 @@ def _lu_flops(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /) 
 
 
 @FLOPS_RULES.defines(qr_p)
-def _qr_flops(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any) -> Cost:
+def _qr_flops(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: bool) -> Cost:
     aval = operands[0].aval
     m, n = aval.shape[-2:]
     k = min(m, n)
@@ -520,14 +543,16 @@ def _qr_flops(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, 
 
 
 @FLOPS_RULES.defines(eigh_p)
-def _eigh_flops(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any) -> Cost:
+def _eigh_flops(
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: bool
+) -> Cost:
     aval = operands[0].aval
     return Cost(_count(aval) * 9 * aval.shape[-1] ** 3)
 
 
 @FLOPS_RULES.defines(svd_p)
 def _svd_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, *, compute_uv: bool, **_: Any
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, *, compute_uv: bool, **_: bool
 ) -> Cost:
     aval = operands[0].aval
     m, n = aval.shape[-2:]

@@ -27,13 +27,14 @@ Design rules:
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Final, NoReturn
 
 import numpy as np
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import HostArray, Value
 from didax.core.lax.parallel import (
     COLLECTIVE_PRIMITIVES,
     all_gather_p,
@@ -46,19 +47,19 @@ from didax.core.lax.parallel import (
 )
 from didax.core.primitive import Primitive
 from didax.core.sharding import Mesh, NamedSharding, PartitionSpec
-from didax.core.values import get_aval
+from didax.core.values import ArrayLike, get_aval
 from didax.interpreters.batching import BATCH_RULES, NAMED_BATCH_RULES, Dim, bdim_at_front
 from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.flops import FLOPS_RULES, ZERO, Cost, Operand
 from didax.interpreters.jvp import JVP_RULES, Zero, instantiate_zeros
-from didax.interpreters.transpose import TRANSPOSE_RULES
+from didax.interpreters.transpose import TRANSPOSE_RULES, UndefinedPrimal
 from didax.ir.jaxpr import ClosedJaxpr, Jaxpr
 
 # --- impl ---------------------------------------------------------------------------
 
 
 def _no_eager_impl(prim: Primitive) -> None:
-    def impl(*args: Any, axes: tuple[str, ...], **params: Any) -> Any:
+    def impl(*args: HostArray, axes: tuple[str, ...], **params: object) -> NoReturn:
         raise NameError(
             f"{prim.name} over axes {axes} runs only inside shard_map, pmap or "
             "vmap with those axis names"
@@ -72,7 +73,7 @@ for _p in COLLECTIVE_PRIMITIVES:
 
 
 @IMPL_RULES.defines(sharding_constraint_p)
-def _sharding_constraint_impl(x: Any, *, sharding: NamedSharding) -> Any:
+def _sharding_constraint_impl(x: HostArray, *, sharding: NamedSharding) -> HostArray:
     return x
 
 
@@ -80,7 +81,7 @@ def _sharding_constraint_impl(x: Any, *, sharding: NamedSharding) -> Any:
 
 
 def _linear_jvp(prim: Primitive) -> None:
-    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
+    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: object) -> tuple[Any, Any]:
         (x,), (t,) = primals, tangents
         out = prim.bind(x, **params)
         if isinstance(t, Zero):
@@ -95,13 +96,15 @@ for _p in (psum_p, all_gather_p, psum_scatter_p, ppermute_p, sharding_constraint
 
 
 @JVP_RULES.defines(pmax_p)
-def _pmax_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> Any:
+def _pmax_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: object) -> NoReturn:
     raise TypeError("pmax is not differentiable (as JAX's): use psum-based reductions in a grad")
 
 
 @JVP_RULES.defines(axis_index_p)
-def _axis_index_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> Any:
-    out = axis_index_p.bind(**params)
+def _axis_index_jvp(
+    primals: Sequence[Any], tangents: Sequence[Any], **params: object
+) -> tuple[Value, Zero]:
+    out: Value = axis_index_p.bind(**params)
     return out, Zero.like(out.aval)
 
 
@@ -109,7 +112,9 @@ def _axis_index_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: A
 
 
 @TRANSPOSE_RULES.defines(psum_p)
-def _psum_transpose(ct: Any, x: Any, *, axes: tuple[str, ...], axis_size: int) -> list[Any]:
+def _psum_transpose(
+    ct: Value | Zero, x: UndefinedPrimal, *, axes: tuple[str, ...], axis_size: int
+) -> list[Any]:
     if isinstance(ct, Zero):
         return [ct]
     return [psum_p.bind(ct, axes=axes, axis_size=axis_size)]
@@ -117,7 +122,13 @@ def _psum_transpose(ct: Any, x: Any, *, axes: tuple[str, ...], axis_size: int) -
 
 @TRANSPOSE_RULES.defines(all_gather_p)
 def _all_gather_transpose(
-    ct: Any, x: Any, *, axes: tuple[str, ...], axis_size: int, axis: int, tiled: bool
+    ct: Value | Zero,
+    x: UndefinedPrimal,
+    *,
+    axes: tuple[str, ...],
+    axis_size: int,
+    axis: int,
+    tiled: bool,
 ) -> list[Any]:
     if isinstance(ct, Zero):
         return [Zero(x.aval)]
@@ -128,7 +139,13 @@ def _all_gather_transpose(
 
 @TRANSPOSE_RULES.defines(psum_scatter_p)
 def _psum_scatter_transpose(
-    ct: Any, x: Any, *, axes: tuple[str, ...], axis_size: int, scatter_dimension: int, tiled: bool
+    ct: Value | Zero,
+    x: UndefinedPrimal,
+    *,
+    axes: tuple[str, ...],
+    axis_size: int,
+    scatter_dimension: int,
+    tiled: bool,
 ) -> list[Any]:
     if isinstance(ct, Zero):
         return [Zero(x.aval)]
@@ -139,7 +156,11 @@ def _psum_scatter_transpose(
 
 @TRANSPOSE_RULES.defines(ppermute_p)
 def _ppermute_transpose(
-    ct: Any, x: Any, *, axes: tuple[str, ...], perm: tuple[tuple[int, int], ...]
+    ct: Value | Zero,
+    x: UndefinedPrimal,
+    *,
+    axes: tuple[str, ...],
+    perm: tuple[tuple[int, int], ...],
 ) -> list[Any]:
     if isinstance(ct, Zero):
         return [ct]
@@ -148,7 +169,9 @@ def _ppermute_transpose(
 
 
 @TRANSPOSE_RULES.defines(sharding_constraint_p)
-def _sharding_constraint_transpose(ct: Any, x: Any, *, sharding: NamedSharding) -> list[Any]:
+def _sharding_constraint_transpose(
+    ct: Value | Zero, x: UndefinedPrimal, *, sharding: NamedSharding
+) -> list[Any]:
     if isinstance(ct, Zero):
         return [ct]
     return [sharding_constraint_p.bind(ct, sharding=sharding)]
@@ -159,7 +182,7 @@ def _sharding_constraint_transpose(ct: Any, x: Any, *, sharding: NamedSharding) 
 
 def _same_dim_batcher(prim: Primitive) -> None:
     def rule(
-        size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+        size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: object
     ) -> tuple[Any, Dim]:
         return prim.bind(*args, **params), dims[0]
 
@@ -172,25 +195,43 @@ for _p in (psum_p, pmax_p, ppermute_p):
 
 @BATCH_RULES.defines(all_gather_p)
 def _all_gather_batch(
-    size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+    size: int,
+    args: Sequence[Any],
+    dims: Sequence[Dim],
+    /,
+    *,
+    axes: tuple[str, ...],
+    axis_size: int,
+    axis: int,
+    tiled: bool,
 ) -> tuple[Any, Dim]:
     # The batch size is positional: ``axis_size`` names the collective's axes' size.
     x = bdim_at_front(args[0], dims[0], size)
-    return all_gather_p.bind(x, **{**params, "axis": params["axis"] + 1}), 0
+    return all_gather_p.bind(x, axes=axes, axis_size=axis_size, axis=axis + 1, tiled=tiled), 0
 
 
 @BATCH_RULES.defines(psum_scatter_p)
 def _psum_scatter_batch(
-    size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+    size: int,
+    args: Sequence[Any],
+    dims: Sequence[Dim],
+    /,
+    *,
+    axes: tuple[str, ...],
+    axis_size: int,
+    scatter_dimension: int,
+    tiled: bool,
 ) -> tuple[Any, Dim]:
     x = bdim_at_front(args[0], dims[0], size)
-    d = params["scatter_dimension"] + 1
-    return psum_scatter_p.bind(x, **{**params, "scatter_dimension": d}), 0
+    d = scatter_dimension + 1
+    return psum_scatter_p.bind(
+        x, axes=axes, axis_size=axis_size, scatter_dimension=d, tiled=tiled
+    ), 0
 
 
 @BATCH_RULES.defines(axis_index_p)
 def _axis_index_batch(
-    size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+    size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: object
 ) -> tuple[Any, Dim]:
     return axis_index_p.bind(**params), None
 
@@ -208,12 +249,12 @@ def _sharding_constraint_batch(
 
 
 def _reduction_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], **params: Any
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], *, axis_size: int, **_: object
 ) -> Cost:
-    return Cost((params["axis_size"] - 1) * operands[0].aval.size)
+    return Cost((axis_size - 1) * operands[0].aval.size)
 
 
-def _free(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], **params: Any) -> Cost:
+def _free(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], **_: object) -> Cost:
     return ZERO
 
 
@@ -259,8 +300,9 @@ def program_meshes(jaxpr: Jaxpr) -> tuple[Mesh, ...]:
 # --- named-axis batching: vmap(f, axis_name=...) ---------------------------------------
 
 
-def _at_front(x: Any, d: Dim, size: int) -> Any:
-    return bdim_at_front(x, d, size)
+def _at_front(x: ArrayLike, d: Dim, size: int) -> Value:
+    out: Value = bdim_at_front(x, d, size)
+    return out
 
 
 def _only_this_axis(prim: Primitive, axes: tuple[str, ...], name: str) -> None:
@@ -270,7 +312,7 @@ def _only_this_axis(prim: Primitive, axes: tuple[str, ...], name: str) -> None:
         )
 
 
-def _named_reduction(prim: Primitive, reduce: Any) -> None:
+def _named_reduction(prim: Primitive, reduce: Callable[[Value, tuple[int, ...]], Value]) -> None:
     def rule(
         size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
     ) -> tuple[Any, Dim]:

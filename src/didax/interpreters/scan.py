@@ -38,6 +38,7 @@ import attrs
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import Value
 from didax.core.lax.scan import ScanParams, scan_p, slice_aval
 from didax.core.trace import set_current_trace
 from didax.core.values import get_aval
@@ -140,8 +141,9 @@ def _scan_jvp(
     return primals_out, tangents_out
 
 
-def _zeros_tangent(primal: ShapedArray) -> Any:
-    return zeros_like_aval(Zero.like(primal).aval)
+def _zeros_tangent(primal: ShapedArray) -> Value:
+    zeros: Value = zeros_like_aval(Zero.like(primal).aval)
+    return zeros
 
 
 # --- batching ----------------------------------------------------------------------------
@@ -190,7 +192,9 @@ def _scan_batch(
 # --- partial evaluation ------------------------------------------------------------------
 
 
-def _scan_partial_eval(trace: PartialEvalTrace, args: Sequence[Any], params: dict[str, Any]) -> Any:
+def _scan_partial_eval(
+    trace: PartialEvalTrace, args: Sequence[Any], params: dict[str, Any]
+) -> list[Any]:
     p: ScanParams[Jaxpr] = ScanParams(**params)
     jaxpr, num_carry, ny = p.jaxpr, p.num_carry, p.num_ys
     consts, init, xs = p.split(args)

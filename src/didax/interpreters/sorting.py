@@ -31,6 +31,7 @@ import numpy as np
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import Value
 from didax.core.dtypes import DType
 from didax.core.lax.sorting import sort_p
 from didax.core.values import get_aval
@@ -38,7 +39,12 @@ from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
 from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.flops import FLOPS_RULES, Cost, Operand
 from didax.interpreters.jvp import JVP_RULES, Zero
-from didax.interpreters.transpose import TRANSPOSE_RULES, NonlinearError, is_undefined
+from didax.interpreters.transpose import (
+    TRANSPOSE_RULES,
+    NonlinearError,
+    UndefinedPrimal,
+    is_undefined,
+)
 
 Array = np.ndarray[Any, Any]
 
@@ -73,13 +79,14 @@ def index_dtype_for(size: int) -> DType:
     return dtypes.int32 if size < 2**31 else dtypes.int64
 
 
-def sort_permutation(keys: Sequence[Any], dimension: int) -> Any:
+def sort_permutation(keys: Sequence[Any], dimension: int) -> Value:
     """The indices that stably sort ``keys`` (lexicographically) along ``dimension``."""
     shape = get_aval(keys[0]).shape
     dtype = index_dtype_for(shape[dimension])
     iota = lax.broadcast_in_dim(lax.iota(dtype, shape[dimension]), shape, (dimension,))
     outs = sort_p.bind(*keys, iota, dimension=dimension, is_stable=True, num_keys=len(keys))
-    return outs[-1]
+    perm: Value = outs[-1]
+    return perm
 
 
 # --- jvp and transpose -------------------------------------------------------------------
@@ -105,7 +112,11 @@ def _sort_jvp(
 
 @TRANSPOSE_RULES.defines(sort_p)
 def _sort_transpose(
-    cts: Sequence[Any], *operands: Any, dimension: int, is_stable: bool, num_keys: int
+    cts: Sequence[Any],
+    *operands: Value | UndefinedPrimal,
+    dimension: int,
+    is_stable: bool,
+    num_keys: int,
 ) -> list[Any]:
     if any(is_undefined(k) for k in operands[:num_keys]):
         raise NonlinearError(
@@ -148,7 +159,9 @@ def _sort_batch(
 
 
 @FLOPS_RULES.defines(sort_p)
-def _sort_flops(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any) -> Cost:
+def _sort_flops(
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: object
+) -> Cost:
     # XLA's HloCostAnalysis::HandleSort: n * ceil(log2(n)) for n elements.
     n = operands[0].aval.size
     return Cost(n * (n - 1).bit_length()) if n > 1 else Cost()

@@ -36,12 +36,13 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 import numpy as np
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import Value
 from didax.core.lax import special
 from didax.core.primitive import Primitive
 from didax.core.values import get_aval
@@ -80,8 +81,9 @@ XLA_DEFINED: Final = tuple(p for p in special.SPECIAL_PRIMITIVES if p not in _NU
 # --- jvp rules ------------------------------------------------------------------------
 
 
-def _square(x: Any) -> Any:
-    return lax.mul(x, x)
+def _square(x: Value) -> Value:
+    out: Value = lax.mul(x, x)
+    return out
 
 
 _TWO_OVER_SQRT_PI: Final = 2.0 / float(np.sqrt(np.pi))
@@ -105,7 +107,7 @@ defjvp(
 )
 
 
-def _polygamma_jvp_m(t: Any, m: Any, x: Any, out: Any) -> Any:
+def _polygamma_jvp_m(t: Value, m: Value, x: Value, out: Value) -> NoReturn:
     raise ValueError("polygamma gradient with respect to m is not supported")
 
 
@@ -176,7 +178,7 @@ FLOPS_PER_ELEMENT: Final[dict[Primitive, tuple[tuple[int, int], tuple[int, int]]
 
 
 def _flops_rule(f32: tuple[int, int], f64: tuple[int, int]) -> FlopsRule:
-    def rule(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any) -> Cost:
+    def rule(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: object) -> Cost:
         flops, transcendentals = f64 if operands[0].aval.dtype == dtypes.float64 else f32
         n = out_avals[0].size
         return Cost(flops * n, transcendentals * n)

@@ -67,7 +67,7 @@ class StagingTrace(Trace):
         self.in_binders.append(var)
         return StagingTracer(self, var)
 
-    def to_atom(self, x: Any) -> Atom:
+    def to_atom(self, x: object) -> Atom:
         if isinstance(x, StagingTracer) and x._trace is self:
             return x.var
         check_valid(x)
@@ -84,7 +84,7 @@ class StagingTrace(Trace):
 
     def process_primitive(
         self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
-    ) -> Any:
+    ) -> list[StagingTracer] | StagingTracer:
         atoms = tuple(self.to_atom(x) for x in args)
         out_avals = abstract_eval(prim, [a.aval for a in atoms], params)
         out_vars = tuple(Var(a) for a in out_avals)

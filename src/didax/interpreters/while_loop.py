@@ -41,6 +41,7 @@ import numpy as np
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import Value
 from didax.core.lax.while_loop import WhileParams, while_p
 from didax.core.trace import set_current_trace
 from didax.core.values import get_aval
@@ -129,9 +130,10 @@ def _while_jvp(
     return primals_out, tangents_out
 
 
-def _instantiate(t: Any, primal: ShapedArray) -> Any:
+def _instantiate(t: Value | Zero, primal: ShapedArray) -> Value:
     if isinstance(t, Zero):
-        return zeros_like_aval(Zero.like(primal).aval)
+        zeros: Value = zeros_like_aval(Zero.like(primal).aval)
+        return zeros
     return t
 
 

@@ -22,6 +22,7 @@ from typing import Any, Final, final
 import attrs
 import numpy as np
 
+from didax.core.abstract import ShapedArray
 from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var
 
 
@@ -60,11 +61,11 @@ def fingerprint(jaxpr: Jaxpr | ClosedJaxpr) -> Fingerprint:
 def _form(jaxpr: Jaxpr) -> tuple[Any, ...]:
     ids: dict[Var, int] = {}
 
-    def bind(v: Var) -> Any:
+    def bind(v: Var) -> ShapedArray:
         ids[v] = len(ids)
         return v.aval
 
-    def atom(x: Atom) -> Any:
+    def atom(x: Atom) -> tuple[str, ShapedArray, bytes] | int:
         if isinstance(x, Literal):
             return ("lit", x.aval, np.asarray(x.val).tobytes())
         return ids[x]
@@ -83,7 +84,7 @@ def _form(jaxpr: Jaxpr) -> tuple[Any, ...]:
     return (ins, eqns, outs)
 
 
-def _param(v: Any) -> Any:
+def _param(v: object) -> object:
     if isinstance(v, (Jaxpr, ClosedJaxpr)):
         return fingerprint(v)
     if isinstance(v, tuple):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import string
 from collections.abc import Iterator
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 
@@ -104,7 +104,7 @@ def _pp_nested(label: str, v: Jaxpr | ClosedJaxpr) -> list[str]:
     return [f"  {label}=" + body[0], *("  " + " " * (len(label) + 1) + line for line in body[1:])]
 
 
-def _pp_param(v: Any) -> str:
+def _pp_param(v: object) -> str:
     if isinstance(v, np.dtype):
         return str(v)
     return repr(v) if isinstance(v, str) else str(v)

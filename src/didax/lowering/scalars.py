@@ -59,7 +59,7 @@ def clear() -> None:
     SCALAR_BUFFERS.clear()
 
 
-def _keep(key: Hashable, x: Any) -> xla.Buffer:
+def _keep(key: Hashable, x: object) -> xla.Buffer:
     """``x``'s new device copy, kept under ``key``."""
     # Two threads may both make one; either is kept.
     if len(SCALAR_BUFFERS) >= SCALAR_BUFFERS_SIZE:

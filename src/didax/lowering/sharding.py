@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Final, final
 
 import attrs
@@ -82,7 +82,7 @@ def replicated(mesh: Mesh) -> NamedSharding:
     return NamedSharding(mesh, PartitionSpec())
 
 
-def jax_sharding(sharding: NamedSharding) -> Any:
+def jax_sharding(sharding: NamedSharding) -> xla.JaxNamedSharding:
     """jax's equal sharding (for jaxlib's transfers and result handlers)."""
     mesh = sharding.mesh
     return xla.jax_named_sharding(
@@ -173,7 +173,7 @@ def device_put_sharded(x: Any, sharding: Sharding) -> Array:
     return Array.from_sharded(put(x, sharding), aval, sharding)
 
 
-def _candidate_specs(mesh: Mesh, ndim: int) -> Any:
+def _candidate_specs(mesh: Mesh, ndim: int) -> Iterator[PartitionSpec]:
     """Every spec on ``mesh`` for rank ``ndim``: each axis on one dimension or none, each order."""
     names = mesh.axis_names
     for placement in itertools.product(range(ndim + 1), repeat=len(names)):
@@ -195,7 +195,7 @@ def _named_from_text(mesh: Mesh, ndim: int, chosen_text: str) -> NamedSharding |
     return None
 
 
-def named_from_hlo(mesh: Mesh, ndim: int, chosen: Any) -> NamedSharding:
+def named_from_hlo(mesh: Mesh, ndim: int, chosen: xla.HloSharding | None) -> NamedSharding:
     """The ``NamedSharding`` on ``mesh`` equal to XLA's ``HloSharding`` ``chosen``."""
     if chosen is None or chosen.is_replicated():
         return replicated(mesh)

@@ -55,6 +55,8 @@ TESTED_JAX_RANGE: Final = ((0, 10, 2), (0, 11, 0))  # [low, high)
 Buffer: TypeAlias = _jaxlib.ArrayImpl  # a single-device jax Array
 Executable: TypeAlias = _jaxlib.LoadedExecutable
 Device: TypeAlias = _jaxlib.Device
+JaxNamedSharding: TypeAlias = jax.sharding.NamedSharding  # jax's, for transfers
+HloSharding: TypeAlias = xla_client.HloSharding
 ResultHandler: TypeAlias = Callable[[Sequence[Buffer]], Any]  # makes an output buffer an Array
 # Runs one executable on buffers, NumPy arrays and Python scalars (``fast_dispatch``).
 FastCall: TypeAlias = Callable[..., list[Buffer]]
@@ -302,7 +304,7 @@ def output_shardings(executable: Executable) -> list[Any]:
     return [xla_client.HloSharding.from_proto(p) for p in protos]
 
 
-def hlo_sharding(text: str) -> Any:
+def hlo_sharding(text: str) -> HloSharding:
     """XLA's ``HloSharding`` parsed from its text (what ``mhlo.sharding`` holds)."""
     return xla_client.HloSharding.from_string(text)
 
@@ -420,7 +422,7 @@ def jax_named_sharding(
     axis_sizes: tuple[int, ...],
     axis_names: tuple[str, ...],
     parts: tuple[Any, ...],
-) -> Any:
+) -> JaxNamedSharding:
     """jax's ``NamedSharding`` for a layout didax describes (for transfers and result handlers)."""
     return _jax_named_sharding(devices_flat, axis_sizes, axis_names, parts)
 
@@ -431,7 +433,7 @@ def _jax_named_sharding(
     axis_sizes: tuple[int, ...],
     axis_names: tuple[str, ...],
     parts: tuple[Any, ...],
-) -> Any:
+) -> JaxNamedSharding:
     grid = np.empty(len(devices_flat), dtype=object)
     grid[:] = devices_flat
     mesh = jax.sharding.Mesh(grid.reshape(axis_sizes), axis_names)
@@ -443,7 +445,7 @@ def to_devices(
     pieces: Sequence[np.ndarray[Any, Any]],
     piece_devices: Sequence[_jaxlib.Device],
     shape: tuple[int, ...],
-    sharding: Any,
+    sharding: jax.sharding.Sharding,
 ) -> Buffer:
     """One array laid out as the jax ``sharding`` says, from each device's piece (in order).
 

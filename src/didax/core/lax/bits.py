@@ -24,7 +24,7 @@ Design rules:
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 
@@ -36,6 +36,7 @@ from didax.core.abstract_eval import (
     same_shapes_and_dtypes,
     shape_failure,
 )
+from didax.core.basearray import Value
 from didax.core.dtypes import DType
 from didax.core.lax.elementwise import and_p, not_p, or_p
 from didax.core.primitive import Primitive
@@ -144,26 +145,27 @@ def _bitcast_convert_type_abstract_eval(x: ShapedArray, *, new_dtype: DType) -> 
 # --- didax.lax wrappers ---------------------------------------------------------------------
 
 
-def _nary(prim: Primitive, *args: ArrayLike) -> Any:
-    return prim.bind(*coerce_weak(prim, args))
+def _nary(prim: Primitive, *args: ArrayLike) -> Value:
+    out: Value = prim.bind(*coerce_weak(prim, args))  # one result: an Array or a Tracer
+    return out
 
 
-def bitwise_and(x: ArrayLike, y: ArrayLike) -> Any:
+def bitwise_and(x: ArrayLike, y: ArrayLike) -> Value:
     """Element-wise ``x & y`` of integers or booleans (``lax.and_``, JAX's other name)."""
     return _nary(and_p, x, y)
 
 
-def bitwise_or(x: ArrayLike, y: ArrayLike) -> Any:
+def bitwise_or(x: ArrayLike, y: ArrayLike) -> Value:
     """Element-wise ``x | y`` of integers or booleans (``lax.or_``, JAX's other name)."""
     return _nary(or_p, x, y)
 
 
-def bitwise_not(x: ArrayLike) -> Any:
+def bitwise_not(x: ArrayLike) -> Value:
     """Element-wise ``~x`` of integers or booleans (``lax.not_``, JAX's other name)."""
     return _nary(not_p, x)
 
 
-def bitwise_xor(x: ArrayLike, y: ArrayLike) -> Any:
+def bitwise_xor(x: ArrayLike, y: ArrayLike) -> Value:
     """Element-wise exclusive or of integers (bitwise) or booleans (logical).
 
     >>> bitwise_xor(np.uint8(0b1100), np.uint8(0b1010))
@@ -172,7 +174,7 @@ def bitwise_xor(x: ArrayLike, y: ArrayLike) -> Any:
     return _nary(xor_p, x, y)
 
 
-def shift_left(x: ArrayLike, y: ArrayLike) -> Any:
+def shift_left(x: ArrayLike, y: ArrayLike) -> Value:
     """Element-wise ``x << y``; 0 where ``y`` (read as unsigned) is at least the bit width.
 
     >>> shift_left(np.array([1, 1], np.int32), np.array([3, 40], np.int32))
@@ -181,7 +183,7 @@ def shift_left(x: ArrayLike, y: ArrayLike) -> Any:
     return _nary(shift_left_p, x, y)
 
 
-def shift_right_logical(x: ArrayLike, y: ArrayLike) -> Any:
+def shift_right_logical(x: ArrayLike, y: ArrayLike) -> Value:
     """Element-wise ``x >> y`` shifting in zeros; 0 where ``y`` is at least the bit width.
 
     >>> shift_right_logical(np.int8(-128), np.int8(4))
@@ -190,7 +192,7 @@ def shift_right_logical(x: ArrayLike, y: ArrayLike) -> Any:
     return _nary(shift_right_logical_p, x, y)
 
 
-def shift_right_arithmetic(x: ArrayLike, y: ArrayLike) -> Any:
+def shift_right_arithmetic(x: ArrayLike, y: ArrayLike) -> Value:
     """Element-wise ``x >> y`` shifting in copies of the sign bit (unsigned integers too).
 
     >>> shift_right_arithmetic(np.int8(-128), np.int8(4))
@@ -199,17 +201,17 @@ def shift_right_arithmetic(x: ArrayLike, y: ArrayLike) -> Any:
     return _nary(shift_right_arithmetic_p, x, y)
 
 
-def population_count(x: ArrayLike) -> Any:
+def population_count(x: ArrayLike) -> Value:
     """Element-wise number of set bits, in ``x``'s dtype."""
     return _nary(population_count_p, x)
 
 
-def clz(x: ArrayLike) -> Any:
+def clz(x: ArrayLike) -> Value:
     """Element-wise number of leading zero bits, in ``x``'s dtype."""
     return _nary(clz_p, x)
 
 
-def bitcast_convert_type(operand: ArrayLike, new_dtype: Any) -> Any:
+def bitcast_convert_type(operand: ArrayLike, new_dtype: object) -> Value:
     """The bits of ``operand`` read as ``new_dtype``; between widths the last axis changes.
 
     >>> bitcast_convert_type(np.float32(1.0), np.uint32)
@@ -219,4 +221,5 @@ def bitcast_convert_type(operand: ArrayLike, new_dtype: Any) -> Any:
     """
     if is_python_scalar(operand):
         operand = wrap_host(np.asarray(operand, dtypes.python_scalar_dtype(operand)))
-    return bitcast_convert_type_p.bind(operand, new_dtype=dtypes.canonicalize(new_dtype))
+    out: Value = bitcast_convert_type_p.bind(operand, new_dtype=dtypes.canonicalize(new_dtype))
+    return out

@@ -35,17 +35,17 @@ remat_p: Final = Primitive("checkpoint", multiple_results=True)
 Policy = Callable[..., bool]
 
 
-def nothing_saveable(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
+def nothing_saveable(prim: Primitive, *avals: ShapedArray, **params: object) -> bool:
     """Save no intermediate value: the backward pass recomputes the whole region."""
     return False
 
 
-def everything_saveable(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
+def everything_saveable(prim: Primitive, *avals: ShapedArray, **params: object) -> bool:
     """Save every intermediate value (as without checkpointing)."""
     return True
 
 
-def dots_saveable(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
+def dots_saveable(prim: Primitive, *avals: ShapedArray, **params: object) -> bool:
     """Save the results of matrix products (``dot_general``); recompute the rest."""
     return prim is dot_general_p
 

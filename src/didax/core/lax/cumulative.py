@@ -19,7 +19,7 @@ Design rules:
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
@@ -94,12 +94,12 @@ def cumsum(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Value:
     return bind_value(cumsum_p, as_operand(operand), axis=axis, reverse=bool(reverse))
 
 
-def _bind(prim: Primitive, operand: ArrayLike, axis: int, reverse: bool) -> Any:
+def _bind(prim: Primitive, operand: ArrayLike, axis: int, reverse: bool) -> Value:
     axis = normalize_axis(int(axis), ndim(operand))
-    return prim.bind(as_operand(operand), axis=axis, reverse=bool(reverse))
+    return bind_value(prim, as_operand(operand), axis=axis, reverse=bool(reverse))
 
 
-def cumprod(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
+def cumprod(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Value:
     """Inclusive cumulative product along ``axis`` (from the end when ``reverse``).
 
     >>> import numpy as np
@@ -109,7 +109,7 @@ def cumprod(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
     return _bind(cumprod_p, operand, axis, reverse)
 
 
-def cummax(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
+def cummax(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Value:
     """Inclusive cumulative maximum along ``axis`` (from the end when ``reverse``).
 
     >>> import numpy as np
@@ -119,7 +119,7 @@ def cummax(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
     return _bind(cummax_p, operand, axis, reverse)
 
 
-def cummin(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
+def cummin(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Value:
     """Inclusive cumulative minimum along ``axis`` (from the end when ``reverse``).
 
     >>> import numpy as np
@@ -129,7 +129,7 @@ def cummin(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
     return _bind(cummin_p, operand, axis, reverse)
 
 
-def cumlogsumexp(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Any:
+def cumlogsumexp(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Value:
     """Inclusive cumulative ``log(sum(exp(x)))`` along ``axis``, computed without overflow.
 
     >>> import numpy as np

@@ -59,7 +59,7 @@ class CustomRule:
 
 @ABSTRACT_EVAL.defines(custom_jvp_call_p, custom_vjp_call_p)
 def _custom_call_abstract_eval(
-    *avals: ShapedArray, call_jaxpr: Program, num_consts: int, **_: Any
+    *avals: ShapedArray, call_jaxpr: Program, num_consts: int, **_: object
 ) -> list[ShapedArray]:
     check_operands(avals, call_jaxpr.in_avals, "the custom function")
     return list(call_jaxpr.out_avals)

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
+from didax.core.basearray import Value
 from didax.core.primitive import Primitive
 from didax.core.values import ArrayLike, as_array, is_python_scalar
 
@@ -87,7 +88,7 @@ def _fft_abstract_eval(
     return ShapedArray(x.shape, x.dtype)
 
 
-def fft(x: ArrayLike, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Any:
+def fft(x: ArrayLike, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Value:
     """XLA's FFT of the trailing ``len(fft_lengths)`` axes of ``x`` (JAX's ``lax.fft``).
 
     >>> import numpy as np
@@ -97,4 +98,5 @@ def fft(x: ArrayLike, fft_type: FftType | str, fft_lengths: Sequence[int]) -> An
     kind = FftType[fft_type.upper()] if isinstance(fft_type, str) else FftType(fft_type)
     if is_python_scalar(x):
         x = as_array(x)
-    return fft_p.bind(x, fft_type=kind, fft_lengths=tuple(int(n) for n in fft_lengths))
+    out: Value = fft_p.bind(x, fft_type=kind, fft_lengths=tuple(int(n) for n in fft_lengths))
+    return out

@@ -35,6 +35,7 @@ from typing import Any, Final
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
+from didax.core.basearray import Value
 from didax.core.lax.elementwise import add, conj, div, ge, le, select
 from didax.core.lax.operands import as_operand
 from didax.core.lax.structural import broadcast_in_dim, full_like, iota, transpose
@@ -171,19 +172,19 @@ ABSTRACT_EVAL.register(svd_p, _svd_rule)
 # --- helpers shared with the interpreters' rules --------------------------------------
 
 
-def _T(x: Any) -> Any:
+def _T(x: ArrayLike) -> Value:
     """The transpose of the last two axes."""
     nd = get_aval(x).ndim
     return transpose(x, (*range(nd - 2), nd - 1, nd - 2))
 
 
-def _H(x: Any) -> Any:
+def _H(x: ArrayLike) -> Value:
     """The conjugate transpose of the last two axes (the transpose, for real dtypes)."""
     t = _T(x)
     return conj(t) if dtypes.is_complex(get_aval(t).dtype) else t
 
 
-def _triangle_mask(x: Any, k: int, lower: bool) -> Any:
+def _triangle_mask(x: ArrayLike, k: int, lower: bool) -> Value:
     shape = get_aval(x).shape
     m, n = shape[-2], shape[-1]
     rows = broadcast_in_dim(iota(dtypes.int32, m), (m, n), (0,))
@@ -193,17 +194,17 @@ def _triangle_mask(x: Any, k: int, lower: bool) -> Any:
     return broadcast_in_dim(mask, shape, (len(shape) - 2, len(shape) - 1))
 
 
-def _tril(x: Any, k: int = 0) -> Any:
+def _tril(x: ArrayLike, k: int = 0) -> Value:
     """``x`` with the entries above diagonal ``k`` of each matrix zeroed."""
     return select(_triangle_mask(x, k, True), x, full_like(x, 0))
 
 
-def _triu(x: Any, k: int = 0) -> Any:
+def _triu(x: ArrayLike, k: int = 0) -> Value:
     """``x`` with the entries below diagonal ``k`` of each matrix zeroed."""
     return select(_triangle_mask(x, k, False), x, full_like(x, 0))
 
 
-def symmetrize(x: ArrayLike) -> Any:
+def symmetrize(x: ArrayLike) -> Value:
     """``(x + x^H) / 2``: the symmetric (Hermitian) part of each matrix.
 
     >>> import numpy as np
@@ -215,7 +216,7 @@ def symmetrize(x: ArrayLike) -> Any:
     return div(add(x, _H(x)), 2.0)
 
 
-def _symmetrizable(x: Any) -> bool:
+def _symmetrizable(x: ArrayLike) -> bool:
     # Anything else is left to the primitive's typing rule, whose error names it.
     aval = get_aval(x)
     return aval.dtype in LINALG_DTYPES and aval.ndim >= 2 and aval.shape[-1] == aval.shape[-2]
@@ -224,7 +225,7 @@ def _symmetrizable(x: Any) -> bool:
 # --- wrappers -----------------------------------------------------------------------------
 
 
-def cholesky(x: ArrayLike, *, symmetrize_input: bool = True) -> Any:
+def cholesky(x: ArrayLike, *, symmetrize_input: bool = True) -> Value:
     """The lower-triangular ``L`` with ``x = L @ L^H`` (NaNs where ``x`` is not positive definite).
 
     >>> import numpy as np
@@ -235,7 +236,8 @@ def cholesky(x: ArrayLike, *, symmetrize_input: bool = True) -> Any:
     x = as_operand(x)
     if symmetrize_input and _symmetrizable(x):
         x = symmetrize(x)
-    return cholesky_p.bind(x)
+    out: Value = cholesky_p.bind(x)
+    return out
 
 
 def triangular_solve(
@@ -247,7 +249,7 @@ def triangular_solve(
     transpose_a: bool = False,
     conjugate_a: bool = False,
     unit_diagonal: bool = False,
-) -> Any:
+) -> Value:
     """Solves ``op(a) @ x = b`` (``left_side``) or ``x @ op(a) = b`` for triangular ``a``.
 
     ``op(a)`` is ``a``, its transpose (``transpose_a``), conjugated when
@@ -264,7 +266,7 @@ def triangular_solve(
     # As JAX's: a real a's conjugate is itself, so its solves are plain
     # transposes (and lower to the kernels' "T", as JAX's programs do).
     conjugate_a = bool(conjugate_a) and dtypes.is_complex(get_aval(a).dtype)
-    return triangular_solve_p.bind(
+    out: Value = triangular_solve_p.bind(
         a,
         b,
         left_side=bool(left_side),
@@ -273,6 +275,7 @@ def triangular_solve(
         conjugate_a=conjugate_a,
         unit_diagonal=bool(unit_diagonal),
     )
+    return out
 
 
 def lu(x: ArrayLike) -> tuple[Any, Any, Any]:

@@ -26,7 +26,7 @@ Design rules:
 from __future__ import annotations
 
 import enum
-from typing import Any, Final, TypeAlias
+from typing import Final, TypeAlias
 
 from didax.core.config import DOT_ALGORITHM_PRESETS, config
 
@@ -83,7 +83,7 @@ CanonicalPrecision: TypeAlias = tuple[Precision, Precision] | None
 PrecisionLike: TypeAlias = Precision | str | tuple[Precision | str, Precision | str] | None
 
 
-def _algorithms_refused(precision: PrecisionLike) -> NotImplementedError:
+def _algorithms_refused(precision: object) -> NotImplementedError:
     return NotImplementedError(
         f"didax does not implement JAX's dot algorithms (DotAlgorithm, DotAlgorithmPreset); "
         f"got precision {precision!r}: use None, a lax.Precision, one of "
@@ -91,12 +91,12 @@ def _algorithms_refused(precision: PrecisionLike) -> NotImplementedError:
     )
 
 
-def _is_dot_algorithm(precision: PrecisionLike) -> bool:
+def _is_dot_algorithm(precision: object) -> bool:
     # JAX's classes, recognised by name: core does not import jax.
     return type(precision).__name__ in ("DotAlgorithm", "DotAlgorithmPreset")
 
 
-def canonicalize_precision(precision: Any) -> CanonicalPrecision:
+def canonicalize_precision(precision: object) -> CanonicalPrecision:
     """A ``precision=`` argument as ``dot_general``'s param (JAX's ``canonicalize_precision``).
 
     >>> canonicalize_precision("highest")

@@ -32,6 +32,7 @@ from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
 from didax.core.lax.programs import Program, differ, types
 from didax.core.primitive import Primitive
+from didax.core.values import ArrayLike
 
 # slice_aval and stacked_aval are imported by name: too generic for ``core.lax``'s namespace.
 __all__ = ["scan_p", "ScanParams"]
@@ -67,7 +68,7 @@ class ScanParams(Generic[P]):
         """The keyword params an equation holds and ``scan_p.bind`` takes."""
         return attrs.asdict(self, recurse=False)
 
-    def bind(self, *operands: Any) -> list[Any]:
+    def bind(self, *operands: ArrayLike) -> list[Any]:
         """``scan_p`` applied to ``operands`` with these params."""
         outs: list[Any] = scan_p.bind(*operands, **self.as_params())
         return outs

@@ -20,11 +20,12 @@ Design rules:
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, same_shapes_and_dtypes
+from didax.core.basearray import Value
 from didax.core.primitive import Primitive
 from didax.core.promotion import coerce_weak
 from didax.core.values import ArrayLike
@@ -171,11 +172,12 @@ def _is_finite_abstract_eval(x: ShapedArray) -> ShapedArray:
 # --- the didax.lax wrappers ----------------------------------------------------------------
 
 
-def _nary(prim: Primitive, *args: ArrayLike) -> Any:
-    return prim.bind(*coerce_weak(prim, args))
+def _nary(prim: Primitive, *args: ArrayLike) -> Value:
+    out: Value = prim.bind(*coerce_weak(prim, args))  # one result: an Array or a Tracer
+    return out
 
 
-def erf(x: ArrayLike) -> Any:
+def erf(x: ArrayLike) -> Value:
     """Element-wise error function ``2/sqrt(pi) * integral_0^x exp(-t**2) dt``.
 
     >>> import numpy as np
@@ -185,12 +187,12 @@ def erf(x: ArrayLike) -> Any:
     return _nary(erf_p, x)
 
 
-def erfc(x: ArrayLike) -> Any:
+def erfc(x: ArrayLike) -> Value:
     """Element-wise complementary error function ``1 - erf(x)``, accurate for large ``x``."""
     return _nary(erfc_p, x)
 
 
-def erf_inv(x: ArrayLike) -> Any:
+def erf_inv(x: ArrayLike) -> Value:
     """Element-wise inverse of ``erf`` on ``[-1, 1]`` (``-inf`` and ``inf`` at the ends).
 
     >>> import numpy as np
@@ -200,62 +202,62 @@ def erf_inv(x: ArrayLike) -> Any:
     return _nary(erf_inv_p, x)
 
 
-def lgamma(x: ArrayLike) -> Any:
+def lgamma(x: ArrayLike) -> Value:
     """Element-wise ``log(|gamma(x)|)``."""
     return _nary(lgamma_p, x)
 
 
-def digamma(x: ArrayLike) -> Any:
+def digamma(x: ArrayLike) -> Value:
     """Element-wise digamma function, the derivative of ``lgamma``."""
     return _nary(digamma_p, x)
 
 
-def polygamma(m: ArrayLike, x: ArrayLike) -> Any:
+def polygamma(m: ArrayLike, x: ArrayLike) -> Value:
     """Element-wise ``m``-th derivative of ``digamma`` (``m`` a non-negative whole float)."""
     return _nary(polygamma_p, m, x)
 
 
-def sinh(x: ArrayLike) -> Any:
+def sinh(x: ArrayLike) -> Value:
     """Element-wise hyperbolic sine."""
     return _nary(sinh_p, x)
 
 
-def cosh(x: ArrayLike) -> Any:
+def cosh(x: ArrayLike) -> Value:
     """Element-wise hyperbolic cosine."""
     return _nary(cosh_p, x)
 
 
-def asin(x: ArrayLike) -> Any:
+def asin(x: ArrayLike) -> Value:
     """Element-wise inverse sine (NaN outside ``[-1, 1]``)."""
     return _nary(asin_p, x)
 
 
-def acos(x: ArrayLike) -> Any:
+def acos(x: ArrayLike) -> Value:
     """Element-wise inverse cosine (NaN outside ``[-1, 1]``)."""
     return _nary(acos_p, x)
 
 
-def atan(x: ArrayLike) -> Any:
+def atan(x: ArrayLike) -> Value:
     """Element-wise inverse tangent."""
     return _nary(atan_p, x)
 
 
-def asinh(x: ArrayLike) -> Any:
+def asinh(x: ArrayLike) -> Value:
     """Element-wise inverse hyperbolic sine."""
     return _nary(asinh_p, x)
 
 
-def acosh(x: ArrayLike) -> Any:
+def acosh(x: ArrayLike) -> Value:
     """Element-wise inverse hyperbolic cosine (NaN below 1)."""
     return _nary(acosh_p, x)
 
 
-def atanh(x: ArrayLike) -> Any:
+def atanh(x: ArrayLike) -> Value:
     """Element-wise inverse hyperbolic tangent (``+-inf`` at ``+-1``, NaN beyond)."""
     return _nary(atanh_p, x)
 
 
-def atan2(x: ArrayLike, y: ArrayLike) -> Any:
+def atan2(x: ArrayLike, y: ArrayLike) -> Value:
     """Element-wise ``atan(x / y)`` in the quadrant of the point ``(y, x)`` (C's ``atan2(x, y)``).
 
     >>> import numpy as np
@@ -265,12 +267,12 @@ def atan2(x: ArrayLike, y: ArrayLike) -> Any:
     return _nary(atan2_p, x, y)
 
 
-def exp2(x: ArrayLike) -> Any:
+def exp2(x: ArrayLike) -> Value:
     """Element-wise ``2 ** x``, computed as JAX's: ``exp(log(2) * x)``."""
     return _nary(exp2_p, x)
 
 
-def is_finite(x: ArrayLike) -> Any:
+def is_finite(x: ArrayLike) -> Value:
     """Element-wise test for a finite value (neither infinite nor NaN); a boolean array.
 
     >>> import numpy as np
@@ -280,6 +282,6 @@ def is_finite(x: ArrayLike) -> Any:
     return _nary(is_finite_p, x)
 
 
-def nextafter(x1: ArrayLike, x2: ArrayLike) -> Any:
+def nextafter(x1: ArrayLike, x2: ArrayLike) -> Value:
     """Element-wise next float after ``x1`` in the direction of ``x2``."""
     return _nary(nextafter_p, x1, x2)

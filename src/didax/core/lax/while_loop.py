@@ -31,6 +31,7 @@ from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure
 from didax.core.lax.programs import Program, check_types, types
 from didax.core.primitive import Primitive
+from didax.core.values import ArrayLike
 
 __all__ = ["while_p", "WhileParams"]
 
@@ -58,7 +59,7 @@ class WhileParams(Generic[P]):
         """The keyword params an equation holds and ``while_p.bind`` takes."""
         return attrs.asdict(self, recurse=False)
 
-    def bind(self, *operands: Any) -> list[Any]:
+    def bind(self, *operands: ArrayLike) -> list[Any]:
         """``while_p`` applied to ``operands`` with these params."""
         outs: list[Any] = while_p.bind(*operands, **self.as_params())
         return outs
