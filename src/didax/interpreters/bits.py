@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import HostArray
 from didax.core.dtypes import DType
 from didax.core.lax import bits
 from didax.core.primitive import Primitive
@@ -34,8 +35,6 @@ from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, element
 from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.flops import FLOPS_RULES, Cost, Operand
 from didax.interpreters.jvp import JVP_RULES, Zero
-
-Array = np.ndarray[Any, Any]
 
 __all__: list[str] = []
 
@@ -51,7 +50,7 @@ def _signed(dtype: DType) -> DType:
     return np.dtype(f"i{dtype.itemsize}")
 
 
-def _amounts(x: Array, y: Array) -> tuple[Array, Array]:
+def _amounts(x: HostArray, y: HostArray) -> tuple[HostArray, HostArray]:
     """The shift amounts made safe for NumPy, and where they are out of range (XLA's rule)."""
     width = 8 * x.dtype.itemsize
     amount = np.asarray(y).view(_unsigned(y.dtype))
@@ -59,21 +58,21 @@ def _amounts(x: Array, y: Array) -> tuple[Array, Array]:
     return np.where(out_of_range, 0, amount).astype(_unsigned(x.dtype)), out_of_range
 
 
-def _shift_left(x: Array, y: Array) -> Array:
+def _shift_left(x: HostArray, y: HostArray) -> HostArray:
     amount, out_of_range = _amounts(x, y)
     ux = np.asarray(x).view(_unsigned(x.dtype))
     shifted = np.left_shift(ux, amount)
     return np.asarray(np.where(out_of_range, 0, shifted).astype(ux.dtype)).view(x.dtype)
 
 
-def _shift_right_logical(x: Array, y: Array) -> Array:
+def _shift_right_logical(x: HostArray, y: HostArray) -> HostArray:
     amount, out_of_range = _amounts(x, y)
     ux = np.asarray(x).view(_unsigned(x.dtype))
     shifted = np.right_shift(ux, amount)
     return np.asarray(np.where(out_of_range, 0, shifted).astype(ux.dtype)).view(x.dtype)
 
 
-def _shift_right_arithmetic(x: Array, y: Array) -> Array:
+def _shift_right_arithmetic(x: HostArray, y: HostArray) -> HostArray:
     # Past the width, every bit is a copy of the sign: a shift by width - 1.
     amount, out_of_range = _amounts(x, y)
     width = 8 * x.dtype.itemsize
@@ -82,11 +81,11 @@ def _shift_right_arithmetic(x: Array, y: Array) -> Array:
     return np.asarray(np.right_shift(sx, amount).astype(sx.dtype)).view(x.dtype)
 
 
-def _population_count(x: Array) -> Array:
+def _population_count(x: HostArray) -> HostArray:
     return np.asarray(np.bitwise_count(np.asarray(x).view(_unsigned(x.dtype)))).astype(x.dtype)
 
 
-def _clz(x: Array) -> Array:
+def _clz(x: HostArray) -> HostArray:
     # The bit length by binary search over halving widths; clz = width - length.
     width = 8 * x.dtype.itemsize
     v = np.asarray(x).view(_unsigned(x.dtype)).astype(np.uint64)
@@ -101,7 +100,7 @@ def _clz(x: Array) -> Array:
     return np.asarray(width - length).astype(x.dtype)
 
 
-def _bitcast_convert_type(x: Array, *, new_dtype: DType) -> Array:
+def _bitcast_convert_type(x: HostArray, *, new_dtype: DType) -> HostArray:
     # (ascontiguousarray would make a 0-d array 1-d)
     x = x if x.flags.c_contiguous else x.copy()
     old = x.dtype

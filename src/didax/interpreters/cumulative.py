@@ -41,7 +41,7 @@ import numpy as np
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
-from didax.core.basearray import Value
+from didax.core.basearray import HostArray, Value
 from didax.core.lax.cumulative import cumlogsumexp_p, cummax_p, cummin_p, cumprod_p, cumsum_p
 from didax.core.primitive import Primitive
 from didax.core.values import ArrayLike, get_aval
@@ -51,7 +51,6 @@ from didax.interpreters.flops import FLOPS_RULES, ZERO, Cost, Operand
 from didax.interpreters.jvp import JVP_RULES, linear_jvp
 from didax.interpreters.transpose import TRANSPOSE_RULES
 
-Array = np.ndarray[Any, Any]
 # A combination of two tuples of arrays (one element of the scan each) into one.
 Combine: TypeAlias = Callable[[Sequence[Any], Sequence[Any]], Sequence[Any]]
 
@@ -61,8 +60,8 @@ __all__ = ["associative_scan"]
 # --- impl -----------------------------------------------------------------------------
 
 
-def _accumulate_impl(ufunc: np.ufunc) -> Callable[..., Array]:
-    def impl(x: Array, *, axis: int, reverse: bool) -> Array:
+def _accumulate_impl(ufunc: np.ufunc) -> Callable[..., HostArray]:
+    def impl(x: HostArray, *, axis: int, reverse: bool) -> HostArray:
         if reverse:
             return np.flip(ufunc.accumulate(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
         return np.asarray(ufunc.accumulate(x, axis=axis, dtype=x.dtype))
@@ -272,7 +271,7 @@ for _p in (cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
 
 @IMPL_RULES.defines(cumsum_p)
 @in_float32
-def _cumsum_impl(x: Array, *, axis: int, reverse: bool) -> Array:
+def _cumsum_impl(x: HostArray, *, axis: int, reverse: bool) -> HostArray:
     if reverse:
         return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
     return np.cumsum(x, axis=axis, dtype=x.dtype)

@@ -31,7 +31,7 @@ import numpy as np
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
-from didax.core.basearray import Value
+from didax.core.basearray import HostArray, Value
 from didax.core.dtypes import DType
 from didax.core.lax.sorting import sort_p
 from didax.core.values import get_aval
@@ -46,15 +46,13 @@ from didax.interpreters.transpose import (
     is_undefined,
 )
 
-Array = np.ndarray[Any, Any]
-
 __all__ = ["sort_permutation", "index_dtype_for"]
 
 
 # --- impl -----------------------------------------------------------------------------
 
 
-def _sort_key(x: Array) -> Array:
+def _sort_key(x: HostArray) -> HostArray:
     """``x`` as NumPy sorts it in JAX's total order: zeros and NaNs canonical."""
     if not dtypes.is_float(x.dtype):
         return x
@@ -64,7 +62,9 @@ def _sort_key(x: Array) -> Array:
 
 
 @IMPL_RULES.defines(sort_p)
-def _sort_impl(*operands: Array, dimension: int, is_stable: bool, num_keys: int) -> list[Array]:
+def _sort_impl(
+    *operands: HostArray, dimension: int, is_stable: bool, num_keys: int
+) -> list[HostArray]:
     # lexsort's last key is the primary one; it is stable whatever is asked.
     keys = [_sort_key(np.asarray(k)) for k in operands[:num_keys]]
     perm = np.lexsort(keys[::-1], axis=dimension)

@@ -42,7 +42,7 @@ import numpy as np
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
-from didax.core.basearray import Value
+from didax.core.basearray import HostArray, Value
 from didax.core.lax import special
 from didax.core.primitive import Primitive
 from didax.core.values import get_aval
@@ -51,15 +51,13 @@ from didax.interpreters.evaluation import IMPL_RULES, ImplRule
 from didax.interpreters.flops import FLOPS_RULES, Cost, FlopsRule, Operand
 from didax.interpreters.jvp import JVP_RULES, Zero, defjvp
 
-Array = np.ndarray[Any, Any]
-
 __all__ = ["FLOPS_PER_ELEMENT", "XLA_DEFINED"]
 
 
 # --- impl rules -----------------------------------------------------------------------
 
 
-def _exp2(x: Array) -> Array:
+def _exp2(x: HostArray) -> HostArray:
     # JAX's definition (its lowering): exp(log(2) * x), with log(2) in x's dtype.
     return np.asarray(np.exp(np.multiply(np.asarray(np.log(2), x.dtype), x)))
 
