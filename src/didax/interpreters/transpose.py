@@ -38,7 +38,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final, Protocol, final
+from typing import Any, Final, Protocol, TypeAlias, final
 
 import attrs
 import numpy as np
@@ -46,7 +46,7 @@ import numpy as np
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.primitive import Primitive, RuleTable
-from didax.core.values import get_aval, is_python_scalar, wrap_host
+from didax.core.values import ArrayLike, get_aval, is_python_scalar, wrap_host
 from didax.interpreters.jvp import Zero, add_tangents
 from didax.interpreters.partial_eval import linearize_flat
 from didax.interpreters.staging import trace_to_jaxpr
@@ -67,6 +67,10 @@ class UndefinedPrimal:
     aval: ShapedArray
 
 
+# An input as a transpose rule sees it: a known value, or a linear input.
+PrimalOrUndefined: TypeAlias = ArrayLike | UndefinedPrimal
+
+
 class NonlinearError(TypeError):
     """A primitive was asked to transpose a use in which it is not linear."""
 
@@ -84,11 +88,11 @@ class TransposeRule(Protocol):
 TRANSPOSE_RULES: Final[RuleTable[TransposeRule]] = RuleTable("transpose")
 
 
-def is_undefined(x: Any) -> bool:
+def is_undefined(x: object) -> bool:
     return isinstance(x, UndefinedPrimal)
 
 
-def aval_of(x: Any) -> ShapedArray:
+def aval_of(x: object) -> ShapedArray:
     return x.aval if isinstance(x, UndefinedPrimal) else get_aval(x)
 
 
@@ -97,7 +101,7 @@ def _zero_cotangent(aval: ShapedArray) -> Zero:
     return Zero.like(aval)
 
 
-def ct_aval(x: Any) -> ShapedArray:
+def ct_aval(x: object) -> ShapedArray:
     return _zero_cotangent(aval_of(x)).aval
 
 
