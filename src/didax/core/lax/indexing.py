@@ -49,7 +49,9 @@ from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
 from didax.core.array import Array
+from didax.core.basearray import Value
 from didax.core.dtypes import DType
+from didax.core.lax.operands import bind_value
 from didax.core.primitive import Primitive
 from didax.core.trace import Tracer
 from didax.core.values import ArrayLike, as_array, get_aval, is_python_scalar, wrap_host
@@ -367,12 +369,12 @@ def _gather_abstract_eval(
 # --- didax.lax wrappers ----------------------------------------------------------------
 
 
-def _operand(x: ArrayLike) -> Any:
+def _operand(x: ArrayLike) -> ArrayLike:
     """A Python scalar as a weakly typed Array; anything else as it is."""
     return wrap_host(as_array(x), type(x) is not bool) if is_python_scalar(x) else x
 
 
-def _indices(i: Any) -> Any:
+def _indices(i: object) -> ArrayLike:
     """Indices as an operand: tracers and Arrays as they are, the rest through NumPy."""
     if isinstance(i, (Tracer, Array)):
         return i
@@ -442,7 +444,7 @@ def gather(
     indices_are_sorted: bool = False,
     mode: str | GatherScatterMode | None = None,
     fill_value: Any = None,
-) -> Any:
+) -> Value:
     """XLA's gather: slices of ``slice_sizes`` at the index vectors of ``start_indices``.
 
     ``mode`` says what out-of-bounds indices do (``GatherScatterMode``;
@@ -461,7 +463,8 @@ def gather(
     operand = _operand(operand)
     dtype = get_aval(operand).dtype
     fill = fill_value_param(fill_value, dtype) if parsed is GatherScatterMode.FILL_OR_DROP else None
-    return gather_p.bind(
+    return bind_value(
+        gather_p,
         operand,
         _indices(start_indices),
         dimension_numbers=_gather_dnums(dimension_numbers),
