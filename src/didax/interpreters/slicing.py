@@ -25,9 +25,10 @@ from typing import Any
 import numpy as np
 
 from didax.core import dtypes, lax
-from didax.core.basearray import HostArray
+from didax.core.basearray import HostArray, Value
 from didax.core.lax.slicing import dynamic_slice_p, dynamic_update_slice_p, pad_p, slice_p
-from didax.core.values import get_aval
+from didax.core.primitive import Primitive
+from didax.core.values import ArrayLike, get_aval
 from didax.interpreters.batching import (
     BATCH_RULES,
     Dim,
@@ -41,6 +42,8 @@ from didax.interpreters.flops import FLOPS_RULES, per_element
 from didax.interpreters.jvp import JVP_RULES, instantiate_zeros, linear_jvp
 from didax.interpreters.transpose import (
     TRANSPOSE_RULES,
+    PrimalOrUndefined,
+    UndefinedPrimal,
     aval_of,
     ct_aval,
     is_undefined,
@@ -50,7 +53,7 @@ from didax.interpreters.transpose import (
 
 __all__ = ["clamp_start_indices"]
 
-SLICING: tuple[Any, ...] = (slice_p, dynamic_slice_p, dynamic_update_slice_p, pad_p)
+SLICING: tuple[Primitive, ...] = (slice_p, dynamic_slice_p, dynamic_update_slice_p, pad_p)
 
 # --- impl -----------------------------------------------------------------------------------
 
@@ -284,8 +287,8 @@ def _dynamic_update_slice_batch(
 
 @TRANSPOSE_RULES.defines(slice_p)
 def _slice_transpose(
-    ct: Any,
-    x: Any,
+    ct: ArrayLike,
+    x: UndefinedPrimal,
     *,
     start_indices: tuple[int, ...],
     limit_indices: tuple[int, ...],
@@ -305,11 +308,15 @@ def _slice_transpose(
 
 @TRANSPOSE_RULES.defines(pad_p)
 def _pad_transpose(
-    ct: Any, x: Any, padding_value: Any, *, padding_config: tuple[tuple[int, int, int], ...]
+    ct: ArrayLike,
+    x: PrimalOrUndefined,
+    padding_value: PrimalOrUndefined,
+    *,
+    padding_config: tuple[tuple[int, int, int], ...],
 ) -> list[Any]:
     # The operand's cotangent: undo the edge padding (negative edges were
     # crops, whose elements get zeros), then take every (interior + 1)-th.
-    def operand_ct() -> Any:
+    def operand_ct() -> Value:
         unpad = [(-lo, -hi, 0) for lo, hi, _ in padding_config]
         unpadded = lax.pad(ct, np.zeros((), aval_of(ct).dtype), unpad)
         shape = aval_of(unpadded).shape
@@ -322,9 +329,10 @@ def _pad_transpose(
     t_padding = None
     if is_undefined(padding_value):
         # Every output element that is not the operand's is the padding value.
-        def total(v: Any) -> Any:
+        def total(v: ArrayLike) -> Value:
             return lax.reduce_sum(v, tuple(range(aval_of(v).ndim)))
 
+        assert t_operand is not None  # computed above for an undefined padding value
         t_padding = lax.sub(total(ct), total(t_operand))
     return [t_operand if is_undefined(x) else None, t_padding]
 
