@@ -319,7 +319,7 @@ def _gather_flops(
     /,
     *,
     mode: GatherScatterMode,
-    **_: Any,
+    **_: object,
 ) -> Cost:
     if mode is not _FILL:
         return ZERO  # data movement; XLA clamps the starts itself

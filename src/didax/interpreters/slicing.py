@@ -183,7 +183,7 @@ def _batched_starts(
     axis_size: int,
     shape: tuple[int, ...],
     sizes: tuple[int, ...],
-) -> Any:
+) -> Value:
     """The start indices as one ``(B, len(starts))`` default-int array, clamped as XLA does.
 
     Unsigned indices are capped at their bound in their own dtype first, so
@@ -339,24 +339,28 @@ def _pad_transpose(
 
 @TRANSPOSE_RULES.defines(dynamic_slice_p)
 def _dynamic_slice_transpose(
-    ct: Any, x: Any, *starts: Any, slice_sizes: tuple[int, ...]
+    ct: ArrayLike, x: UndefinedPrimal, *starts: PrimalOrUndefined, slice_sizes: tuple[int, ...]
 ) -> list[Any]:
-    if any(is_undefined(i) for i in starts):
+    known = [i for i in starts if not isinstance(i, UndefinedPrimal)]
+    if len(known) != len(starts):
         raise not_linear(dynamic_slice_p, "a start index is a linear input")
     # dynamic_update_slice clamps its start indices exactly as dynamic_slice does.
-    operand_ct = lax.dynamic_update_slice(zeros_of(ct_aval(x)), ct, starts)
+    operand_ct = lax.dynamic_update_slice(zeros_of(ct_aval(x)), ct, known)
     return [operand_ct, *(None for _ in starts)]
 
 
 @TRANSPOSE_RULES.defines(dynamic_update_slice_p)
-def _dynamic_update_slice_transpose(ct: Any, x: Any, update: Any, *starts: Any) -> list[Any]:
-    if any(is_undefined(i) for i in starts):
+def _dynamic_update_slice_transpose(
+    ct: ArrayLike, x: PrimalOrUndefined, update: PrimalOrUndefined, *starts: PrimalOrUndefined
+) -> list[Any]:
+    known = [i for i in starts if not isinstance(i, UndefinedPrimal)]
+    if len(known) != len(starts):
         raise not_linear(dynamic_update_slice_p, "a start index is a linear input")
     update_shape = aval_of(update).shape
     operand_ct = (
-        lax.dynamic_update_slice(ct, zeros_of(ct_aval(update)), starts) if is_undefined(x) else None
+        lax.dynamic_update_slice(ct, zeros_of(ct_aval(update)), known) if is_undefined(x) else None
     )
-    update_ct = lax.dynamic_slice(ct, starts, update_shape) if is_undefined(update) else None
+    update_ct = lax.dynamic_slice(ct, known, update_shape) if is_undefined(update) else None
     return [operand_ct, update_ct, *(None for _ in starts)]
 
 

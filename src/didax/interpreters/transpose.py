@@ -45,6 +45,7 @@ import numpy as np
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import Value
 from didax.core.primitive import Primitive, RuleTable
 from didax.core.values import ArrayLike, get_aval, is_python_scalar, wrap_host
 from didax.interpreters.jvp import Zero, add_tangents
@@ -215,7 +216,7 @@ def backward_pass(jaxpr: Jaxpr, args: Sequence[Any], cts_out: Sequence[Any]) -> 
     ]
 
 
-def _sum_to_scalar(x: Atom, ct: Any) -> Any:
+def _sum_to_scalar(x: Atom, ct: ArrayLike | Zero | None) -> ArrayLike | Zero | None:
     """The cotangent of a rank-0 operand that stood for an array: the sum of the array's."""
     if ct is None or isinstance(ct, Zero) or x.aval.shape != () or get_aval(ct).shape == ():
         return ct
@@ -289,5 +290,5 @@ def not_linear(prim: Primitive, why: str) -> NonlinearError:
     return NonlinearError(f"transpose of {prim.name}: {why}; the function is not linear there")
 
 
-def zeros_of(aval: ShapedArray) -> Any:
+def zeros_of(aval: ShapedArray) -> Value:
     return lax.full(aval.shape, 0, aval.dtype)
