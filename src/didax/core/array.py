@@ -294,8 +294,10 @@ class Array(Value):
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         return self.buffer.__dlpack__(*args, **kwargs)
 
-    def __dlpack_device__(self) -> Any:
-        return self.buffer.__dlpack_device__()
+    def __dlpack_device__(self) -> tuple[int, int]:
+        # DLPack's (device type, device id).
+        device: tuple[int, int] = self.buffer.__dlpack_device__()
+        return device
 
     def block_until_ready(self) -> Array:
         if self._buffer is not None:

@@ -174,7 +174,9 @@ except (ImportError, AttributeError):  # pragma: no cover - depends on NumPy's i
     _ERRSTATE = None
 
 
-def _run_impl(impl: ImplRule, hosts: Sequence[Array], params: dict[str, Any]) -> Any:
+def _run_impl(
+    impl: ImplRule, hosts: Sequence[Array], params: dict[str, Any]
+) -> Array | Sequence[Array]:
     """The impl rule on host data, with NumPy's floating-point warnings off (IEEE results)."""
     if _ERRSTATE is None:
         with np.errstate(all="ignore"):
