@@ -292,7 +292,9 @@ class EvalTrace(Trace):
         )
 
 
-def _untyped_results(prim: Primitive, outs: Any) -> DidaxArray | list[DidaxArray]:
+def _untyped_results(
+    prim: Primitive, outs: Array | Sequence[Array]
+) -> DidaxArray | list[DidaxArray]:
     def wrap(out: object) -> DidaxArray:
         host = as_array(np.array(out))  # a copy: the impl's data may be an operand's
         return wrap_host(host)

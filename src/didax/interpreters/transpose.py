@@ -172,7 +172,7 @@ def backward_pass(jaxpr: Jaxpr, args: Sequence[Any], cts_out: Sequence[Any]) -> 
 
     ct_env: dict[Var, Any] = {}
 
-    def write_cotangent(x: Atom, ct: Any) -> None:
+    def write_cotangent(x: Atom, ct: ArrayLike | Zero | None) -> None:
         # Cotangents of literals and of defined values are not wanted by anyone.
         if ct is None or isinstance(ct, Zero) or not isinstance(x, Var) or x not in undefined:
             return

@@ -288,7 +288,7 @@ def _check_batching(
         )
 
 
-def _check_fill_value(mode: GatherScatterMode, fill_value: Any) -> None:
+def _check_fill_value(mode: GatherScatterMode, fill_value: object) -> None:
     if not isinstance(mode, GatherScatterMode):
         raise shape_failure(f"mode must be a GatherScatterMode, got {mode!r}")
     if fill_value is not None and mode is not GatherScatterMode.FILL_OR_DROP:
@@ -417,7 +417,7 @@ def _scatter_dnums(d: Any) -> ScatterDimensionNumbers:
         ) from None
 
 
-def fill_value_param(fill_value: Any, dtype: DType) -> bool | int | float | None:
+def fill_value_param(fill_value: object, dtype: DType) -> bool | int | float | None:
     """A user's ``fill_value`` as the param: a Python scalar of ``dtype``, None for the default."""
     if fill_value is None:
         return None
@@ -443,7 +443,7 @@ def gather(
     unique_indices: bool = False,
     indices_are_sorted: bool = False,
     mode: str | GatherScatterMode | None = None,
-    fill_value: Any = None,
+    fill_value: ArrayLike | None = None,
 ) -> Value:
     """XLA's gather: slices of ``slice_sizes`` at the index vectors of ``start_indices``.
 
