@@ -32,10 +32,11 @@ Design rules:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Final, Protocol, final
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from didax.core.abstract import ShapedArray
 from didax.core.basearray import HostArray, Value
@@ -278,7 +279,7 @@ class Array(Value):
         return self.dtype.itemsize
 
     # --- NumPy's protocols ----------------------------------------------------
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> HostArray:
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> HostArray:
         host = self.host()
         if dtype is not None and np.dtype(dtype) != host.dtype:
             if copy is False:
@@ -293,8 +294,10 @@ class Array(Value):
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         return self.buffer.__dlpack__(*args, **kwargs)
 
-    def __dlpack_device__(self) -> Any:
-        return self.buffer.__dlpack_device__()
+    def __dlpack_device__(self) -> tuple[int, int]:
+        # DLPack's (device type, device id).
+        device: tuple[int, int] = self.buffer.__dlpack_device__()
+        return device
 
     def block_until_ready(self) -> Array:
         if self._buffer is not None:
@@ -305,13 +308,13 @@ class Array(Value):
         """A new Array with the same contents (``jnp.copy``)."""
         return Array.from_host(self.host().copy(), self._aval)
 
-    def __reduce__(self) -> Any:
+    def __reduce__(self) -> tuple[Callable[[HostArray, bool], Array], tuple[HostArray, bool]]:
         return (_rebuild, (self.host().copy(), self.weak_type))
 
     def __copy__(self) -> Array:
         return self.copy()
 
-    def __deepcopy__(self, memo: Any) -> Array:
+    def __deepcopy__(self, memo: dict[int, object]) -> Array:
         return self.copy()
 
     # --- Python's protocols ---------------------------------------------------

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from didax.core.abstract import ShapedArray
 from didax.core.basearray import Value
@@ -122,7 +123,9 @@ class Tracer(Value):
             raise TypeError(f"only integer tracers can be used as an index, got {self.aval}")
         return int(value)
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
+    def __array__(
+        self, dtype: DTypeLike | None = None, copy: bool | None = None
+    ) -> np.ndarray[Any, Any]:
         value = self._concrete("conversion to a NumPy array")
         return value if dtype is None else value.astype(dtype)
 

@@ -26,9 +26,10 @@ from typing import Any, Final, Protocol
 from didax.core import lax
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import abstract_eval
+from didax.core.basearray import Value
 from didax.core.primitive import Primitive, RuleTable
 from didax.core.trace import Trace, Tracer, check_valid, current_trace, new_trace, set_current_trace
-from didax.core.values import get_aval
+from didax.core.values import ArrayLike, get_aval
 
 Dim = int | None
 not_mapped: Final = None
@@ -77,7 +78,7 @@ NAMED_BATCH_RULES: Final[RuleTable[NamedBatchRule]] = RuleTable(
 class BatchTracer(Tracer):
     __slots__ = ("batch_dim", "val")
 
-    def __init__(self, trace: BatchTrace, val: Any, batch_dim: int) -> None:
+    def __init__(self, trace: BatchTrace, val: ArrayLike, batch_dim: int) -> None:
         super().__init__(trace)
         self.val = val
         self.batch_dim = batch_dim
@@ -129,11 +130,11 @@ class BatchTrace(Trace):
             return [self.box(o, d) for o, d in zip(out, out_dim, strict=True)]
         return self.box(out, out_dim)
 
-    def box(self, val: Any, dim: Dim) -> Any:
+    def box(self, val: ArrayLike, dim: Dim) -> ArrayLike:
         return val if dim is None else BatchTracer(self, val, dim)
 
 
-def unbatched_aval(x: Any, d: Dim) -> ShapedArray:
+def unbatched_aval(x: object, d: Dim) -> ShapedArray:
     aval = get_aval(x)
     if d is None:
         return aval
@@ -164,7 +165,7 @@ def vmap_flat(
 # --- helpers -------------------------------------------------------------------
 
 
-def move_axis(x: Any, src: Dim, dst: int, axis_size: int) -> Any:
+def move_axis(x: ArrayLike, src: Dim, dst: int, axis_size: int) -> ArrayLike:
     """Moves batch axis ``src`` of ``x`` to ``dst``, broadcasting ``x`` if it is unbatched."""
     aval = get_aval(x)
     if src is None:
@@ -178,7 +179,7 @@ def move_axis(x: Any, src: Dim, dst: int, axis_size: int) -> Any:
     return lax.transpose(x, perm)
 
 
-def select_lanes(lanes: Any, on_true: Any, on_false: Any) -> Any:
+def select_lanes(lanes: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Value:
     """Per batch element (axis 0), ``on_true`` where ``lanes`` (a bool vector) holds."""
     shape = get_aval(on_true).shape
     if get_aval(lanes).shape != shape:
@@ -186,7 +187,7 @@ def select_lanes(lanes: Any, on_true: Any, on_false: Any) -> Any:
     return lax.select(lanes, on_true, on_false)
 
 
-def bdim_at_front(x: Any, d: Dim, axis_size: int) -> Any:
+def bdim_at_front(x: ArrayLike, d: Dim, axis_size: int) -> ArrayLike:
     return move_axis(x, d, 0, axis_size)
 
 

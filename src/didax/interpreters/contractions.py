@@ -28,16 +28,22 @@ import numpy as np
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.array import backend
-from didax.core.basearray import HostArray
+from didax.core.basearray import HostArray, Value
 from didax.core.dtypes import DType
 from didax.core.lax.contractions import DotDimensionNumbers, dot_general_p
 from didax.core.lax.precision import CanonicalPrecision
-from didax.core.values import get_aval
+from didax.core.values import ArrayLike, get_aval
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, shift_axes
 from didax.interpreters.evaluation import IMPL_RULES, in_float32
 from didax.interpreters.flops import FLOPS_RULES, Cost, Operand
 from didax.interpreters.jvp import JVP_RULES, Zero, add_tangents
-from didax.interpreters.transpose import TRANSPOSE_RULES, aval_of, is_undefined, not_linear
+from didax.interpreters.transpose import (
+    TRANSPOSE_RULES,
+    PrimalOrUndefined,
+    UndefinedPrimal,
+    aval_of,
+    not_linear,
+)
 
 __all__: list[str] = []
 
@@ -182,21 +188,21 @@ def _dot_general_batch(
 
 @TRANSPOSE_RULES.defines(dot_general_p)
 def _dot_general_transpose(
-    ct: Any,
-    lhs: Any,
-    rhs: Any,
+    ct: ArrayLike,
+    lhs: PrimalOrUndefined,
+    rhs: PrimalOrUndefined,
     *,
     dimension_numbers: DotDimensionNumbers,
     precision: CanonicalPrecision,
     preferred_element_type: dtypes.DType | None,
 ) -> list[Any]:
-    if is_undefined(lhs) and is_undefined(rhs):
-        raise not_linear(dot_general_p, "both operands are linear inputs")
     (lc, rc), (lb, rb) = dimension_numbers
     # As JAX's: the transposed product keeps the equation's precision (not
     # swapped for the rhs) and preferred_element_type.
     p, t = precision, preferred_element_type
-    if is_undefined(lhs):
+    if isinstance(lhs, UndefinedPrimal):
+        if isinstance(rhs, UndefinedPrimal):
+            raise not_linear(dot_general_p, "both operands are linear inputs")
         ct_lhs = _dot_general_transpose_lhs(
             ct, lhs, rhs, lc, rc, lb, rb, swap_ans=False, precision=p, preferred=t
         )
@@ -208,9 +214,9 @@ def _dot_general_transpose(
 
 
 def _dot_general_transpose_lhs(
-    ct: Any,
-    x: Any,
-    y: Any,
+    ct: ArrayLike,
+    x: PrimalOrUndefined,
+    y: ArrayLike,
     x_contract: tuple[int, ...],
     y_contract: tuple[int, ...],
     x_batch: tuple[int, ...],
@@ -219,7 +225,7 @@ def _dot_general_transpose_lhs(
     swap_ans: bool,
     precision: CanonicalPrecision,
     preferred: dtypes.DType | None,
-) -> Any:
+) -> Value:
     """The cotangent of ``x`` in ``dot_general(x, y)`` (``y, x`` when ``swap_ans``).
 
     ``ct``'s axes are (batch, lhs free, rhs free). Contracting ``ct``'s axes
@@ -249,7 +255,7 @@ def _dot_general_transpose_lhs(
         # a complex y meets a real preferred type without a warning, as in
         # JAX's lowering.)
         y = lax.convert_element_type_p.bind(y, new_dtype=preferred, weak_type=False)
-    out = dot_general_p.bind(
+    out: Value = dot_general_p.bind(
         ct, y, dimension_numbers=dims, precision=precision, preferred_element_type=preferred
     )
     x_contract_by_y = [x_contract[k] for k in np.argsort(y_contract)]

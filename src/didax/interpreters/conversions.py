@@ -83,7 +83,7 @@ elementwise_batcher(convert_element_type_p)
 
 @FLOPS_RULES.defines(convert_element_type_p)
 def _convert_element_type_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: object
 ) -> Cost:
     # A change of weak type only is no operation at all.
     same = operands[0].aval.dtype == out_avals[0].dtype

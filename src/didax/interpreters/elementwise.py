@@ -25,16 +25,16 @@ Design rules:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import numpy as np
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
-from didax.core.basearray import HostArray
+from didax.core.basearray import HostArray, Value
 from didax.core.primitive import Primitive
-from didax.core.values import get_aval
+from didax.core.values import ArrayLike, get_aval
 from didax.interpreters.batching import elementwise_batcher
 from didax.interpreters.evaluation import IMPL_RULES, ImplRule, in_float32
 from didax.interpreters.flops import FLOPS_RULES, Cost, Operand, integer_pow_multiplies, per_element
@@ -48,6 +48,8 @@ from didax.interpreters.jvp import (
 )
 from didax.interpreters.transpose import (
     TRANSPOSE_RULES,
+    PrimalOrUndefined,
+    UndefinedPrimal,
     aval_of,
     is_undefined,
     not_linear,
@@ -61,7 +63,7 @@ Array = HostArray
 # --- impl -----------------------------------------------------------------------------------
 
 
-def _register_numpy(prim: Primitive, fn: Any) -> None:
+def _register_numpy(prim: Primitive, fn: Callable[..., Array]) -> None:
     # Element-wise primitives have no params: the NumPy function is the rule
     # itself, with no wrapper to call on the eager hot path.
     IMPL_RULES.register(prim, fn)
@@ -117,21 +119,21 @@ def _sign(x: Array) -> Array:
     return np.sign(x) if x.dtype.kind != "u" else (x > 0).astype(x.dtype)
 
 
-def _complex_pick(x: Array, y: Array, cmp: Any) -> Array:
+def _complex_pick(x: Array, y: Array, cmp: np.ufunc) -> Array:
     # JAX's lexicographic order of complex numbers: real parts, then imaginary.
     pick = np.where(x.real == y.real, cmp(x.imag, y.imag), cmp(x.real, y.real))
     return np.where(pick, x, y)
 
 
-def _logical(bool_fn: Any, int_fn: Any) -> ImplRule:
-    def impl(*args: Array, **_: Any) -> Array:
+def _logical(bool_fn: np.ufunc, int_fn: np.ufunc) -> ImplRule:
+    def impl(*args: Array, **_: object) -> Array:
         fn = bool_fn if args[0].dtype.kind == "b" else int_fn
         return np.asarray(fn(*args))
 
     return impl
 
 
-_NUMPY_ELEMENTWISE: Final = {
+_NUMPY_ELEMENTWISE: Final[dict[Primitive, Callable[..., Array]]] = {
     lax.add_p: np.add,
     lax.sub_p: np.subtract,
     lax.mul_p: np.multiply,
@@ -230,14 +232,14 @@ defjvp(
 )
 
 
-def _pow_jvp_lhs(t: Any, x: Any, y: Any, out: Any) -> Any:
+def _pow_jvp_lhs(t: ArrayLike, x: ArrayLike, y: ArrayLike, out: Value) -> Value:
     # y * x ** (y - 1), written so that y == 0 gives 0 even at x == 0 (JAX).
     one = lax.full_like(y, 1)
     exponent = lax.select(lax.eq(y, lax.full_like(y, 0)), one, lax.sub(y, one))
     return lax.mul(t, lax.mul(y, lax.pow(x, exponent)))
 
 
-def _pow_jvp_rhs(t: Any, x: Any, y: Any, out: Any) -> Any:
+def _pow_jvp_rhs(t: ArrayLike, x: ArrayLike, y: ArrayLike, out: Value) -> Value:
     # log(x) * out, with x == 0 treated as log(1) so that 0 ** y contributes 0 (JAX).
     safe_x = lax.select(lax.eq(x, lax.full_like(x, 0)), lax.full_like(x, 1), x)
     return lax.mul(t, lax.mul(lax.log(safe_x), out))
@@ -246,7 +248,7 @@ def _pow_jvp_rhs(t: Any, x: Any, y: Any, out: Any) -> Any:
 defjvp(lax.pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
 
 
-def _balanced_eq(x: Any, z: Any, y: Any) -> Any:
+def _balanced_eq(x: ArrayLike, z: ArrayLike, y: ArrayLike) -> Value:
     """1 where x is the extremum z alone, 1/2 on ties with y, 0 elsewhere (JAX's rule)."""
     one, zero = lax.full_like(z, 1), lax.full_like(z, 0)
     x_is = lax.select(lax.eq(x, z), one, zero)
@@ -266,7 +268,7 @@ defjvp(
 )
 
 
-def _integer_pow_jvp(t: Any, x: Any, out: Any, *, y: int) -> Any:
+def _integer_pow_jvp(t: ArrayLike, x: ArrayLike, out: Value, *, y: int) -> Value | Zero:
     if y == 0:
         return Zero.like(get_aval(x))
     factor = lax.full_like(x, y) if y == 1 else lax.mul(lax.integer_pow(x, y - 1), float(y))
@@ -276,7 +278,7 @@ def _integer_pow_jvp(t: Any, x: Any, out: Any, *, y: int) -> Any:
 defjvp(lax.integer_pow_p, _integer_pow_jvp)
 
 
-def _abs_jvp(t: Any, x: Any, out: Any) -> Any:
+def _abs_jvp(t: ArrayLike, x: ArrayLike, out: Value) -> Value:
     if dtypes.is_complex(get_aval(x).dtype):
         # d|z| = Re(conj(z) dz) / |z|, with |z| = 0 read as 1 (JAX's rule).
         modulus = lax.convert_element_type_p.bind(
@@ -306,7 +308,9 @@ defjvp(lax.rsqrt_p, lambda t, x, out: lax.mul(t, lax.mul(lax.div(out, x), -0.5))
 
 
 @JVP_RULES.defines(lax.select_p)
-def _select_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+def _select_jvp(
+    primals: Sequence[ArrayLike], tangents: Sequence[ArrayLike | Zero]
+) -> tuple[Value, Value]:
     pred, on_true, on_false = primals
     _, t_true, t_false = tangents
     out = lax.select(pred, on_true, on_false)
@@ -324,32 +328,40 @@ for _p in lax.ELEMENTWISE:
 
 
 @TRANSPOSE_RULES.defines(lax.add_p)
-def _add_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
+def _add_transpose(
+    ct: ArrayLike, x: PrimalOrUndefined, y: PrimalOrUndefined
+) -> list[ArrayLike | None]:
     return [ct if is_undefined(x) else None, ct if is_undefined(y) else None]
 
 
 @TRANSPOSE_RULES.defines(lax.sub_p)
-def _sub_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
+def _sub_transpose(
+    ct: ArrayLike, x: PrimalOrUndefined, y: PrimalOrUndefined
+) -> list[ArrayLike | None]:
     return [ct if is_undefined(x) else None, lax.neg(ct) if is_undefined(y) else None]
 
 
 @TRANSPOSE_RULES.defines(lax.neg_p)
-def _neg_transpose(ct: Any, x: Any) -> list[Any]:
+def _neg_transpose(ct: ArrayLike, x: PrimalOrUndefined) -> list[ArrayLike | None]:
     return [lax.neg(ct)]
 
 
 @TRANSPOSE_RULES.defines(lax.mul_p)
-def _mul_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
-    if is_undefined(x) and is_undefined(y):
-        raise not_linear(lax.mul_p, "both factors are linear inputs")
-    if is_undefined(x):
+def _mul_transpose(
+    ct: ArrayLike, x: PrimalOrUndefined, y: PrimalOrUndefined
+) -> list[ArrayLike | None]:
+    if isinstance(x, UndefinedPrimal):
+        if isinstance(y, UndefinedPrimal):
+            raise not_linear(lax.mul_p, "both factors are linear inputs")
         return [lax.mul(ct, y), None]
     return [None, lax.mul(x, ct)]
 
 
 @TRANSPOSE_RULES.defines(lax.div_p)
-def _div_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
-    if is_undefined(y):
+def _div_transpose(
+    ct: ArrayLike, x: PrimalOrUndefined, y: PrimalOrUndefined
+) -> list[ArrayLike | None]:
+    if isinstance(y, UndefinedPrimal):
         raise not_linear(lax.div_p, "the divisor is a linear input")
     return [lax.div(ct, y), None]
 
@@ -359,22 +371,26 @@ def _div_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
 # imag's is (0, -ct), conj's is conj (or the real part, for a real operand)
 # and complex's is (real(ct), -imag(ct)).
 @TRANSPOSE_RULES.defines(lax.real_p)
-def _real_transpose(ct: Any, x: Any) -> list[Any]:
+def _real_transpose(ct: ArrayLike, x: PrimalOrUndefined) -> list[ArrayLike | None]:
     return [lax.complex(ct, lax.full_like(ct, 0))]
 
 
 @TRANSPOSE_RULES.defines(lax.imag_p)
-def _imag_transpose(ct: Any, x: Any) -> list[Any]:
+def _imag_transpose(ct: ArrayLike, x: PrimalOrUndefined) -> list[ArrayLike | None]:
     return [lax.complex(lax.full_like(ct, 0), lax.neg(ct))]
 
 
 @TRANSPOSE_RULES.defines(lax.conj_p)
-def _conj_transpose(ct: Any, x: Any, *, input_dtype: np.dtype[Any]) -> list[Any]:
+def _conj_transpose(
+    ct: ArrayLike, x: PrimalOrUndefined, *, input_dtype: np.dtype[Any]
+) -> list[ArrayLike | None]:
     return [lax.conj(ct) if dtypes.is_complex(input_dtype) else lax.real(ct)]
 
 
 @TRANSPOSE_RULES.defines(lax.complex_p)
-def _complex_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
+def _complex_transpose(
+    ct: ArrayLike, x: PrimalOrUndefined, y: PrimalOrUndefined
+) -> list[ArrayLike | None]:
     return [
         lax.real(ct) if is_undefined(x) else None,
         lax.neg(lax.imag(ct)) if is_undefined(y) else None,
@@ -382,8 +398,10 @@ def _complex_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
 
 
 @TRANSPOSE_RULES.defines(lax.select_p)
-def _select_transpose(ct: Any, pred: Any, on_true: Any, on_false: Any) -> list[Any]:
-    if is_undefined(pred):
+def _select_transpose(
+    ct: ArrayLike, pred: PrimalOrUndefined, on_true: PrimalOrUndefined, on_false: PrimalOrUndefined
+) -> list[ArrayLike | None]:
+    if isinstance(pred, UndefinedPrimal):
         raise not_linear(lax.select_p, "the predicate is a linear input")
     # The rule runs only for a linear use, so one of the cases is undefined.
     zeros = zeros_of(aval_of(ct))

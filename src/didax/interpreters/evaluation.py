@@ -52,7 +52,7 @@ Design rules:
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Final, Protocol
 
@@ -79,7 +79,7 @@ class ImplRule(Protocol):
     its own operands and params.
     """
 
-    def __call__(self, *args: Any, **params: Any) -> Any: ...
+    def __call__(self, *args: Any, **params: Any) -> Array | Sequence[Array]: ...
 
 
 # The host route's rules (see the module's design rules): optional, the CPU's
@@ -174,7 +174,9 @@ except (ImportError, AttributeError):  # pragma: no cover - depends on NumPy's i
     _ERRSTATE = None
 
 
-def _run_impl(impl: ImplRule, hosts: Sequence[Array], params: dict[str, Any]) -> Any:
+def _run_impl(
+    impl: ImplRule, hosts: Sequence[Array], params: dict[str, Any]
+) -> Array | Sequence[Array]:
     """The impl rule on host data, with NumPy's floating-point warnings off (IEEE results)."""
     if _ERRSTATE is None:
         with np.errstate(all="ignore"):
@@ -290,8 +292,10 @@ class EvalTrace(Trace):
         )
 
 
-def _untyped_results(prim: Primitive, outs: Any) -> Any:
-    def wrap(out: Any) -> DidaxArray:
+def _untyped_results(
+    prim: Primitive, outs: Array | Sequence[Array]
+) -> DidaxArray | list[DidaxArray]:
+    def wrap(out: object) -> DidaxArray:
         host = as_array(np.array(out))  # a copy: the impl's data may be an operand's
         return wrap_host(host)
 
@@ -300,7 +304,7 @@ def _untyped_results(prim: Primitive, outs: Any) -> Any:
 
 def _finish(
     prim: Primitive, out_avals: list[ShapedArray], outs: Any, user_hosts: list[Array] | None
-) -> Any:
+) -> DidaxArray | list[DidaxArray]:
     """The impl's results as Arrays of the typing rule's types (``jax_debug_nans`` checked)."""
     if not prim.multiple_results:
         result = _as_result(outs, out_avals[0], user_hosts)
@@ -313,7 +317,9 @@ def _finish(
     return results
 
 
-def _as_result(out: Any, aval: ShapedArray, user_hosts: list[Array] | None) -> DidaxArray:
+def _as_result(
+    out: Array | np.generic, aval: ShapedArray, user_hosts: list[Array] | None
+) -> DidaxArray:
     # (dtypes of one type are one object: ``is`` is the cheap test, ``!=`` the sure one)
     if type(out) is not np.ndarray or (out.dtype is not aval.dtype and out.dtype != aval.dtype):
         out = np.asarray(out, aval.dtype)  # NumPy returns scalars from 0-d operations
@@ -376,7 +382,7 @@ def eval_closed_jaxpr(closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
 _HALF_FLOATS: Final = frozenset({dtypes.bfloat16, dtypes.float16})
 
 
-def in_float32(impl: ImplRule) -> ImplRule:
+def in_float32(impl: Callable[..., Array]) -> Callable[..., Array]:
     """``impl`` computing 16-bit float operands in float32 and rounding its result once.
 
     XLA computes bfloat16 and float16 arithmetic in float32 (its sums and

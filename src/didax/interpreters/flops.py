@@ -150,14 +150,14 @@ def knowable(aval: ShapedArray) -> bool:
     return aval.shape == () and aval.dtype.kind in "biu"
 
 
-def operand_of(aval: ShapedArray, value: Any = None, *, static: bool = False) -> Operand:
+def operand_of(aval: ShapedArray, value: object = None, *, static: bool = False) -> Operand:
     """The operand of type ``aval``, with ``value`` kept if it is an integer or boolean scalar."""
     if value is None or not knowable(aval):
         return Operand(aval, None, static)
     return Operand(aval, _scalar(aval, value), static)
 
 
-def _scalar(aval: ShapedArray, value: Any) -> np.generic:
+def _scalar(aval: ShapedArray, value: object) -> np.generic:
     scalar: np.generic = aval.dtype.type(value)
     return scalar
 
@@ -248,7 +248,7 @@ def known_values(jaxpr: Jaxpr, values: Sequence[np.generic | None]) -> list[np.g
 
 
 def per_element(flops: int, transcendentals: int = 0) -> FlopsRule:
-    def rule(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any) -> Cost:
+    def rule(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: object) -> Cost:
         n = out_avals[0].size
         return Cost(flops * n, transcendentals * n)
 

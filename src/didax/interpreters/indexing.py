@@ -41,12 +41,17 @@ from didax.core.lax.indexing import (
     scatter_dnums_of_gather,
 )
 from didax.core.primitive import Primitive
-from didax.core.values import get_aval
+from didax.core.values import ArrayLike, get_aval
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
 from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.flops import FLOPS_RULES, ZERO, Cost, Operand
 from didax.interpreters.jvp import JVP_RULES, Zero
-from didax.interpreters.transpose import TRANSPOSE_RULES, NonlinearError, is_undefined
+from didax.interpreters.transpose import (
+    TRANSPOSE_RULES,
+    NonlinearError,
+    PrimalOrUndefined,
+    UndefinedPrimal,
+)
 
 _FILL: Final = GatherScatterMode.FILL_OR_DROP
 
@@ -192,18 +197,18 @@ def _not_linear(prim: Primitive, why: str) -> NonlinearError:
 
 @TRANSPOSE_RULES.defines(lax.gather_p)
 def _gather_transpose(
-    ct: Any,
-    operand: Any,
-    indices: Any,
+    ct: ArrayLike,
+    operand: UndefinedPrimal,
+    indices: PrimalOrUndefined,
     *,
     dimension_numbers: GatherDimensionNumbers,
     slice_sizes: tuple[int, ...],
     unique_indices: bool,
     indices_are_sorted: bool,
     mode: GatherScatterMode,
-    fill_value: Any,
+    fill_value: bool | int | float | None,
 ) -> list[Any]:
-    if is_undefined(indices):
+    if isinstance(indices, UndefinedPrimal):
         raise _not_linear(lax.gather_p, "the indices are a linear input")
     aval = Zero.like(operand.aval).aval
     zeros = lax.full(aval.shape, 0, get_aval(ct).dtype)
@@ -237,7 +242,7 @@ def _gather_batch(
     unique_indices: bool,
     indices_are_sorted: bool,
     mode: GatherScatterMode,
-    fill_value: Any,
+    fill_value: bool | int | float | None,
 ) -> tuple[Any, Any]:
     (operand, indices), (d_operand, d_indices) = args, dims
     dn = dimension_numbers
@@ -314,7 +319,7 @@ def _gather_flops(
     /,
     *,
     mode: GatherScatterMode,
-    **_: Any,
+    **_: object,
 ) -> Cost:
     if mode is not _FILL:
         return ZERO  # data movement; XLA clamps the starts itself

@@ -24,14 +24,16 @@ from typing import Any, Final, Protocol, final
 
 import attrs
 import numpy as np
+from numpy.typing import DTypeLike
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import HostArray, Value
 from didax.core.errors import ConcretizationTypeError
 from didax.core.primitive import Primitive, RuleTable
 from didax.core.source_info import user_frame_summary
 from didax.core.trace import Trace, Tracer, check_valid, current_trace, new_trace, set_current_trace
-from didax.core.values import get_aval, wrap_host
+from didax.core.values import ArrayLike, get_aval, wrap_host
 
 
 @final
@@ -49,7 +51,7 @@ class Zero:
         return Zero(ShapedArray(primal_aval.shape, dtype, weak))
 
 
-def instantiate_zeros(t: Any) -> Any:
+def instantiate_zeros(t: ArrayLike | Zero) -> ArrayLike:
     """An array for the tangent ``t`` (zeros, staged as a broadcast, if ``t`` is ``Zero``)."""
     if not isinstance(t, Zero):
         return t
@@ -59,7 +61,7 @@ def instantiate_zeros(t: Any) -> Any:
     return lax.broadcast_in_dim(zero, t.aval.shape, ())
 
 
-def zeros_like_aval(aval: ShapedArray) -> Any:
+def zeros_like_aval(aval: ShapedArray) -> Value:
     """Zeros of type ``aval``: a scalar constant itself, a broadcast of one otherwise."""
     zero = wrap_host(np.zeros((), aval.dtype), aval.weak_type)
     return zero if aval.shape == () else lax.broadcast_in_dim(zero, aval.shape, ())
@@ -83,7 +85,7 @@ JVP_RULES: Final[RuleTable[JVPRule]] = RuleTable("jvp")
 class JVPTracer(Tracer):
     __slots__ = ("primal", "tangent")
 
-    def __init__(self, trace: JVPTrace, primal: Any, tangent: Any) -> None:
+    def __init__(self, trace: JVPTrace, primal: ArrayLike, tangent: ArrayLike | Zero) -> None:
         super().__init__(trace)
         self.primal = primal
         self.tangent = tangent
@@ -110,7 +112,7 @@ class JVPTracer(Tracer):
             return super().__float__()
         raise self._drops_derivative("float()")
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> HostArray:
         if isinstance(self.tangent, Zero):
             return super().__array__(dtype, copy)
         raise self._drops_derivative("conversion to a NumPy array")
@@ -151,7 +153,7 @@ class JVPTrace(Trace):
             return [self.box(p, t) for p, t in zip(primal_out, tangent_out, strict=True)]
         return self.box(primal_out, tangent_out)
 
-    def box(self, primal: Any, tangent: Any) -> Any:
+    def box(self, primal: ArrayLike, tangent: ArrayLike | Zero) -> ArrayLike:
         # A value with a zero tangent is just a constant to this trace.
         return primal if isinstance(tangent, Zero) else JVPTracer(self, primal, tangent)
 
@@ -176,10 +178,11 @@ def _broadcast_scalars(
     """Rank-0 operands (and their tangents) broadcast to the others' shape, for the rules."""
     shape = next(s for s in (get_aval(p).shape for p in primals) if s)
 
-    def full(x: Any) -> Any:
+    def full(x: ArrayLike) -> ArrayLike:
         if get_aval(x).shape == shape:
             return x
-        return lax.broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=())
+        out: Value = lax.broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=())
+        return out
 
     primals = [full(p) for p in primals]
     tangents = [
@@ -207,7 +210,7 @@ def jvp_flat(
 # --- helpers for the families' rules (interpreters.<family>) --------------------
 
 
-def add_tangents(a: Any, b: Any) -> Any:
+def add_tangents(a: ArrayLike | Zero, b: ArrayLike | Zero) -> ArrayLike | Zero:
     if isinstance(a, Zero):
         return b
     if isinstance(b, Zero):

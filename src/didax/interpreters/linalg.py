@@ -273,7 +273,7 @@ def _triangular_solve_jvp(
 
 @TRANSPOSE_RULES.defines(triangular_solve_p)
 def _triangular_solve_transpose(
-    ct: Value | Zero,
+    ct: ArrayLike | Zero,
     a: Value | UndefinedPrimal,
     b: UndefinedPrimal,
     *,

@@ -300,9 +300,8 @@ def program_meshes(jaxpr: Jaxpr) -> tuple[Mesh, ...]:
 # --- named-axis batching: vmap(f, axis_name=...) ---------------------------------------
 
 
-def _at_front(x: ArrayLike, d: Dim, size: int) -> Value:
-    out: Value = bdim_at_front(x, d, size)
-    return out
+def _at_front(x: ArrayLike, d: Dim, size: int) -> ArrayLike:
+    return bdim_at_front(x, d, size)
 
 
 def _only_this_axis(prim: Primitive, axes: tuple[str, ...], name: str) -> None:

@@ -62,7 +62,7 @@ class PartialEvalTrace(StagingTrace):
     def __init__(self, parent: Trace, name: str = "linearize") -> None:
         super().__init__(parent, name)
 
-    def is_unknown(self, x: Any) -> bool:
+    def is_unknown(self, x: object) -> bool:
         return isinstance(x, StagingTracer) and x._trace is self
 
     def process_primitive(

@@ -17,14 +17,14 @@ Design rules:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import numpy as np
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
-from didax.core.basearray import HostArray
+from didax.core.basearray import HostArray, Value
 from didax.core.lax.reductions import (
     REDUCTIONS,
     argmax_p,
@@ -35,20 +35,20 @@ from didax.core.lax.reductions import (
     reduce_sum_p,
 )
 from didax.core.primitive import Primitive
-from didax.core.values import get_aval
+from didax.core.values import ArrayLike, get_aval
 from didax.interpreters.batching import front_batcher, shift_axes
 from didax.interpreters.evaluation import IMPL_RULES, ImplRule, in_float32
 from didax.interpreters.flops import FLOPS_RULES, Cost, Operand
 from didax.interpreters.jvp import JVP_RULES, linear_jvp, zero_jvp
-from didax.interpreters.transpose import TRANSPOSE_RULES
+from didax.interpreters.transpose import TRANSPOSE_RULES, UndefinedPrimal
 
 __all__: list[str] = []
 
 # --- impl -----------------------------------------------------------------------------------
 
 
-def _reduction(fn: Any) -> ImplRule:
-    def impl(x: HostArray, *, axes: tuple[int, ...], **_: Any) -> HostArray:
+def _reduction(fn: Callable[..., object]) -> Callable[..., HostArray]:
+    def impl(x: HostArray, *, axes: tuple[int, ...], **_: object) -> HostArray:
         return np.asarray(fn(x, axis=axes))
 
     return impl
@@ -74,7 +74,7 @@ def _complex_extremum(x: HostArray, axes: tuple[int, ...], largest: bool) -> Hos
     return np.take_along_axis(moved, pick, -1)[..., 0]
 
 
-def _chooser_reduction(fn: Any, largest: bool) -> ImplRule:
+def _chooser_reduction(fn: Callable[..., object], largest: bool) -> ImplRule:
     def impl(x: HostArray, *, axes: tuple[int, ...]) -> HostArray:
         if x.dtype.kind == "c":
             return _complex_extremum(x, axes, largest)
@@ -139,7 +139,7 @@ def _reduce_prod_jvp(
     out = lax.reduce_prod(x, axes)
     kept = tuple(i for i in range(aval.ndim) if i not in axes)
 
-    def spread(r: Any) -> Any:
+    def spread(r: ArrayLike) -> Value:
         return lax.broadcast_in_dim(r, aval.shape, kept)
 
     zero, one = lax.full_like(x, 0), lax.full_like(x, 1)
@@ -166,7 +166,7 @@ for _p in (argmax_p, argmin_p):
 
 
 @TRANSPOSE_RULES.defines(reduce_sum_p)
-def _reduce_sum_transpose(ct: Any, x: Any, *, axes: tuple[int, ...]) -> list[Any]:
+def _reduce_sum_transpose(ct: ArrayLike, x: UndefinedPrimal, *, axes: tuple[int, ...]) -> list[Any]:
     shape = x.aval.shape
     kept = tuple(i for i in range(len(shape)) if i not in axes)
     return [lax.broadcast_in_dim(ct, shape, kept)]
@@ -176,7 +176,7 @@ def _reduce_sum_transpose(ct: Any, x: Any, *, axes: tuple[int, ...]) -> list[Any
 
 
 def _reduction_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: object
 ) -> Cost:
     # n - 1 combinations per output element: input size - output size.
     return Cost(max(0, operands[0].aval.size - out_avals[0].size))

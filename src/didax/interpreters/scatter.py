@@ -32,7 +32,7 @@ import numpy as np
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
-from didax.core.basearray import HostArray
+from didax.core.basearray import HostArray, Value
 from didax.core.lax.indexing import (
     GatherScatterMode,
     ScatterDimensionNumbers,
@@ -40,13 +40,19 @@ from didax.core.lax.indexing import (
     scatter_slice_sizes,
 )
 from didax.core.primitive import Primitive
-from didax.core.values import get_aval
+from didax.core.values import ArrayLike, get_aval
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
-from didax.interpreters.evaluation import IMPL_RULES
-from didax.interpreters.flops import FLOPS_RULES, Cost, Operand
+from didax.interpreters.evaluation import IMPL_RULES, ImplRule
+from didax.interpreters.flops import FLOPS_RULES, Cost, FlopsRule, Operand
 from didax.interpreters.indexing import _FILL, _index_arrays, _not_linear, _shift
-from didax.interpreters.jvp import JVP_RULES, Zero, instantiate_zeros
-from didax.interpreters.transpose import TRANSPOSE_RULES, is_undefined
+from didax.interpreters.jvp import JVP_RULES, JVPRule, Zero, instantiate_zeros
+from didax.interpreters.transpose import (
+    TRANSPOSE_RULES,
+    PrimalOrUndefined,
+    UndefinedPrimal,
+    aval_of,
+    is_undefined,
+)
 
 _CLIP: Final = GatherScatterMode.CLIP
 
@@ -54,7 +60,7 @@ _CLIP: Final = GatherScatterMode.CLIP
 # --- impl rules -----------------------------------------------------------------------
 
 
-def _scatter_impl(combine: Callable[[HostArray, tuple[Any, ...], HostArray], None]) -> Any:
+def _scatter_impl(combine: Callable[[HostArray, tuple[Any, ...], HostArray], None]) -> ImplRule:
     def impl(
         operand: HostArray,
         indices: HostArray,
@@ -123,11 +129,11 @@ IMPL_RULES.register(lax.scatter_max_p, _scatter_impl(_ufunc_at(np.maximum)))
 # --- jvp rules ------------------------------------------------------------------------
 
 
-def _zeros_like(x: Any) -> Any:
+def _zeros_like(x: ArrayLike) -> Value:
     return lax.full_like(x, 0)
 
 
-def _ones_like(x: Any) -> Any:
+def _ones_like(x: ArrayLike) -> Value:
     return lax.full_like(x, 1)
 
 
@@ -139,7 +145,9 @@ def _scatter_params(params: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _inverse_gather(x: Any, indices: Any, updates_shape: tuple[int, ...], **params: Any) -> Any:
+def _inverse_gather(
+    x: ArrayLike, indices: ArrayLike, updates_shape: tuple[int, ...], **params: Any
+) -> Value:
     """The gather reading, from ``x``, the elements the scatter writes (XLA clamps them in)."""
     dn: ScatterDimensionNumbers = params["dimension_numbers"]
     sizes = scatter_slice_sizes(get_aval(x).shape, updates_shape, dn)
@@ -181,7 +189,7 @@ def _scatter_mul_jvp(
     return out, t_out
 
 
-def _scatter_extremal_jvp(prim: Primitive) -> Any:
+def _scatter_extremal_jvp(prim: Primitive) -> JVPRule:
     def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
         # JAX's rule: the tangent at an element is the mean of the tangents of
         # the values (the operand's and the updates') that tie for the result.
@@ -259,10 +267,10 @@ def _scatter_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any)
     untouched = lax.eq(scattered, lax.full_like(scattered, 0))
     won = lax.eq(ids, gathered)
 
-    def masked_operand(x: Any) -> Any:
+    def masked_operand(x: ArrayLike) -> Value:
         return lax.select(untouched, x, _zeros_like(x))
 
-    def masked_updates(u: Any) -> Any:
+    def masked_updates(u: ArrayLike) -> Value:
         return lax.select(won, u, _zeros_like(u))
 
     out = lax.scatter_add_p.bind(
@@ -277,10 +285,12 @@ def _scatter_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any)
 # --- transpose rules ------------------------------------------------------------------
 
 
-def _updates_ct(ct: Any, indices: Any, updates: Any, params: dict[str, Any]) -> Any:
+def _updates_ct(
+    ct: ArrayLike, indices: ArrayLike, updates: PrimalOrUndefined, params: dict[str, Any]
+) -> Value:
     """The gather of ``ct`` at the updated elements (0 for updates that were dropped)."""
     dn: ScatterDimensionNumbers = params["dimension_numbers"]
-    shape = updates.aval.shape if is_undefined(updates) else get_aval(updates).shape
+    shape = aval_of(updates).shape
     sizes = scatter_slice_sizes(get_aval(ct).shape, shape, dn)
     mode = params["mode"]
     return lax.gather(
@@ -295,9 +305,13 @@ def _updates_ct(ct: Any, indices: Any, updates: Any, params: dict[str, Any]) -> 
 
 @TRANSPOSE_RULES.defines(lax.scatter_add_p)
 def _scatter_add_transpose(
-    ct: Any, operand: Any, indices: Any, updates: Any, **params: Any
-) -> list[Any]:
-    if is_undefined(indices):
+    ct: ArrayLike,
+    operand: PrimalOrUndefined,
+    indices: PrimalOrUndefined,
+    updates: PrimalOrUndefined,
+    **params: Any,
+) -> list[ArrayLike | None]:
+    if isinstance(indices, UndefinedPrimal):
         raise _not_linear(lax.scatter_add_p, "the indices are a linear input")
     operand_ct = ct if is_undefined(operand) else None
     updates_ct = _updates_ct(ct, indices, updates, params) if is_undefined(updates) else None
@@ -306,9 +320,13 @@ def _scatter_add_transpose(
 
 @TRANSPOSE_RULES.defines(lax.scatter_mul_p)
 def _scatter_mul_transpose(
-    ct: Any, operand: Any, indices: Any, updates: Any, **params: Any
-) -> list[Any]:
-    if is_undefined(indices):
+    ct: ArrayLike,
+    operand: PrimalOrUndefined,
+    indices: PrimalOrUndefined,
+    updates: PrimalOrUndefined,
+    **params: Any,
+) -> list[ArrayLike | None]:
+    if isinstance(indices, UndefinedPrimal):
         raise _not_linear(lax.scatter_mul_p, "the indices are a linear input")
     if is_undefined(updates):
         raise _not_linear(lax.scatter_mul_p, "the updates are a linear input")
@@ -318,9 +336,13 @@ def _scatter_mul_transpose(
 
 @TRANSPOSE_RULES.defines(lax.scatter_p)
 def _scatter_transpose(
-    ct: Any, operand: Any, indices: Any, updates: Any, **params: Any
-) -> list[Any]:
-    if is_undefined(indices):
+    ct: ArrayLike,
+    operand: PrimalOrUndefined,
+    indices: PrimalOrUndefined,
+    updates: PrimalOrUndefined,
+    **params: Any,
+) -> list[ArrayLike | None]:
+    if isinstance(indices, UndefinedPrimal):
         raise _not_linear(lax.scatter_p, "the indices are a linear input")
     if not params["unique_indices"]:
         raise NotImplementedError(
@@ -329,7 +351,7 @@ def _scatter_transpose(
     operand_ct = updates_ct = None
     if is_undefined(operand):
         # The overwritten elements get no cotangent.
-        shape = updates.aval.shape if is_undefined(updates) else get_aval(updates).shape
+        shape = aval_of(updates).shape
         zeros = lax.full(shape, 0, get_aval(ct).dtype)
         operand_ct = lax.scatter_p.bind(ct, indices, zeros, **params)
     if is_undefined(updates):
@@ -383,14 +405,14 @@ for _p in lax.SCATTERS:
 # --- flops rules ----------------------------------------------------------------------
 
 
-def _scatter_flops(per_update: int) -> Any:
+def _scatter_flops(per_update: int) -> FlopsRule:
     def rule(
         operands: Sequence[Operand],
         out_avals: Sequence[ShapedArray],
         /,
         *,
         mode: GatherScatterMode,
-        **_: Any,
+        **_: object,
     ) -> Cost:
         # The update computation runs once per update element; CLIP clamps every index.
         clamp = operands[1].aval.size if mode is _CLIP else 0

@@ -37,7 +37,7 @@ Design rules:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from didax.core import lax
@@ -67,11 +67,12 @@ from didax.interpreters.partial_eval import PE_RULES, PartialEvalTrace
 from didax.interpreters.staging import trace_to_jaxpr
 from didax.interpreters.transpose import (
     TRANSPOSE_RULES,
+    PrimalOrUndefined,
     UndefinedPrimal,
     backward_pass,
     is_undefined,
 )
-from didax.ir.jaxpr import Jaxpr, JaxprEqn, Literal, Var
+from didax.ir.jaxpr import Atom, Jaxpr, JaxprEqn, Literal, Var
 from didax.ir.passes import DCE_RULES, dce_jaxpr
 
 __all__ = ["trace_body", "replication_error"]
@@ -91,7 +92,7 @@ def _bind(
 
 
 def trace_body(
-    fun: Any, local_avals: Sequence[ShapedArray], mesh: Mesh, name: str
+    fun: Callable[..., Sequence[Any]], local_avals: Sequence[ShapedArray], mesh: Mesh, name: str
 ) -> tuple[Jaxpr, tuple[Any, ...]]:
     """``fun`` staged over per-device values, with the mesh's axis names bound."""
     with axis_frame(mesh.shape):
@@ -106,7 +107,7 @@ def _varying(jaxpr: Jaxpr, ins: Sequence[frozenset[str]]) -> list[frozenset[str]
     """The mesh axes each output of ``jaxpr`` may vary over, given its inputs'."""
     env: dict[Var, frozenset[str]] = dict(zip(jaxpr.in_binders, ins, strict=True))
 
-    def read(x: Any) -> frozenset[str]:
+    def read(x: Atom) -> frozenset[str]:
         return frozenset() if isinstance(x, Literal) else env[x]
 
     for eqn in jaxpr.eqns:
@@ -182,7 +183,7 @@ def _shard_map_jvp(
 @TRANSPOSE_RULES.defines(shard_map_p)
 def _shard_map_transpose(
     cts: Sequence[Any],
-    *args: Any,
+    *args: PrimalOrUndefined,
     jaxpr: Jaxpr,
     mesh: Mesh,
     in_specs: tuple[PartitionSpec, ...],

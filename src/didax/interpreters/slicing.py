@@ -25,9 +25,10 @@ from typing import Any
 import numpy as np
 
 from didax.core import dtypes, lax
-from didax.core.basearray import HostArray
+from didax.core.basearray import HostArray, Value
 from didax.core.lax.slicing import dynamic_slice_p, dynamic_update_slice_p, pad_p, slice_p
-from didax.core.values import get_aval
+from didax.core.primitive import Primitive
+from didax.core.values import ArrayLike, get_aval
 from didax.interpreters.batching import (
     BATCH_RULES,
     Dim,
@@ -41,6 +42,8 @@ from didax.interpreters.flops import FLOPS_RULES, per_element
 from didax.interpreters.jvp import JVP_RULES, instantiate_zeros, linear_jvp
 from didax.interpreters.transpose import (
     TRANSPOSE_RULES,
+    PrimalOrUndefined,
+    UndefinedPrimal,
     aval_of,
     ct_aval,
     is_undefined,
@@ -50,7 +53,7 @@ from didax.interpreters.transpose import (
 
 __all__ = ["clamp_start_indices"]
 
-SLICING: tuple[Any, ...] = (slice_p, dynamic_slice_p, dynamic_update_slice_p, pad_p)
+SLICING: tuple[Primitive, ...] = (slice_p, dynamic_slice_p, dynamic_update_slice_p, pad_p)
 
 # --- impl -----------------------------------------------------------------------------------
 
@@ -180,7 +183,7 @@ def _batched_starts(
     axis_size: int,
     shape: tuple[int, ...],
     sizes: tuple[int, ...],
-) -> Any:
+) -> Value:
     """The start indices as one ``(B, len(starts))`` default-int array, clamped as XLA does.
 
     Unsigned indices are capped at their bound in their own dtype first, so
@@ -284,8 +287,8 @@ def _dynamic_update_slice_batch(
 
 @TRANSPOSE_RULES.defines(slice_p)
 def _slice_transpose(
-    ct: Any,
-    x: Any,
+    ct: ArrayLike,
+    x: UndefinedPrimal,
     *,
     start_indices: tuple[int, ...],
     limit_indices: tuple[int, ...],
@@ -305,11 +308,15 @@ def _slice_transpose(
 
 @TRANSPOSE_RULES.defines(pad_p)
 def _pad_transpose(
-    ct: Any, x: Any, padding_value: Any, *, padding_config: tuple[tuple[int, int, int], ...]
+    ct: ArrayLike,
+    x: PrimalOrUndefined,
+    padding_value: PrimalOrUndefined,
+    *,
+    padding_config: tuple[tuple[int, int, int], ...],
 ) -> list[Any]:
     # The operand's cotangent: undo the edge padding (negative edges were
     # crops, whose elements get zeros), then take every (interior + 1)-th.
-    def operand_ct() -> Any:
+    def operand_ct() -> Value:
         unpad = [(-lo, -hi, 0) for lo, hi, _ in padding_config]
         unpadded = lax.pad(ct, np.zeros((), aval_of(ct).dtype), unpad)
         shape = aval_of(unpadded).shape
@@ -322,33 +329,38 @@ def _pad_transpose(
     t_padding = None
     if is_undefined(padding_value):
         # Every output element that is not the operand's is the padding value.
-        def total(v: Any) -> Any:
+        def total(v: ArrayLike) -> Value:
             return lax.reduce_sum(v, tuple(range(aval_of(v).ndim)))
 
+        assert t_operand is not None  # computed above for an undefined padding value
         t_padding = lax.sub(total(ct), total(t_operand))
     return [t_operand if is_undefined(x) else None, t_padding]
 
 
 @TRANSPOSE_RULES.defines(dynamic_slice_p)
 def _dynamic_slice_transpose(
-    ct: Any, x: Any, *starts: Any, slice_sizes: tuple[int, ...]
+    ct: ArrayLike, x: UndefinedPrimal, *starts: PrimalOrUndefined, slice_sizes: tuple[int, ...]
 ) -> list[Any]:
-    if any(is_undefined(i) for i in starts):
+    known = [i for i in starts if not isinstance(i, UndefinedPrimal)]
+    if len(known) != len(starts):
         raise not_linear(dynamic_slice_p, "a start index is a linear input")
     # dynamic_update_slice clamps its start indices exactly as dynamic_slice does.
-    operand_ct = lax.dynamic_update_slice(zeros_of(ct_aval(x)), ct, starts)
+    operand_ct = lax.dynamic_update_slice(zeros_of(ct_aval(x)), ct, known)
     return [operand_ct, *(None for _ in starts)]
 
 
 @TRANSPOSE_RULES.defines(dynamic_update_slice_p)
-def _dynamic_update_slice_transpose(ct: Any, x: Any, update: Any, *starts: Any) -> list[Any]:
-    if any(is_undefined(i) for i in starts):
+def _dynamic_update_slice_transpose(
+    ct: ArrayLike, x: PrimalOrUndefined, update: PrimalOrUndefined, *starts: PrimalOrUndefined
+) -> list[Any]:
+    known = [i for i in starts if not isinstance(i, UndefinedPrimal)]
+    if len(known) != len(starts):
         raise not_linear(dynamic_update_slice_p, "a start index is a linear input")
     update_shape = aval_of(update).shape
     operand_ct = (
-        lax.dynamic_update_slice(ct, zeros_of(ct_aval(update)), starts) if is_undefined(x) else None
+        lax.dynamic_update_slice(ct, zeros_of(ct_aval(update)), known) if is_undefined(x) else None
     )
-    update_ct = lax.dynamic_slice(ct, starts, update_shape) if is_undefined(update) else None
+    update_ct = lax.dynamic_slice(ct, known, update_shape) if is_undefined(update) else None
     return [operand_ct, update_ct, *(None for _ in starts)]
 
 

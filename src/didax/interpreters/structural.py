@@ -33,15 +33,23 @@ from didax.core.lax.structural import (
     squeeze_p,
     transpose_p,
 )
+from didax.core.primitive import Primitive
+from didax.core.values import ArrayLike
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, front_batcher, shift_axes
 from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.flops import FLOPS_RULES, per_element
 from didax.interpreters.jvp import linear_jvp, zero_jvp
-from didax.interpreters.transpose import TRANSPOSE_RULES, aval_of, is_undefined
+from didax.interpreters.transpose import (
+    TRANSPOSE_RULES,
+    PrimalOrUndefined,
+    UndefinedPrimal,
+    aval_of,
+    is_undefined,
+)
 
 __all__: list[str] = []
 
-STRUCTURAL: tuple[Any, ...] = (
+STRUCTURAL: tuple[Primitive, ...] = (
     broadcast_in_dim_p,
     reshape_p,
     transpose_p,
@@ -138,7 +146,11 @@ def _concatenate_batch(
 
 @TRANSPOSE_RULES.defines(broadcast_in_dim_p)
 def _broadcast_in_dim_transpose(
-    ct: Any, x: Any, *, shape: tuple[int, ...], broadcast_dimensions: tuple[int, ...]
+    ct: ArrayLike,
+    x: UndefinedPrimal,
+    *,
+    shape: tuple[int, ...],
+    broadcast_dimensions: tuple[int, ...],
 ) -> list[Any]:
     # Sum over the new axes and over the operand's size-1 axes that were
     # stretched; the stretched ones come back as size-1 axes.
@@ -155,32 +167,40 @@ def _broadcast_in_dim_transpose(
 
 
 @TRANSPOSE_RULES.defines(reshape_p)
-def _reshape_transpose(ct: Any, x: Any, *, new_sizes: tuple[int, ...]) -> list[Any]:
+def _reshape_transpose(
+    ct: ArrayLike, x: UndefinedPrimal, *, new_sizes: tuple[int, ...]
+) -> list[Any]:
     return [lax.reshape(ct, x.aval.shape)]
 
 
 @TRANSPOSE_RULES.defines(transpose_p)
-def _transpose_transpose(ct: Any, x: Any, *, permutation: tuple[int, ...]) -> list[Any]:
+def _transpose_transpose(
+    ct: ArrayLike, x: UndefinedPrimal, *, permutation: tuple[int, ...]
+) -> list[Any]:
     return [lax.transpose(ct, tuple(int(i) for i in np.argsort(permutation)))]
 
 
 @TRANSPOSE_RULES.defines(squeeze_p)
-def _squeeze_transpose(ct: Any, x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
+def _squeeze_transpose(
+    ct: ArrayLike, x: UndefinedPrimal, *, dimensions: tuple[int, ...]
+) -> list[Any]:
     return [lax.expand_dims(ct, dimensions)]
 
 
 @TRANSPOSE_RULES.defines(expand_dims_p)
-def _expand_dims_transpose(ct: Any, x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
+def _expand_dims_transpose(
+    ct: ArrayLike, x: UndefinedPrimal, *, dimensions: tuple[int, ...]
+) -> list[Any]:
     return [lax.squeeze(ct, dimensions)]
 
 
 @TRANSPOSE_RULES.defines(rev_p)
-def _rev_transpose(ct: Any, x: Any, *, dimensions: tuple[int, ...]) -> list[Any]:
+def _rev_transpose(ct: ArrayLike, x: UndefinedPrimal, *, dimensions: tuple[int, ...]) -> list[Any]:
     return [lax.rev(ct, dimensions)]
 
 
 @TRANSPOSE_RULES.defines(concatenate_p)
-def _concatenate_transpose(ct: Any, *xs: Any, dimension: int) -> list[Any]:
+def _concatenate_transpose(ct: ArrayLike, *xs: PrimalOrUndefined, dimension: int) -> list[Any]:
     shape = aval_of(ct).shape
     cts: list[Any] = []
     offset = 0

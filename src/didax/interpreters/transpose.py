@@ -38,15 +38,16 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final, Protocol, final
+from typing import Any, Final, Protocol, TypeAlias, final
 
 import attrs
 import numpy as np
 
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import Value
 from didax.core.primitive import Primitive, RuleTable
-from didax.core.values import get_aval, is_python_scalar, wrap_host
+from didax.core.values import ArrayLike, get_aval, is_python_scalar, wrap_host
 from didax.interpreters.jvp import Zero, add_tangents
 from didax.interpreters.partial_eval import linearize_flat
 from didax.interpreters.staging import trace_to_jaxpr
@@ -67,6 +68,10 @@ class UndefinedPrimal:
     aval: ShapedArray
 
 
+# An input as a transpose rule sees it: a known value, or a linear input.
+PrimalOrUndefined: TypeAlias = ArrayLike | UndefinedPrimal
+
+
 class NonlinearError(TypeError):
     """A primitive was asked to transpose a use in which it is not linear."""
 
@@ -84,11 +89,11 @@ class TransposeRule(Protocol):
 TRANSPOSE_RULES: Final[RuleTable[TransposeRule]] = RuleTable("transpose")
 
 
-def is_undefined(x: Any) -> bool:
+def is_undefined(x: object) -> bool:
     return isinstance(x, UndefinedPrimal)
 
 
-def aval_of(x: Any) -> ShapedArray:
+def aval_of(x: object) -> ShapedArray:
     return x.aval if isinstance(x, UndefinedPrimal) else get_aval(x)
 
 
@@ -97,7 +102,7 @@ def _zero_cotangent(aval: ShapedArray) -> Zero:
     return Zero.like(aval)
 
 
-def ct_aval(x: Any) -> ShapedArray:
+def ct_aval(x: object) -> ShapedArray:
     return _zero_cotangent(aval_of(x)).aval
 
 
@@ -167,7 +172,7 @@ def backward_pass(jaxpr: Jaxpr, args: Sequence[Any], cts_out: Sequence[Any]) -> 
 
     ct_env: dict[Var, Any] = {}
 
-    def write_cotangent(x: Atom, ct: Any) -> None:
+    def write_cotangent(x: Atom, ct: ArrayLike | Zero | None) -> None:
         # Cotangents of literals and of defined values are not wanted by anyone.
         if ct is None or isinstance(ct, Zero) or not isinstance(x, Var) or x not in undefined:
             return
@@ -211,7 +216,7 @@ def backward_pass(jaxpr: Jaxpr, args: Sequence[Any], cts_out: Sequence[Any]) -> 
     ]
 
 
-def _sum_to_scalar(x: Atom, ct: Any) -> Any:
+def _sum_to_scalar(x: Atom, ct: ArrayLike | Zero | None) -> ArrayLike | Zero | None:
     """The cotangent of a rank-0 operand that stood for an array: the sum of the array's."""
     if ct is None or isinstance(ct, Zero) or x.aval.shape != () or get_aval(ct).shape == ():
         return ct
@@ -285,5 +290,5 @@ def not_linear(prim: Primitive, why: str) -> NonlinearError:
     return NonlinearError(f"transpose of {prim.name}: {why}; the function is not linear there")
 
 
-def zeros_of(aval: ShapedArray) -> Any:
+def zeros_of(aval: ShapedArray) -> Value:
     return lax.full(aval.shape, 0, aval.dtype)

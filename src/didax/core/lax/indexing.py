@@ -49,7 +49,9 @@ from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
 from didax.core.array import Array
+from didax.core.basearray import Value
 from didax.core.dtypes import DType
+from didax.core.lax.operands import bind_value
 from didax.core.primitive import Primitive
 from didax.core.trace import Tracer
 from didax.core.values import ArrayLike, as_array, get_aval, is_python_scalar, wrap_host
@@ -286,7 +288,7 @@ def _check_batching(
         )
 
 
-def _check_fill_value(mode: GatherScatterMode, fill_value: Any) -> None:
+def _check_fill_value(mode: GatherScatterMode, fill_value: object) -> None:
     if not isinstance(mode, GatherScatterMode):
         raise shape_failure(f"mode must be a GatherScatterMode, got {mode!r}")
     if fill_value is not None and mode is not GatherScatterMode.FILL_OR_DROP:
@@ -367,12 +369,12 @@ def _gather_abstract_eval(
 # --- didax.lax wrappers ----------------------------------------------------------------
 
 
-def _operand(x: ArrayLike) -> Any:
+def _operand(x: ArrayLike) -> ArrayLike:
     """A Python scalar as a weakly typed Array; anything else as it is."""
     return wrap_host(as_array(x), type(x) is not bool) if is_python_scalar(x) else x
 
 
-def _indices(i: Any) -> Any:
+def _indices(i: object) -> ArrayLike:
     """Indices as an operand: tracers and Arrays as they are, the rest through NumPy."""
     if isinstance(i, (Tracer, Array)):
         return i
@@ -415,7 +417,7 @@ def _scatter_dnums(d: Any) -> ScatterDimensionNumbers:
         ) from None
 
 
-def fill_value_param(fill_value: Any, dtype: DType) -> bool | int | float | None:
+def fill_value_param(fill_value: object, dtype: DType) -> bool | int | float | None:
     """A user's ``fill_value`` as the param: a Python scalar of ``dtype``, None for the default."""
     if fill_value is None:
         return None
@@ -441,8 +443,8 @@ def gather(
     unique_indices: bool = False,
     indices_are_sorted: bool = False,
     mode: str | GatherScatterMode | None = None,
-    fill_value: Any = None,
-) -> Any:
+    fill_value: ArrayLike | None = None,
+) -> Value:
     """XLA's gather: slices of ``slice_sizes`` at the index vectors of ``start_indices``.
 
     ``mode`` says what out-of-bounds indices do (``GatherScatterMode``;
@@ -461,7 +463,8 @@ def gather(
     operand = _operand(operand)
     dtype = get_aval(operand).dtype
     fill = fill_value_param(fill_value, dtype) if parsed is GatherScatterMode.FILL_OR_DROP else None
-    return gather_p.bind(
+    return bind_value(
+        gather_p,
         operand,
         _indices(start_indices),
         dimension_numbers=_gather_dnums(dimension_numbers),

@@ -27,13 +27,14 @@ import contextlib
 import math
 import threading
 from collections.abc import Iterator, Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 import numpy as np
 
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
-from didax.core.lax.operands import as_operand
+from didax.core.basearray import Value
+from didax.core.lax.operands import as_operand, bind_value
 from didax.core.primitive import Primitive
 from didax.core.sharding import NamedSharding
 from didax.core.values import ArrayLike, get_aval
@@ -110,13 +111,19 @@ def bound_axis_size(name: str) -> int:
     )
 
 
-def axes_tuple(axis_name: Any) -> tuple[str, ...]:
+# What a collective names: one axis, or several.
+AxisName: TypeAlias = str | Sequence[str]
+
+
+def axes_tuple(axis_name: object) -> tuple[str, ...]:
     """An axis name or a tuple of them, as a tuple."""
     names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+    checked: list[str] = []
     for n in names:
         if not isinstance(n, str):
             raise TypeError(f"axis names are strings, got {n!r}")
-    return names
+        checked.append(n)
+    return tuple(checked)
 
 
 def _size_of(axes: tuple[str, ...]) -> int:
@@ -193,45 +200,55 @@ def _sharding_constraint_abstract_eval(x: ShapedArray, *, sharding: NamedShardin
 # --- wrappers (one array each) ------------------------------------------------------------
 
 
-def psum_one(x: ArrayLike, axis_name: Any) -> Any:
+def psum_one(x: ArrayLike, axis_name: AxisName) -> Value:
     """The sum of ``x`` over the positions along ``axis_name`` (one array)."""
     axes = axes_tuple(axis_name)
-    return psum_p.bind(as_operand(x), axes=axes, axis_size=_size_of(axes))
+    return bind_value(psum_p, as_operand(x), axes=axes, axis_size=_size_of(axes))
 
 
-def pmax_one(x: ArrayLike, axis_name: Any) -> Any:
+def pmax_one(x: ArrayLike, axis_name: AxisName) -> Value:
     """The maximum of ``x`` over the positions along ``axis_name`` (one array)."""
     axes = axes_tuple(axis_name)
-    return pmax_p.bind(as_operand(x), axes=axes, axis_size=_size_of(axes))
+    return bind_value(pmax_p, as_operand(x), axes=axes, axis_size=_size_of(axes))
 
 
-def all_gather_one(x: ArrayLike, axis_name: Any, axis: int = 0, tiled: bool = False) -> Any:
+def all_gather_one(x: ArrayLike, axis_name: AxisName, axis: int = 0, tiled: bool = False) -> Value:
     """Every position's ``x`` along ``axis_name``, stacked at ``axis`` (concatenated if tiled)."""
     axes = axes_tuple(axis_name)
     ndim = get_aval(x).ndim
     axis = int(axis)
     if axis < 0:
         axis += ndim if tiled else ndim + 1
-    return all_gather_p.bind(
-        as_operand(x), axes=axes, axis_size=_size_of(axes), axis=axis, tiled=bool(tiled)
+    return bind_value(
+        all_gather_p,
+        as_operand(x),
+        axes=axes,
+        axis_size=_size_of(axes),
+        axis=axis,
+        tiled=bool(tiled),
     )
 
 
 def psum_scatter_one(
-    x: ArrayLike, axis_name: Any, scatter_dimension: int = 0, tiled: bool = False
-) -> Any:
+    x: ArrayLike, axis_name: AxisName, scatter_dimension: int = 0, tiled: bool = False
+) -> Value:
     """``psum`` of ``x``, each position keeping its piece of ``scatter_dimension``."""
     axes = axes_tuple(axis_name)
     ndim = get_aval(x).ndim
     d = int(scatter_dimension)
     if d < 0:
         d += ndim
-    return psum_scatter_p.bind(
-        as_operand(x), axes=axes, axis_size=_size_of(axes), scatter_dimension=d, tiled=bool(tiled)
+    return bind_value(
+        psum_scatter_p,
+        as_operand(x),
+        axes=axes,
+        axis_size=_size_of(axes),
+        scatter_dimension=d,
+        tiled=bool(tiled),
     )
 
 
-def ppermute_one(x: ArrayLike, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
+def ppermute_one(x: ArrayLike, axis_name: AxisName, perm: Sequence[tuple[int, int]]) -> Value:
     """``x`` sent from position ``src`` to ``dst`` for each pair of ``perm``; zeros elsewhere."""
     axes = axes_tuple(axis_name)
     size = _size_of(axes)
@@ -241,17 +258,17 @@ def ppermute_one(x: ArrayLike, axis_name: Any, perm: Sequence[tuple[int, int]]) 
         raise ValueError(f"ppermute: perm {pairs} repeats a source or a destination")
     if any(not 0 <= i < size for i in (*srcs, *dsts)):
         raise ValueError(f"ppermute: perm {pairs} names positions outside the axis of size {size}")
-    return ppermute_p.bind(as_operand(x), axes=axes, perm=pairs)
+    return bind_value(ppermute_p, as_operand(x), axes=axes, perm=pairs)
 
 
-def axis_index(axis_name: Any) -> Any:
+def axis_index(axis_name: AxisName) -> Value:
     """This position's index along ``axis_name`` (an int32 scalar; ``jax.lax.axis_index``)."""
     axes = axes_tuple(axis_name)
-    return axis_index_p.bind(axes=axes, axis_size=_size_of(axes))
+    return bind_value(axis_index_p, axes=axes, axis_size=_size_of(axes))
 
 
-def sharding_constraint(x: ArrayLike, sharding: NamedSharding) -> Any:
+def sharding_constraint(x: ArrayLike, sharding: NamedSharding) -> Value:
     """``x``, to be laid out as ``sharding`` says in a compiled program (one array)."""
     if not isinstance(sharding, NamedSharding):
         raise TypeError(f"with_sharding_constraint takes a NamedSharding, got {sharding!r}")
-    return sharding_constraint_p.bind(as_operand(x), sharding=sharding)
+    return bind_value(sharding_constraint_p, as_operand(x), sharding=sharding)

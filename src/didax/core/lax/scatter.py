@@ -21,11 +21,12 @@ Design rules:
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
-from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
+from didax.core.abstract_eval import ABSTRACT_EVAL, AbstractEvalRule, dtype_failure, shape_failure
+from didax.core.basearray import Value
 from didax.core.lax.indexing import (
     GatherScatterMode,
     ScatterDimensionNumbers,
@@ -40,6 +41,7 @@ from didax.core.lax.indexing import (
     _scatter_dnums,
     _sorted,
 )
+from didax.core.lax.operands import bind_value
 from didax.core.primitive import Primitive
 from didax.core.promotion import coerce_to
 from didax.core.values import ArrayLike, get_aval
@@ -70,7 +72,7 @@ SCATTERS: Final = (scatter_p, scatter_add_p, scatter_mul_p, scatter_min_p, scatt
 # --- typing rule ------------------------------------------------------------------------
 
 
-def _scatter_rule(kinds: str, what: str) -> Any:
+def _scatter_rule(kinds: str, what: str) -> AbstractEvalRule:
     def rule(
         operand: ShapedArray,
         indices: ShapedArray,
@@ -179,11 +181,12 @@ def _bind_scatter(
     indices_are_sorted: bool,
     unique_indices: bool,
     mode: str | GatherScatterMode | None,
-) -> Any:
+) -> Value:
     operand = _operand(operand)
     # A weakly typed update takes the operand's dtype (and a Python scalar is a rank-0 one).
     updates = coerce_to(prim, updates, ShapedArray((), get_aval(operand).dtype))
-    return prim.bind(
+    return bind_value(
+        prim,
         operand,
         _indices(scatter_indices),
         _operand(updates),
@@ -203,7 +206,7 @@ def scatter(
     indices_are_sorted: bool = False,
     unique_indices: bool = False,
     mode: str | GatherScatterMode | None = None,
-) -> Any:
+) -> Value:
     """``operand`` with the windows of ``updates`` written at ``scatter_indices``.
 
     Of several updates to one element the last is kept (XLA on CPUs
@@ -237,7 +240,7 @@ def scatter_add(
     indices_are_sorted: bool = False,
     unique_indices: bool = False,
     mode: str | GatherScatterMode | None = None,
-) -> Any:
+) -> Value:
     """``operand`` plus ``updates`` at ``scatter_indices``; repeated indices accumulate.
 
     >>> from didax import lax
@@ -267,7 +270,7 @@ def scatter_mul(
     indices_are_sorted: bool = False,
     unique_indices: bool = False,
     mode: str | GatherScatterMode | None = None,
-) -> Any:
+) -> Value:
     """``operand`` times ``updates`` at ``scatter_indices``; repeated indices multiply."""
     return _bind_scatter(
         scatter_mul_p,
@@ -290,7 +293,7 @@ def scatter_min(
     indices_are_sorted: bool = False,
     unique_indices: bool = False,
     mode: str | GatherScatterMode | None = None,
-) -> Any:
+) -> Value:
     """The minimum of ``operand`` and ``updates`` at ``scatter_indices``."""
     return _bind_scatter(
         scatter_min_p,
@@ -313,7 +316,7 @@ def scatter_max(
     indices_are_sorted: bool = False,
     unique_indices: bool = False,
     mode: str | GatherScatterMode | None = None,
-) -> Any:
+) -> Value:
     """The maximum of ``operand`` and ``updates`` at ``scatter_indices``."""
     return _bind_scatter(
         scatter_max_p,
