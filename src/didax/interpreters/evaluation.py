@@ -62,14 +62,13 @@ from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, abstract_eval
 from didax.core.array import Array as DidaxArray
+from didax.core.basearray import HostArray
 from didax.core.config import flag
 from didax.core.errors import UnexpectedTracerError
 from didax.core.primitive import Primitive, RuleTable
 from didax.core.trace import Trace, Tracer, check_valid, set_root_trace
 from didax.core.values import ValueKind, as_array, get_aval, value_kind, wrap_host
 from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var
-
-Array = np.ndarray[Any, Any]
 
 
 class ImplRule(Protocol):
@@ -79,7 +78,7 @@ class ImplRule(Protocol):
     its own operands and params.
     """
 
-    def __call__(self, *args: Any, **params: Any) -> Array | Sequence[Array]: ...
+    def __call__(self, *args: Any, **params: Any) -> HostArray | Sequence[HostArray]: ...
 
 
 # The host route's rules (see the module's design rules): optional, the CPU's
@@ -175,8 +174,8 @@ except (ImportError, AttributeError):  # pragma: no cover - depends on NumPy's i
 
 
 def _run_impl(
-    impl: ImplRule, hosts: Sequence[Array], params: dict[str, Any]
-) -> Array | Sequence[Array]:
+    impl: ImplRule, hosts: Sequence[HostArray], params: dict[str, Any]
+) -> HostArray | Sequence[HostArray]:
     """The impl rule on host data, with NumPy's floating-point warnings off (IEEE results)."""
     if _ERRSTATE is None:
         with np.errstate(all="ignore"):
@@ -247,7 +246,7 @@ class EvalTrace(Trace):
         # data, a signature seen before. Anything else takes the general path.
         if _on_host is not True:
             return self._process_general(prim, args, params)
-        hosts: list[Array] = []
+        hosts: list[HostArray] = []
         avals: list[ShapedArray] = []
         for x in args:
             if type(x) is not DidaxArray or x._host is None:
@@ -271,7 +270,7 @@ class EvalTrace(Trace):
             _check_no_tracers(prim, args)
         if prim not in IMPL_RULES or not (_host_route() or not _evaluator[0].lowers(prim)):
             return _compiled(prim, args, params)
-        hosts: list[Array] = []
+        hosts: list[HostArray] = []
         user_data = False  # a NumPy array the user holds: results must not alias it
         for x, kind in zip(args, kinds, strict=True):
             if kind is ValueKind.ARRAY:
@@ -293,7 +292,7 @@ class EvalTrace(Trace):
 
 
 def _untyped_results(
-    prim: Primitive, outs: Array | Sequence[Array]
+    prim: Primitive, outs: HostArray | Sequence[HostArray]
 ) -> DidaxArray | list[DidaxArray]:
     def wrap(out: object) -> DidaxArray:
         host = as_array(np.array(out))  # a copy: the impl's data may be an operand's
@@ -303,7 +302,7 @@ def _untyped_results(
 
 
 def _finish(
-    prim: Primitive, out_avals: list[ShapedArray], outs: Any, user_hosts: list[Array] | None
+    prim: Primitive, out_avals: list[ShapedArray], outs: Any, user_hosts: list[HostArray] | None
 ) -> DidaxArray | list[DidaxArray]:
     """The impl's results as Arrays of the typing rule's types (``jax_debug_nans`` checked)."""
     if not prim.multiple_results:
@@ -318,7 +317,7 @@ def _finish(
 
 
 def _as_result(
-    out: Array | np.generic, aval: ShapedArray, user_hosts: list[Array] | None
+    out: HostArray | np.generic, aval: ShapedArray, user_hosts: list[HostArray] | None
 ) -> DidaxArray:
     # (dtypes of one type are one object: ``is`` is the cheap test, ``!=`` the sure one)
     if type(out) is not np.ndarray or (out.dtype is not aval.dtype and out.dtype != aval.dtype):
@@ -382,7 +381,7 @@ def eval_closed_jaxpr(closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
 _HALF_FLOATS: Final = frozenset({dtypes.bfloat16, dtypes.float16})
 
 
-def in_float32(impl: Callable[..., Array]) -> Callable[..., Array]:
+def in_float32(impl: Callable[..., HostArray]) -> Callable[..., HostArray]:
     """``impl`` computing 16-bit float operands in float32 and rounding its result once.
 
     XLA computes bfloat16 and float16 arithmetic in float32 (its sums and
@@ -398,7 +397,7 @@ def in_float32(impl: Callable[..., Array]) -> Callable[..., Array]:
     """
 
     @functools.wraps(impl)
-    def widened(*args: Array, **params: Any) -> Array:
+    def widened(*args: HostArray, **params: Any) -> HostArray:
         dtype = args[0].dtype
         if dtype not in _HALF_FLOATS:
             return np.asarray(impl(*args, **params))
