@@ -75,7 +75,7 @@ def bench_per_example_grads(
     host = _per_example_data()
     if impl == "didax":
         f: Any = dx.jit(dx.vmap(dx.grad(lambda w, x, y: (dnp.dot(x, w) - y) ** 2), (None, 0, 0)))
-        made = [dnp.asarray(a) for a in host] if args == "asarray" else list(host)
+        made: list[Any] = [dnp.asarray(a) for a in host] if args == "asarray" else list(host)
     else:
         f = jax.jit(jax.vmap(jax.grad(lambda w, x, y: (jnp.dot(x, w) - y) ** 2), (None, 0, 0)))
         made = [jnp.asarray(a) for a in host] if args == "asarray" else list(host)

@@ -99,7 +99,7 @@ def _misplaced(
     """Where ``prim``'s rules were registered from, for each one not in its family's module."""
     family = _family(prim)
     wrong: list[str] = []
-    homes = [("abstract_eval", ABSTRACT_EVAL, CORE + family)]
+    homes: list[tuple[str, RuleTable[Any], str]] = [("abstract_eval", ABSTRACT_EVAL, CORE + family)]
     homes += [(n, t, f"didax.interpreters.{family}") for n, t in interpreter_tables]
     homes += [("lowering", LOWERING_RULES, f"didax.lowering.{family}")]
     for name, table, home in homes:

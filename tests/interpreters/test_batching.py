@@ -93,7 +93,7 @@ def test_differing_batch_axes_are_aligned() -> None:
     x, y = RNG.normal(size=(2, 5)), RNG.normal(size=(5, 2))
     ((out, d),) = vmap_flat(lambda a, b: [core_lax.sub(a, b)], 5, [x, y], [1, 0])
     expected = jax.vmap(lambda a, b: a - b, in_axes=(1, 0))(x, y)
-    np.testing.assert_allclose(bdim_at_front(out, d, 5), expected)
+    np.testing.assert_allclose(np.asarray(bdim_at_front(out, d, 5)), expected)
 
 
 # --- move_axis / bdim_at_front ------------------------------------------------------------------
@@ -203,7 +203,7 @@ def test_nested_vmap_flat() -> None:
 
     ((out, d),) = vmap_flat(inner, 3, [x], [1])
     expected = jax.vmap(jax.vmap(lambda e: e * e), in_axes=1)(x)
-    np.testing.assert_allclose(bdim_at_front(out, d, 3), expected)
+    np.testing.assert_allclose(np.asarray(bdim_at_front(out, d, 3)), expected)
 
 
 def test_vmap_flat_under_staging() -> None:

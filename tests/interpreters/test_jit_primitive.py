@@ -159,7 +159,7 @@ def test_batching_rule_puts_the_batch_axis_first() -> None:
     ((out, d),) = vmap_flat(lambda a, b: [g(a, b)], 4, [xs, np.ones(3)], [1, None])
     assert d == 0
     np.testing.assert_allclose(out, jax.vmap(lambda a: jnp.sin(a) + 1.0, in_axes=1)(xs))
-    np.testing.assert_allclose(bdim_at_front(out, d, 4), np.sin(xs.T) + 1.0)
+    np.testing.assert_allclose(np.asarray(bdim_at_front(out, d, 4)), np.sin(xs.T) + 1.0)
 
 
 # --- partial evaluation ------------------------------------------------------------------------

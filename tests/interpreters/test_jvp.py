@@ -120,7 +120,7 @@ def test_instantiate_zeros() -> None:
     assert z.shape == (2, 3)
     assert z.dtype == np.float32
     np.testing.assert_array_equal(z, np.zeros((2, 3), np.float32))
-    f0 = instantiate_zeros(Zero(ShapedArray((4,), dtypes.float0)))
+    f0 = np.asarray(instantiate_zeros(Zero(ShapedArray((4,), dtypes.float0))))
     assert (f0.shape, f0.dtype) == ((4,), dtypes.float0)
     t = np.ones(3)
     assert instantiate_zeros(t) is t
@@ -210,7 +210,9 @@ def test_jvp_flat_matches_jax(name: str) -> None:
     outs, t_outs = jvp_flat(lambda *xs: [f(*xs)], list(args), tangents)
     expected, expected_t = jax.jvp(jf, args, tuple(tangents))
     np.testing.assert_allclose(outs[0], expected, rtol=1e-12)
-    np.testing.assert_allclose(instantiate_zeros(t_outs[0]), expected_t, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        np.asarray(instantiate_zeros(t_outs[0])), expected_t, rtol=1e-10, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -221,7 +223,9 @@ def test_jvp_flat_with_one_zero_tangent_matches_jax(name: str) -> None:
         lambda x, y: [f(x, y)], [a, b], [ta, Zero.like(ShapedArray(b.shape, b.dtype))]
     )
     _, expected_t = jax.jvp(lambda x: jf(x, b), (a,), (ta,))
-    np.testing.assert_allclose(instantiate_zeros(t_outs[0]), expected_t, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        np.asarray(instantiate_zeros(t_outs[0])), expected_t, rtol=1e-10, atol=1e-12
+    )
 
 
 # --- nesting -----------------------------------------------------------------------------------

@@ -222,7 +222,7 @@ UNROLL_FROM: Final = 2**14
 
 
 def threefry2x32(
-    k1: Array, k2: Array, x1: ArrayLike, x2: ArrayLike, *, unrolled: bool | None = None
+    k1: ArrayLike, k2: ArrayLike, x1: ArrayLike, x2: ArrayLike, *, unrolled: bool | None = None
 ) -> tuple[Array, Array]:
     """The Threefry-2x32 hash (20 rounds) of the counter words ``x1, x2`` under key ``k1, k2``.
 

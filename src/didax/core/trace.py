@@ -143,6 +143,10 @@ class Tracer(Value):
         return self.aval.ndim
 
     @property
+    def weak_type(self) -> bool:
+        return self.aval.weak_type
+
+    @property
     def size(self) -> int:
         return self.aval.size
 
