@@ -20,6 +20,7 @@ from typing import Any, final
 from jax import tree_util
 
 from didax.api.trace_cache import Entry
+from didax.core.lax.programs import differ, types
 from didax.core.values import get_aval
 from didax.lowering.compiled import AnyCompiled, compile_jaxpr, spmd_annotations
 from didax.lowering.mlir import lower_to_text
@@ -76,13 +77,10 @@ class CompiledFunction:
         leaves = tree_util.tree_leaves((args, kwargs))
         expected = self._entry.jaxpr.in_avals[len(self._entry.consts) :]
         got = tuple(get_aval(x) for x in leaves)
-        if len(got) != len(expected) or any(
-            g.strip_weak() != e.strip_weak() for g, e in zip(got, expected, strict=True)
-        ):
+        if differ(got, expected):
             raise TypeError(
-                "compiled function called with arguments of types "
-                f"({', '.join(a.str_short() for a in got)}), compiled for "
-                f"({', '.join(a.str_short() for a in expected)})"
+                f"compiled function called with arguments of types {types(got)}, "
+                f"compiled for {types(expected)}"
             )
         outs = self._compiled.run((), [*self._entry.consts, *leaves])
         return tree_util.tree_unflatten(self._entry.out_tree, outs)

@@ -34,6 +34,7 @@ from didax.api.transformations import PyTreeDef, _FlatFun
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.lax.cond import cond_p
+from didax.core.lax.programs import differ, types
 from didax.core.lax.scan import scan_p
 from didax.core.lax.while_loop import while_p
 from didax.core.promotion import convert
@@ -70,10 +71,6 @@ def _stage(
     closed = trace_to_jaxpr(flat, in_avals, name)
     assert flat.out_tree is not None
     return closed, flat.out_tree
-
-
-def _types(avals: Sequence[ShapedArray]) -> str:
-    return "(" + ", ".join(a.str_short() for a in avals) + ")"
 
 
 def _cast_leaves(leaves: Sequence[Any], avals: Sequence[ShapedArray]) -> list[Any]:
@@ -160,20 +157,16 @@ def _bind_cond(
             )
     out_avals = [c.out_avals for c, _ in staged]
     for name, avals in zip(names[1:], out_avals[1:], strict=True):
-        if _differ(avals, out_avals[0]):
+        if differ(avals, out_avals[0]):
             # As JAX: a Python scalar does not take the other branch's dtype here.
             raise TypeError(
                 f"cond: the branches must return the same types: {names[0]} returns "
-                f"{_types(out_avals[0])} and {name} returns {_types(avals)} "
+                f"{types(out_avals[0])} and {name} returns {types(avals)} "
                 f"(at {user_frame_summary()})"
             )
     branches, consts = join_consts([c for c, _ in staged])
     outs = cond_p.bind(index, *consts, *leaves, branches=branches)
     return tree_util.tree_unflatten(out_trees[0], outs)
-
-
-def _differ(a: Sequence[ShapedArray], b: Sequence[ShapedArray]) -> bool:
-    return [x.strip_weak() for x in a] != [x.strip_weak() for x in b]
 
 
 # --- while_loop and fori_loop ------------------------------------------------------------
@@ -208,7 +201,7 @@ def while_loop(
     pred = cond.out_avals
     if len(pred) != 1 or pred[0].shape != () or pred[0].dtype != dtypes.bool_:
         raise TypeError(
-            f"while_loop: cond_fun must return a boolean scalar, got {_types(pred)} "
+            f"while_loop: cond_fun must return a boolean scalar, got {types(pred)} "
             f"(at {user_frame_summary()})"
         )
     cond_jaxpr, cond_consts = close_over_nothing(cond)
@@ -246,7 +239,7 @@ def _unify_carry(
             f"{tree}, but returned {out_tree} (at {user_frame_summary()})"
         )
     out = list(out_avals)
-    if not _differ(out, avals):
+    if not differ(out, avals):
         return avals, leaves
     # JAX's rule: a weak carry entry that the body changes takes the dtype it
     # promotes to with the body's result (a Python int carry a body makes
@@ -257,10 +250,10 @@ def _unify_carry(
         else a
         for a, o in zip(avals, out, strict=True)
     ]
-    if _differ(targets, out):
+    if differ(targets, out):
         raise TypeError(
             f"{fun_name}: {body_name} must return the carry with the types it was given: "
-            f"the carry is {_types(avals)} but {body_name} returns {_types(out)} "
+            f"the carry is {types(avals)} but {body_name} returns {types(out)} "
             f"(at {user_frame_summary()})"
         )
     new_avals = [
