@@ -33,6 +33,14 @@ import numpy as np
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.basearray import HostArray, Value
+from didax.core.lax.elementwise import (
+    COMPARISONS,
+    COMPLEX_PARTS,
+    ELEMENTWISE,
+    LOGICAL_BINARY,
+    NUMERIC_UNARY,
+    ROUND_TO_NEAREST_EVEN,
+)
 from didax.core.primitive import Primitive
 from didax.core.values import ArrayLike, get_aval
 from didax.interpreters.batching import elementwise_batcher
@@ -99,7 +107,7 @@ def _rsqrt(x: Array) -> Array:
 
 
 def _round(x: Array, *, rounding_method: int) -> Array:
-    if rounding_method == lax.ROUND_TO_NEAREST_EVEN:
+    if rounding_method == ROUND_TO_NEAREST_EVEN:
         return np.round(x)
     # x - trunc(x) is exact; x + 0.5 is not (it rounds 0.49999999999999994 up to 1,
     # and 2**52 + 1 to even). copysign keeps the sign of zeros, as C's round.
@@ -202,7 +210,7 @@ for _p in (
     lax.floor_p,
     lax.ceil_p,
     lax.round_p,
-    *lax.COMPARISONS,
+    *COMPARISONS,
     lax.and_p,
     lax.or_p,
     lax.not_p,
@@ -211,7 +219,7 @@ for _p in (
     zero_jvp(_p)
 for _p in (
     lax.neg_p,
-    *lax.COMPLEX_PARTS,
+    *COMPLEX_PARTS,
 ):
     linear_jvp(_p)
 
@@ -319,7 +327,7 @@ def _select_jvp(
 
 # --- batching -------------------------------------------------------------------------------
 
-for _p in lax.ELEMENTWISE:
+for _p in ELEMENTWISE:
     if _p is not lax.convert_element_type_p:
         elementwise_batcher(_p)
 
@@ -422,12 +430,12 @@ _ONE_FLOP: Final = (
     lax.rem_p,
     lax.max_p,
     lax.min_p,
-    *lax.NUMERIC_UNARY,
+    *NUMERIC_UNARY,
     lax.floor_p,
     lax.ceil_p,
     lax.round_p,
-    *lax.COMPARISONS,
-    *lax.LOGICAL_BINARY,
+    *COMPARISONS,
+    *LOGICAL_BINARY,
     lax.not_p,
     lax.select_p,
     lax.complex_p,

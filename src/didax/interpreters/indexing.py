@@ -38,6 +38,7 @@ from didax.core.lax.indexing import (
     GatherScatterMode,
     default_fill_value,
     fill_value_param,
+    gather_shape,
     scatter_dnums_of_gather,
 )
 from didax.core.primitive import Primitive
@@ -127,7 +128,7 @@ def _gather_impl(
     fill_value: bool | int | float | None,
 ) -> HostArray:
     dn = dimension_numbers
-    out_shape = lax.gather_shape(indices.shape, dn, slice_sizes)
+    out_shape = gather_shape(indices.shape, dn, slice_sizes)
     if 0 in out_shape:
         return np.zeros(out_shape, operand.dtype)
     window_axes = [

@@ -39,6 +39,7 @@ from didax.core.lax.indexing import (
     gather_dnums_of_scatter,
     scatter_slice_sizes,
 )
+from didax.core.lax.scatter import SCATTERS
 from didax.core.primitive import Primitive
 from didax.core.values import ArrayLike, get_aval
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
@@ -398,7 +399,7 @@ def _scatter_batcher(prim: Primitive) -> None:
     BATCH_RULES.register(prim, rule)
 
 
-for _p in lax.SCATTERS:
+for _p in SCATTERS:
     _scatter_batcher(_p)
 
 

@@ -22,6 +22,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core import dtypes, lax
 from didax.core.dtypes import DType
+from didax.core.lax.elementwise import ROUND_AWAY_FROM_ZERO, ROUND_TO_NEAREST_EVEN
 from didax.core.primitive import Primitive
 from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, aval_to_ir_type, full
 from didax.lowering.rules import compare, maximum, minimum
@@ -149,9 +150,9 @@ def _conj_lowering(ctx: LoweringRuleContext, x: IrValue, *, input_dtype: DType) 
 
 @LOWERING_RULES.defines(lax.round_p)
 def _round_lowering(ctx: LoweringRuleContext, x: IrValue, *, rounding_method: int) -> list[IrValue]:
-    if rounding_method == lax.ROUND_TO_NEAREST_EVEN:
+    if rounding_method == ROUND_TO_NEAREST_EVEN:
         return [hlo.round_nearest_even(x)]
-    if rounding_method == lax.ROUND_AWAY_FROM_ZERO:
+    if rounding_method == ROUND_AWAY_FROM_ZERO:
         return [hlo.round_nearest_afz(x)]
     raise ValueError(f"round: unknown rounding_method {rounding_method}")
 

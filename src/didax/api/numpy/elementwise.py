@@ -39,6 +39,7 @@ from didax.api.numpy.operands import (
 )
 from didax.api.numpy.positions import nonzero
 from didax.core import dtypes, lax, values
+from didax.core.lax.elementwise import ROUND_TO_NEAREST_EVEN
 from didax.core.primitive import Primitive
 from didax.core.promotion import result_type
 from didax.core.values import get_aval, is_python_scalar, wrap_host
@@ -172,7 +173,7 @@ def _float_divmod(a: values.ArrayLike, b: values.ArrayLike) -> tuple[Array, Arra
     fix = lax.and_(lax.ne(mod, zero), lax.ne(lax.lt(b, zero), lax.lt(mod, zero)))
     mod = lax.select(fix, lax.add(mod, b), mod)
     div = lax.select(fix, lax.sub(div, lax.full_like(div, 1)), div)
-    return lax.round(div, lax.ROUND_TO_NEAREST_EVEN), mod
+    return lax.round(div, ROUND_TO_NEAREST_EVEN), mod
 
 
 @fused
@@ -324,7 +325,7 @@ def round(a: ArrayLike, decimals: int = 0) -> Array:
         as_float = astype(v, dtypes.to_inexact(dt))
         scaled = _rounding(lax.round_p, divide(as_float, factor), rounding_method=1)
         return asarray(multiply(scaled, factor), dt)
-    even = {"rounding_method": lax.ROUND_TO_NEAREST_EVEN}
+    even = {"rounding_method": ROUND_TO_NEAREST_EVEN}
     if decimals == 0:
         return _rounding(lax.round_p, v, **even)
     # NumPy's order of operations, so that results agree to the last bit.

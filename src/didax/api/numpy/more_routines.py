@@ -71,6 +71,7 @@ from didax.api.numpy.statistics import all as _all
 from didax.api.numpy.statistics import any, cumprod
 from didax.core import dtypes, lax
 from didax.core.dtypes import DTypeLike
+from didax.core.lax.elementwise import ROUND_TO_NEAREST_EVEN
 from didax.core.lax.precision import PrecisionLike
 from didax.core.promotion import result_type as _result_type
 from didax.core.values import get_aval
@@ -278,7 +279,7 @@ def rint(x: ArrayLike) -> Array:
     dt = get_aval(v).dtype
     if not dtypes.is_float(dt):
         return as_result(lax.convert_element_type(v, dtypes.default_float()))
-    return as_result(lax.round(v, lax.ROUND_TO_NEAREST_EVEN))
+    return as_result(lax.round(v, ROUND_TO_NEAREST_EVEN))
 
 
 def trunc(x: ArrayLike) -> Array:

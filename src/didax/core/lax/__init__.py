@@ -19,9 +19,12 @@ Design rules:
   jaxpr, since core cannot import ``ir``.
 - Inside didax, ``from didax.core import lax`` gives both kinds of names,
   as JAX's ``lax`` module does (``lax.add_p`` beside ``lax.add``), which
-  is what interpreters' rules read best with. ``operands`` holds what the
-  wrappers share; ``precision`` holds ``Precision`` and the canonical form
-  of ``dot_general``'s ``precision`` param.
+  is what interpreters' rules read best with, and the families' groups of
+  primitives (``lax.COMPARISONS``, ``lax.SCATTERS``, ...). A family's
+  ``__all__`` lists only its public names, which ``didax.lax`` re-exports.
+  ``operands`` holds what the wrappers share; ``precision`` holds
+  ``Precision`` and the canonical form of ``dot_general``'s ``precision``
+  param.
 - ``linalg`` (the decompositions: ``cholesky_p``, ``lu_p``, ...) stays a
   submodule, ``lax.linalg``, as in JAX, since its wrappers' names (``lu``,
   ``qr``, ``svd``) belong to that namespace.
@@ -37,13 +40,26 @@ from didax.core.lax import reductions as _reductions
 from didax.core.lax import slicing as _slicing
 from didax.core.lax import structural as _structural
 from didax.core.lax.bits import *  # noqa: F403
+from didax.core.lax.bits import BIT_COUNTS as BIT_COUNTS
+from didax.core.lax.bits import BIT_PRIMITIVES as BIT_PRIMITIVES
+from didax.core.lax.bits import SHIFTS as SHIFTS
 from didax.core.lax.checkpoint import *  # noqa: F403
 from didax.core.lax.cond import *  # noqa: F403
 from didax.core.lax.contractions import *  # noqa: F403
 from didax.core.lax.conversions import *  # noqa: F403
 from didax.core.lax.cumulative import *  # noqa: F403
+from didax.core.lax.cumulative import CUMULATIVE_PRIMITIVES as CUMULATIVE_PRIMITIVES
 from didax.core.lax.custom_derivatives import *  # noqa: F403
 from didax.core.lax.elementwise import *  # noqa: F403
+from didax.core.lax.elementwise import ARITHMETIC_BINARY as ARITHMETIC_BINARY
+from didax.core.lax.elementwise import COMPARISONS as COMPARISONS
+from didax.core.lax.elementwise import COMPLEX_PARTS as COMPLEX_PARTS
+from didax.core.lax.elementwise import ELEMENTWISE as ELEMENTWISE
+from didax.core.lax.elementwise import FLOAT_UNARY as FLOAT_UNARY
+from didax.core.lax.elementwise import LOGICAL_BINARY as LOGICAL_BINARY
+from didax.core.lax.elementwise import NUMERIC_UNARY as NUMERIC_UNARY
+from didax.core.lax.elementwise import ROUND_AWAY_FROM_ZERO as ROUND_AWAY_FROM_ZERO
+from didax.core.lax.elementwise import ROUND_TO_NEAREST_EVEN as ROUND_TO_NEAREST_EVEN
 from didax.core.lax.fft import *  # noqa: F403
 from didax.core.lax.indexing import *  # noqa: F403
 from didax.core.lax.jit import *  # noqa: F403
@@ -51,12 +67,17 @@ from didax.core.lax.linalg import LINALG_PRIMITIVES as LINALG_PRIMITIVES
 from didax.core.lax.parallel import *  # noqa: F403
 from didax.core.lax.precision import *  # noqa: F403
 from didax.core.lax.reductions import *  # noqa: F403
+from didax.core.lax.reductions import REDUCTIONS as REDUCTIONS
 from didax.core.lax.scan import *  # noqa: F403
 from didax.core.lax.scatter import *  # noqa: F403
+from didax.core.lax.scatter import SCATTERS as SCATTERS
 from didax.core.lax.shard_map import *  # noqa: F403
 from didax.core.lax.slicing import *  # noqa: F403
 from didax.core.lax.sorting import *  # noqa: F403
 from didax.core.lax.special import *  # noqa: F403
+from didax.core.lax.special import SPECIAL_BINARY as SPECIAL_BINARY
+from didax.core.lax.special import SPECIAL_PRIMITIVES as SPECIAL_PRIMITIVES
+from didax.core.lax.special import SPECIAL_UNARY as SPECIAL_UNARY
 from didax.core.lax.structural import *  # noqa: F403
 from didax.core.lax.while_loop import *  # noqa: F403
 from didax.core.primitive import Primitive

@@ -47,7 +47,7 @@ from didax.core.primitive import Primitive
 from didax.core.promotion import coerce_weak
 from didax.core.values import ArrayLike
 
-__all__ = ["dot_general_p", "DotDimensionNumbers", "DotDimensionNumbersLike", "dot_general", "dot"]
+__all__ = ["dot_general_p", "DotDimensionNumbers", "dot_general", "dot"]
 
 dot_general_p: Final = Primitive("dot_general")
 

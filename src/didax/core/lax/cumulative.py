@@ -42,7 +42,6 @@ __all__ = [
     "cummax_p",
     "cummin_p",
     "cumlogsumexp_p",
-    "CUMULATIVE_PRIMITIVES",
     "cumsum",
     "cumprod",
     "cummax",

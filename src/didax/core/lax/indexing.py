@@ -62,12 +62,6 @@ __all__ = [
     "ScatterDimensionNumbers",
     "GatherScatterMode",
     "gather",
-    "gather_dnums_of_scatter",
-    "scatter_dnums_of_gather",
-    "scatter_slice_sizes",
-    "gather_shape",
-    "default_fill_value",
-    "fill_value_param",
 ]
 
 gather_p: Final = Primitive("gather")

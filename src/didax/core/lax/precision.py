@@ -30,7 +30,7 @@ from typing import Final, TypeAlias
 
 from didax.core.config import DOT_ALGORITHM_PRESETS, config
 
-__all__ = ["Precision", "PrecisionLike", "CanonicalPrecision", "canonicalize_precision"]
+__all__ = ["Precision", "PrecisionLike"]
 
 
 class Precision(enum.Enum):

@@ -46,7 +46,6 @@ __all__ = [
     "reduce_prod_p",
     "argmax_p",
     "argmin_p",
-    "REDUCTIONS",
     "reduce_sum",
     "reduce_max",
     "reduce_min",

@@ -35,7 +35,7 @@ from didax.core.primitive import Primitive
 from didax.core.values import ArrayLike
 
 # slice_aval and stacked_aval are imported by name: too generic for ``core.lax``'s namespace.
-__all__ = ["scan_p", "ScanParams"]
+__all__ = ["scan_p"]
 
 scan_p: Final = Primitive("scan", multiple_results=True)
 

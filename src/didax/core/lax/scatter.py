@@ -52,7 +52,6 @@ __all__ = [
     "scatter_mul_p",
     "scatter_min_p",
     "scatter_max_p",
-    "SCATTERS",
     "scatter",
     "scatter_add",
     "scatter_max",

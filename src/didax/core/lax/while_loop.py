@@ -33,7 +33,7 @@ from didax.core.lax.programs import Program, check_types, types
 from didax.core.primitive import Primitive
 from didax.core.values import ArrayLike
 
-__all__ = ["while_p", "WhileParams"]
+__all__ = ["while_p"]
 
 while_p: Final = Primitive("while", multiple_results=True)
 
