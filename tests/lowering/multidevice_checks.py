@@ -173,6 +173,15 @@ def jit_in_out_shardings_equal_jax() -> None:
     _close(p, a * a)
     assert p.sharding.spec == P(None, "x")
     assert s.sharding.spec == P()
+    # Specs a user compares with JAX's spelling: the results of a program of an
+    # Array sharded P("x", "y"), and of a sharding constraint P("y", "x").
+    b = dx.device_put(a, NamedSharding(mesh2, P("x", "y")))
+    assert dx.jit(lambda x: x * 2)(b).sharding.spec == P("x", "y")
+    constrained = dx.jit(
+        lambda x: dx.lax.with_sharding_constraint(x + 1, NamedSharding(mesh2, P("y", "x")))
+    )(b)
+    assert constrained.sharding.spec == P("y", "x")
+    assert repr(constrained.sharding.spec) == repr(jax.sharding.PartitionSpec("y", "x"))
 
 
 @check

@@ -38,6 +38,10 @@ def _entry(e: Any) -> SpecEntry:
         names = tuple(e)
         if not all(isinstance(n, str) for n in names):
             raise TypeError(f"PartitionSpec entries name mesh axes (str), got {e!r}")
+        # JAX's canonical form, so that P(("x",), ("y",)) == P("x", "y"): one
+        # name stands alone, no names is None.
+        if len(names) == 1:
+            return names[0]
         return names if names else None
     raise TypeError(
         f"PartitionSpec entries are None, a mesh axis name or a tuple of them, got {e!r}"
@@ -49,11 +53,14 @@ def _entry(e: Any) -> SpecEntry:
 class PartitionSpec:
     """Which mesh axes split each dimension of an array (``jax.sharding.PartitionSpec``).
 
+    Entries are canonical, as JAX's: a tuple of one axis is that axis, an
+    empty tuple is ``None``; equality, hashing and printing follow.
+
     >>> P = PartitionSpec
     >>> P("x", None)
-    PartitionSpec('x', None)
-    >>> P(("x", "y")).axes_of(0), P("x").axes_of(1)
-    (('x', 'y'), ())
+    P('x', None)
+    >>> P(("x",), ("y",)) == P("x", "y"), P(("x", "y")).axes_of(0), P("x").axes_of(1)
+    (True, ('x', 'y'), ())
     """
 
     parts: tuple[SpecEntry, ...]
@@ -83,7 +90,7 @@ class PartitionSpec:
         return tuple(a for d in range(len(self.parts)) for a in self.axes_of(d))
 
     def __repr__(self) -> str:
-        return f"PartitionSpec({', '.join(map(repr, self.parts))})"
+        return f"P{self.parts!r}"
 
 
 def _devices_tuple(devices: Any) -> tuple[tuple[Hashable, ...], tuple[int, ...]]:
