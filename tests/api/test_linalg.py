@@ -331,6 +331,35 @@ def test_grad_of_solve_by_finite_differences() -> None:
         np.testing.assert_allclose(float(np.sum(np.asarray(grad) * v)), fd, rtol=1e-6)
 
 
+@pytest.mark.parametrize("batch", [(), (2, 3), (2, 1, 2)], ids=str)
+@pytest.mark.parametrize("eigenvalues_only", [False, True], ids=["eigh", "eigvalsh"])
+def test_eigh_derivatives_over_any_batch(batch: tuple[int, ...], eigenvalues_only: bool) -> None:
+    """jvp and vjp of eigh and eigvalsh on stacks: JAX's numbers, and finite differences."""
+    rng = np.random.default_rng(len(batch))
+    a = rng.normal(size=(*batch, 5, 5))
+    a = a + np.swapaxes(a, -1, -2)
+    weights = np.arange(5.0)
+
+    def loss(np_: Any) -> Callable[[Array], Any]:
+        def f(m: Array) -> Any:
+            if eigenvalues_only:
+                return np_.sum(np_.linalg.eigvalsh(m) * weights)
+            w, v = np_.linalg.eigh(m)
+            return np_.sum(w * weights) + np_.sum(v**2 * weights)
+
+        return f
+
+    ours, theirs = loss(dnp), loss(jnp)
+    _assert_close(dx.grad(ours)(a), jax.grad(theirs)(a), rtol=1e-8, atol=1e-10)
+    t = rng.normal(size=a.shape)
+    t = t + np.swapaxes(t, -1, -2)
+    jvp = dx.jvp(ours, (a,), (t,))[1]
+    _assert_close(jvp, jax.jvp(theirs, (a,), (t,))[1], rtol=1e-8, atol=1e-10)
+    eps = 1e-6
+    fd = (float(theirs(a + eps * t)) - float(theirs(a - eps * t))) / (2 * eps)
+    np.testing.assert_allclose(float(jvp), fd, rtol=1e-5)
+
+
 def test_float32() -> None:
     a = _spd(4).astype(np.float32)
     _assert_close(

@@ -35,7 +35,7 @@ def _entry(e: Any) -> SpecEntry:
     if e is None or isinstance(e, str):
         return e
     if isinstance(e, (tuple, list)):
-        names = tuple(e)
+        names: tuple[str, ...] = tuple(e)
         if not all(isinstance(n, str) for n in names):
             raise TypeError(f"PartitionSpec entries name mesh axes (str), got {e!r}")
         # JAX's canonical form, so that P(("x",), ("y",)) == P("x", "y"): one

@@ -122,9 +122,11 @@ def _np_matmul(a: ArrayLike, b: ArrayLike) -> Value:
 def eye_like(x: ArrayLike, n: int, m: int | None = None, k: int = 0) -> Value:
     """The ``n x m`` identity (ones on diagonal ``k``), broadcast to ``x``'s leading axes."""
     aval = get_aval(x)
-    m = n if m is None else m
-    eye = np.eye(n, m, k, dtype=aval.dtype)
-    batch = aval.shape[:-2]
+    return _eye(aval.shape[:-2], n, n if m is None else m, k, aval.dtype)
+
+
+def _eye(batch: tuple[int, ...], n: int, m: int, k: int, dtype: DType) -> Value:
+    eye = np.eye(n, m, k, dtype=dtype)
     out: Value = lax.broadcast_in_dim(eye, (*batch, n, m), (len(batch), len(batch) + 1))
     return out
 
@@ -424,7 +426,9 @@ def _eigh_jvp(
     (a,), (a_dot,) = primals, tangents
     v, w = eigh_p.bind(symmetrize(a), lower=lower, sort_eigenvalues=sort_eigenvalues)
     n = get_aval(a).shape[-1]
-    eye = eye_like(w, n)  # (w is real, a complex a's eigenvalues too)
+    # The identity in w's (real) dtype, over w's batch axes: all but its last.
+    w_aval = get_aval(w)
+    eye = _eye(w_aval.shape[:-1], n, n, 0, w_aval.dtype)
     # 1 / (w_j - w_i) off the diagonal, 0 on it, with no 1/0 computed.
     f_mat = lax.sub(lax.integer_pow(lax.add(eye, lax.sub(_rows_of(w, n), _cols_of(w, n))), -1), eye)
     vdag_adot_v = _hmatmul(_hmatmul(_H(v), a_dot), v)
