@@ -24,6 +24,14 @@ Design rules:
   loop of 300 asynchronous data-parallel steps hangs after 50 to 100, in
   JAX 0.10.2 as in didax). The CPU does the work either way, so waiting
   costs little; accelerators keep asynchronous dispatch.
+- A program the device has no memory for fails with XLA's own error (a
+  ``RuntimeError``, RESOURCE_EXHAUSTED, naming the bytes of the allocation
+  that failed), as JAX's; a note adds the program's name and its results'
+  types and bytes, which XLA's message does not say. The program stays
+  cached (it is a valid one) and the failed call leaves nothing else
+  behind: the next call runs as usual. (An intermediate that fails once
+  the call has returned surfaces where the result is read, with XLA's
+  message alone.)
 """
 
 from __future__ import annotations
@@ -59,6 +67,21 @@ class _Inspectable:
 
     executable: xla.Executable
     module: ir.Module
+    out_avals: tuple[ShapedArray, ...]
+
+    def note_out_of_memory(self, error: BaseException) -> None:
+        """Adds the program's name and results to XLA's out-of-memory error, which lacks them."""
+        if not xla.is_out_of_memory(error):
+            return
+        with self.module.context:
+            name = ir.StringAttr(self.module.operation.attributes["sym_name"]).value
+        nbytes = sum(a.size * a.dtype.itemsize for a in self.out_avals)
+        types = ", ".join(a.str_short() for a in self.out_avals)
+        error.add_note(
+            f"didax: out of device memory running the program {name!r}, whose results "
+            f"({types}) take {nbytes} bytes ({nbytes / 2**30:.1f} GiB), besides its "
+            "intermediates"
+        )
 
     @property
     def text(self) -> str:
@@ -136,9 +159,13 @@ class Compiled(_Inspectable):
         return Array.from_buffer(out, self.out_avals[0])
 
     def _execute(self, values: list[Any], host: bool) -> list[xla.Buffer]:
-        if not host:
-            return xla.execute(self.executable, values, self.handlers)
-        return self.host_arguments.call(self.fast, values)
+        try:  # (free on the hit path: a try costs nothing until it catches)
+            if not host:
+                return xla.execute(self.executable, values, self.handlers)
+            return self.host_arguments.call(self.fast, values)
+        except RuntimeError as e:
+            self.note_out_of_memory(e)
+            raise
 
     def _run_donating(
         self, const_buffers: Sequence[xla.Buffer], args: Sequence[Any], donated: frozenset[int]
@@ -149,7 +176,11 @@ class Compiled(_Inspectable):
                 buffers.append(xla.to_device(as_array(x), copy=True))
             else:
                 buffers.append(to_buffer(x))
-        outs = xla.execute(self.executable, buffers, self.handlers)
+        try:
+            outs = xla.execute(self.executable, buffers, self.handlers)
+        except RuntimeError as e:
+            self.note_out_of_memory(e)
+            raise
         for i in donated:
             x = args[i]
             if type(x) is Array and buffers[len(const_buffers) + i].is_deleted():
@@ -208,10 +239,14 @@ class ShardedCompiled(_Inspectable):
         shardings = self.layout.in_shardings[len(buffers) :]
         for x, s in zip(args, shardings, strict=True):
             buffers.append(put(x, s))
-        outs = xla.execute(self.executable, buffers, self.handlers)
-        if BACKEND.host_is_device:
-            for b in outs:
-                b.block_until_ready()
+        try:
+            outs = xla.execute(self.executable, buffers, self.handlers)
+            if BACKEND.host_is_device:
+                for b in outs:
+                    b.block_until_ready()
+        except RuntimeError as e:
+            self.note_out_of_memory(e)
+            raise
         wrap = Array.from_sharded
         return [
             wrap(b, a, s) for b, a, s in zip(outs, self.out_avals, self.out_shardings, strict=True)

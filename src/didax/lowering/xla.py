@@ -476,6 +476,11 @@ def execute(
     return executable.execute_sharded(buffers).consume_with_handlers(handlers)
 
 
+def is_out_of_memory(error: BaseException) -> bool:
+    """Whether ``error`` is XLA's failure to allocate device memory (its RESOURCE_EXHAUSTED)."""
+    return isinstance(error, RuntimeError) and str(error).startswith("RESOURCE_EXHAUSTED")
+
+
 _X64: Final = _jax_config.enable_x64  # thread-local when set with ``swap_local``
 
 
