@@ -20,6 +20,10 @@ Design rules:
 - Writes are atomic: a temporary file in the same directory, flushed to
   disk, then renamed over the entry. Processes sharing a directory at
   most compile a program twice; a reader sees a whole entry or none.
+- A write that fails (a full disk, a read-only directory) is skipped: the
+  program runs, its temporary file is removed, and one warning per
+  directory and process says so (a full disk fails every program's
+  write alike: one warning each would drown the user's output).
 - The directory is created owner-only (0o700) and entries are written
   0o600: a cached executable is code that will run.
 """
@@ -32,6 +36,7 @@ import hashlib
 import os
 import tempfile
 import threading
+import warnings
 from pathlib import Path
 from typing import Final, NamedTuple
 
@@ -52,6 +57,7 @@ class PersistentCacheInfo(NamedTuple):
 
 _lock: Final = threading.Lock()
 _counts: Final = {"hits": 0, "misses": 0, "rejected": 0}
+_warned: Final[set[Path]] = set()  # directories whose failed write was warned of
 
 
 def info() -> PersistentCacheInfo:
@@ -138,8 +144,20 @@ def _store(cache_dir: Path, path: Path, payload: bytes) -> None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
-    except OSError:
-        return
+    except OSError as e:
+        _warn_once(cache_dir, e)
+
+
+def _warn_once(cache_dir: Path, error: OSError) -> None:
+    with _lock:
+        if cache_dir in _warned:
+            return
+        _warned.add(cache_dir)
+    warnings.warn(
+        f"didax: the persistent compile cache cannot be written in {cache_dir} ({error}); "
+        "programs still run but are not kept on disk (warned once per directory)",
+        stacklevel=2,
+    )
 
 
 def _make_directory(cache_dir: Path) -> None:
