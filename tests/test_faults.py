@@ -91,6 +91,8 @@ _OUT_OF_MEMORY = textwrap.dedent(
     import didax as dx, didax.numpy as dnp
 
     big = (2**40,)  # 4 TiB of float32
+    kept = dnp.arange(5.0) * 3.0  # made before: must come through intact
+    donated = dnp.arange(4, dtype=dnp.float32)
     cases = {
         "eager": lambda: dnp.zeros(big, dnp.float32),
         "jit": lambda: dx.jit(lambda: dnp.ones(big, dnp.float32))(),
@@ -99,6 +101,10 @@ _OUT_OF_MEMORY = textwrap.dedent(
             lambda x: dnp.sort(dnp.broadcast_to(x, (2**36, 4)).ravel())[:3]
         )(dnp.ones(4, dnp.float32)),
         "host copy": lambda: dnp.asarray(np.broadcast_to(np.float32(1), (2**36,))),
+        # A failed call takes nothing: its donated argument is still there.
+        "jit donating": lambda: dx.jit(
+            lambda x: (x + 1.0, dnp.ones(big, dnp.float32) * x[0]), donate_argnums=0
+        )(donated)[1],
     }
     f = dx.jit(lambda x: dnp.sin(x) * 2.0 + 1.0)
     report = {}
@@ -111,7 +117,9 @@ _OUT_OF_MEMORY = textwrap.dedent(
                      "memory": isinstance(e, MemoryError),
                      "text": "\\n".join([str(e), *getattr(e, "__notes__", [])])}
         report[name] = {"error": error, "jit": np.asarray(f(np.arange(3.0))).tolist(),
-                        "eager": np.asarray(dnp.exp(dnp.arange(3.0))).tolist()}
+                        "eager": np.asarray(dnp.exp(dnp.arange(3.0))).tolist(),
+                        "kept": np.asarray(kept).tolist(),
+                        "donated": np.asarray(donated).tolist()}
     print(json.dumps(report))
     """
 )
@@ -146,6 +154,7 @@ def out_of_memory() -> dict[str, Any]:
         ("jit intermediate", ["RESOURCE_EXHAUSTED", "1099511627776 bytes"]),
         # A NumPy argument too large to copy on the host: NumPy's MemoryError.
         ("host copy", ["256. GiB", "(68719476736,)"]),
+        ("jit donating", ["RESOURCE_EXHAUSTED", "4398046511104 bytes", "f32[1099511627776]"]),
     ],
 )
 def test_an_allocation_beyond_memory_is_an_error_and_the_next_call_works(
@@ -159,12 +168,14 @@ def test_an_allocation_beyond_memory_is_an_error_and_the_next_call_works(
         assert words in error["text"], error["text"]
     np.testing.assert_allclose(result["jit"], np.sin(np.arange(3.0)) * 2.0 + 1.0, rtol=1e-6)
     np.testing.assert_allclose(result["eager"], np.exp(np.arange(3.0)), rtol=1e-6)
+    assert result["kept"] == [0.0, 3.0, 6.0, 9.0, 12.0]
+    assert result["donated"] == [0.0, 1.0, 2.0, 3.0]
 
 
 # --- KeyboardInterrupt while tracing, lowering, compiling ----------------------------------
 
 
-@pytest.fixture(params=["no disk cache", "disk cache"])
+@pytest.fixture
 def cache_dir(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path | None]:
     """The persistent cache off, or on in a fresh directory (checked to hold whole entries)."""
     if request.param == "no disk cache":
@@ -219,12 +230,21 @@ def _disk_entries(cache_dir: Path | None) -> list[str]:
     return [] if cache_dir is None else sorted(p.name for p in cache_dir.iterdir())
 
 
-@pytest.mark.parametrize("stage", ["lowering", "XLA compile", "disk write"])
+@pytest.mark.parametrize(
+    ("stage", "cache_dir"),
+    [
+        *(
+            (stage, disk)
+            for stage in ("lowering", "XLA compile")
+            for disk in ("no disk cache", "disk cache")
+        ),
+        ("disk write", "disk cache"),
+    ],
+    indirect=["cache_dir"],
+)
 def test_an_interrupt_while_compiling_a_jit_leaves_no_partial_entry(
     stage: str, cache_dir: Path | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if stage == "disk write" and cache_dir is None:
-        pytest.skip("no disk cache to write")
     fun, c = _fresh_program()
     f = dx.jit(fun)
     x = np.linspace(0.0, 1.0, 5)
