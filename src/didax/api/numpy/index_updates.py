@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from typing import Any, final
+from typing import Any, TypedDict, Unpack, final
 
 import numpy as np
 
@@ -115,6 +115,21 @@ def scatter_update(
     return as_result(out)
 
 
+class UpdateOptions(TypedDict, total=False):
+    """The options each update of ``x.at[idx]`` takes, keyword-only (JAX's).
+
+    ``indices_are_sorted`` and ``unique_indices`` promise what the scatter
+    may assume (default False); ``mode`` says what out-of-bounds indices do
+    (default: dropped); ``wrap_negative_indices`` (default True) counts
+    negative indices from the end, as NumPy's.
+    """
+
+    indices_are_sorted: bool
+    unique_indices: bool
+    mode: str | GatherScatterMode | None
+    wrap_negative_indices: bool
+
+
 def _scatter_sub(operand: Any, indices: Any, updates: Any, dnums: Any, **kw: Any) -> Any:
     return lax.scatter_add(operand, indices, lax.neg(updates), dnums, **kw)
 
@@ -194,10 +209,11 @@ class IndexUpdateRef:
         self,
         values: ArrayLike,
         op: ScatterFn,
-        indices_are_sorted: bool,
-        unique_indices: bool,
-        mode: str | GatherScatterMode | None,
-        wrap_negative_indices: bool,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: str | GatherScatterMode | None = None,
+        wrap_negative_indices: bool = True,
         target: ArrayLike | None = None,
     ) -> Array:
         return scatter_update(
@@ -211,138 +227,41 @@ class IndexUpdateRef:
             normalize_indices=wrap_negative_indices,
         )
 
-    def _factors(
-        self,
-        values: ArrayLike,
-        indices_are_sorted: bool,
-        unique_indices: bool,
-        mode: str | GatherScatterMode | None,
-        wrap_negative_indices: bool,
-    ) -> Array:
+    def _factors(self, values: ArrayLike, options: UpdateOptions) -> Array:
         """Ones, times ``values`` at the index (repeats multiply): ``divide``'s and ``power``'s."""
         ones = lax.full_like(as_result(operand(self.array)), 1)
-        return self._update(
-            values,
-            lax.scatter_mul,
-            indices_are_sorted,
-            unique_indices,
-            mode,
-            wrap_negative_indices,
-            target=ones,
-        )
+        return self._update(values, lax.scatter_mul, target=ones, **options)
 
-    def set(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: str | GatherScatterMode | None = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
+    def set(self, values: ArrayLike, **options: Unpack[UpdateOptions]) -> Array:
         """``x[idx] = values``; of repeated indices the last update stays (XLA on CPUs)."""
-        return self._update(
-            values, lax.scatter, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
+        return self._update(values, lax.scatter, **options)
 
-    def add(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: str | GatherScatterMode | None = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
+    def add(self, values: ArrayLike, **options: Unpack[UpdateOptions]) -> Array:
         """``x[idx] += values``; repeated indices accumulate."""
-        return self._update(
-            values, lax.scatter_add, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
+        return self._update(values, lax.scatter_add, **options)
 
-    def subtract(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: str | GatherScatterMode | None = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
+    def subtract(self, values: ArrayLike, **options: Unpack[UpdateOptions]) -> Array:
         """``x[idx] -= values``; repeated indices accumulate."""
-        return self._update(
-            values, _scatter_sub, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
+        return self._update(values, _scatter_sub, **options)
 
-    def multiply(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: str | GatherScatterMode | None = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
+    def multiply(self, values: ArrayLike, **options: Unpack[UpdateOptions]) -> Array:
         """``x[idx] *= values``; repeated indices multiply."""
-        return self._update(
-            values, lax.scatter_mul, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
+        return self._update(values, lax.scatter_mul, **options)
 
     mul = multiply
 
-    def divide(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: str | GatherScatterMode | None = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
+    def divide(self, values: ArrayLike, **options: Unpack[UpdateOptions]) -> Array:
         """``x[idx] /= values`` (a true division, as JAX's)."""
-        divisors = self._factors(
-            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
-        return divide(self.array, divisors)
+        return divide(self.array, self._factors(values, options))
 
-    def power(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: str | GatherScatterMode | None = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
+    def power(self, values: ArrayLike, **options: Unpack[UpdateOptions]) -> Array:
         """``x[idx] **= values``."""
-        exponents = self._factors(
-            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
-        return power(self.array, exponents)
+        return power(self.array, self._factors(values, options))
 
-    def min(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: str | GatherScatterMode | None = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
+    def min(self, values: ArrayLike, **options: Unpack[UpdateOptions]) -> Array:
         """``x[idx] = minimum(x[idx], values)``."""
-        return self._update(
-            values, lax.scatter_min, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
+        return self._update(values, lax.scatter_min, **options)
 
-    def max(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: str | GatherScatterMode | None = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
+    def max(self, values: ArrayLike, **options: Unpack[UpdateOptions]) -> Array:
         """``x[idx] = maximum(x[idx], values)``."""
-        return self._update(
-            values, lax.scatter_max, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
+        return self._update(values, lax.scatter_max, **options)
