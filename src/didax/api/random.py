@@ -50,11 +50,11 @@ from didax.api.prng import (
     shape_arg,
     split,
     split_impl,
-    threefry_2x32,
     wrap_key_data,
 )
 from didax.api.prng import UNROLL_FROM as UNROLL_FROM
 from didax.api.prng import threefry2x32 as threefry2x32
+from didax.api.prng import threefry_2x32 as threefry_2x32
 from didax.core import dtypes, lax
 from didax.core.dtypes import DType, DTypeLike
 from didax.core.trace import Tracer
@@ -78,7 +78,6 @@ __all__ = [
     "permutation",
     "choice",
     "gumbel",
-    "threefry_2x32",
 ]
 
 
