@@ -38,6 +38,20 @@ from didax.core.lax.indexing import (
     GatherScatterMode,
 )
 
+
+def _reorient(
+    v: Any, rev_axes: list[int], squeeze_axes: list[int], newaxis_dims: list[int]
+) -> Array:
+    """A slice's window as the index asks: axes reversed, integer axes dropped, new axes added."""
+    if rev_axes:
+        v = lax.rev(v, rev_axes)
+    if squeeze_axes:
+        v = lax.squeeze(v, squeeze_axes)
+    if newaxis_dims:
+        v = lax.expand_dims(v, newaxis_dims)
+    return as_result(v)
+
+
 # --- route 1: a static slice ---------------------------------------------------------------
 
 
@@ -93,13 +107,7 @@ def _static_slice(
     )
     if not trivial:
         v = lax.slice(v, starts, limits, strides)
-    if rev_axes:
-        v = lax.rev(v, rev_axes)
-    if squeeze_axes:
-        v = lax.squeeze(v, squeeze_axes)
-    if newaxis_dims:
-        v = lax.expand_dims(v, newaxis_dims)
-    return as_result(v)
+    return _reorient(v, rev_axes, squeeze_axes, newaxis_dims)
 
 
 # --- route 2: a dynamic slice --------------------------------------------------------------
@@ -166,10 +174,4 @@ def _dynamic_slice(
                 i = astype(i, dtype) if len(starts) > 1 else i
                 normalized.append(_wrap_negative(i, n) if normalize else i)
         v = lax.dynamic_slice(v, normalized, sizes)
-    if rev_axes:
-        v = lax.rev(v, rev_axes)
-    if squeeze_axes:
-        v = lax.squeeze(v, squeeze_axes)
-    if newaxis_dims:
-        v = lax.expand_dims(v, newaxis_dims)
-    return as_result(v)
+    return _reorient(v, rev_axes, squeeze_axes, newaxis_dims)
