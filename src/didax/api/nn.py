@@ -28,6 +28,7 @@ from typing import Final
 import numpy as np
 
 from didax.api.custom_derivatives import custom_jvp
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import (
     add,
     divide,
@@ -49,8 +50,6 @@ from didax.api.numpy.elementwise import (
 )
 from didax.api.numpy.more_elementwise import expm1, logaddexp, square
 from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
     as_result,
     astype,
     broadcast_to_shape,

@@ -28,13 +28,8 @@ from didax.api.numpy import elementwise as enp
 from didax.api.numpy import indexing, searching
 from didax.api.numpy import manipulation as mnp
 from didax.api.numpy import reductions as rnp
-from didax.api.numpy.operands import (
-    Array,
-    as_result,
-    asarray,
-    broadcast_shapes,
-    operand,
-)
+from didax.api.numpy.array_types import Array
+from didax.api.numpy.operands import as_result, asarray, broadcast_shapes, operand
 from didax.api.prng import (
     UINT_DTYPES,
     KeyLike,

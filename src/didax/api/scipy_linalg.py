@@ -26,6 +26,7 @@ from typing import Any, Final
 import numpy as np
 
 from didax.api.control_flow import cond, fori_loop, scan, switch
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.decompositions import conj_transpose, inexact
 from didax.api.numpy.elementwise import floor, maximum, where
 from didax.api.numpy.histograms import digitize
@@ -35,14 +36,7 @@ from didax.api.numpy.linalg import solve as _solve
 from didax.api.numpy.linear_algebra import matmul
 from didax.api.numpy.manipulation import broadcast_to, expand_dims
 from didax.api.numpy.more_elementwise import log2
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    Operand,
-    astype,
-    broadcast_shapes,
-    operand,
-)
+from didax.api.numpy.operands import Operand, astype, broadcast_shapes, operand
 from didax.api.transformations import vmap
 from didax.core import dtypes
 from didax.core.lax import linalg as lax_linalg

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from didax.api.custom_derivatives import custom_jvp
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import (
     _inexact_function,
     _inexact_unary,
@@ -37,13 +38,7 @@ from didax.api.numpy.elementwise import (
 )
 from didax.api.numpy.elementwise import abs as _abs
 from didax.api.numpy.more_elementwise import isfinite, isnan
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    normalize_axes,
-    promote,
-)
+from didax.api.numpy.operands import as_result, normalize_axes, promote
 from didax.api.numpy.reductions import max as _max
 from didax.api.numpy.reductions import sum as _sum
 from didax.core import lax

@@ -30,11 +30,12 @@ from typing import Any
 import numpy as np
 import opt_einsum
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import multiply, subtract
 from didax.api.numpy.linear_algebra import _dot_general, _promote_no_broadcast, _strong_if
 from didax.api.numpy.manipulation import broadcast_to, moveaxis, ravel, reshape, stack
 from didax.api.numpy.matrices import diagonal
-from didax.api.numpy.operands import Array, ArrayLike, astype, dtype_arg, operand
+from didax.api.numpy.operands import astype, dtype_arg, operand
 from didax.api.numpy.reductions import sum
 from didax.core import dtypes, lax
 from didax.core.dtypes import DType, DTypeLike

@@ -15,11 +15,10 @@ from typing import Any, Final, Literal, final, overload
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import add, divide, floor, multiply, subtract
 from didax.api.numpy.manipulation import broadcast_to, concatenate, expand_dims, moveaxis, reshape
 from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
     as_result,
     asarray,
     astype,

@@ -24,9 +24,9 @@ from typing import Any, overload
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
+    Operand,
     as_result,
     asarray,
     astype,
@@ -448,7 +448,7 @@ greater = _comparison(lax.gt_p, "greater", "Element-wise ``x1 > x2``.")
 greater_equal = _comparison(lax.ge_p, "greater_equal", "Element-wise ``x1 >= x2``.")
 
 
-def _truth(x: ArrayLike) -> Any:
+def _truth(x: ArrayLike) -> Operand:
     v = operand(x)
     if get_aval(v).dtype == dtypes.bool_:
         return v

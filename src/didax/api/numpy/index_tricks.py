@@ -19,18 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.creation import arange, array, asarray, linspace, zeros
 from didax.api.numpy.elementwise import floor_divide, remainder, where
 from didax.api.numpy.manipulation import concatenate, expand_dims, reshape, stack, transpose
 from didax.api.numpy.matrices import diag_indices, meshgrid, tril_indices, triu_indices
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    concrete_value,
-    dtype_arg,
-    operand,
-)
+from didax.api.numpy.operands import as_result, concrete_value, dtype_arg, operand
 from didax.core import dtypes, lax
 from didax.core.dtypes import DTypeLike
 from didax.core.promotion import result_type as _result_type

@@ -19,6 +19,7 @@ from typing import Any, TypedDict, Unpack, final
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import divide, power
 from didax.api.numpy.gathering import _to_gather
 from didax.api.numpy.index_parsing import (
@@ -27,18 +28,13 @@ from didax.api.numpy.index_parsing import (
 )
 from didax.api.numpy.indexing import rewriting_take
 from didax.api.numpy.manipulation import broadcast_to
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    asarray,
-    astype,
-    operand,
-)
-from didax.core import dtypes, lax
+from didax.api.numpy.operands import as_result, asarray, astype, operand
+from didax.core import dtypes, lax, values
+from didax.core.basearray import Value
 from didax.core.dtypes import DType
 from didax.core.lax.indexing import (
     GatherScatterMode,
+    ScatterDimensionNumbers,
     scatter_dnums_of_gather,
 )
 from didax.core.promotion import result_type
@@ -68,29 +64,29 @@ def scatter_update(
     """``x`` with ``x[index] op= y`` applied, functionally (JAX's ``_scatter_update``)."""
     arr = asarray(x)
     aval = get_aval(arr)
-    values: Any
+    updates: Any
     if (
         type(y) is int
         and dtypes.is_integer(aval.dtype)
         and np.iinfo(aval.dtype.name).min <= y <= np.iinfo(aval.dtype.name).max
     ):
-        values = asarray(y, aval.dtype)
+        updates = asarray(y, aval.dtype)
     else:
-        values = asarray(y)  # a list too, as JAX's
+        updates = asarray(y)  # a list too, as JAX's
     parsed = _expand_bool(_parse(index, aval.shape), aval.shape)
     indexer = _to_gather(parsed, aval.shape, normalize_indices)
     if math.prod(indexer.slice_shape) == 0:
         return arr
-    if not _safe_to_cast(values, aval.dtype):
+    if not _safe_to_cast(updates, aval.dtype):
         warnings.warn(
             "scatter inputs have incompatible types: cannot safely cast value from "
-            f"dtype={get_aval(values).dtype} to dtype={aval.dtype}. In future JAX releases "
+            f"dtype={get_aval(updates).dtype} to dtype={aval.dtype}. In future JAX releases "
             "this will result in an error.",
             FutureWarning,
             stacklevel=3,
         )
-    dtype, weak = result_type(arr, values)
-    xs, ys = astype(arr, dtype, weak), astype(values, dtype, weak)
+    dtype, weak = result_type(arr, updates)
+    xs, ys = astype(arr, dtype, weak), astype(updates, dtype, weak)
     ys = broadcast_to(ys, indexer.slice_shape)
     if indexer.newaxis_dims:
         ys = lax.squeeze(ys, indexer.newaxis_dims)
@@ -130,7 +126,13 @@ class UpdateOptions(TypedDict, total=False):
     wrap_negative_indices: bool
 
 
-def _scatter_sub(operand: Any, indices: Any, updates: Any, dnums: Any, **kw: Any) -> Any:
+def _scatter_sub(
+    operand: values.ArrayLike,
+    indices: values.ArrayLike,
+    updates: values.ArrayLike,
+    dnums: ScatterDimensionNumbers,
+    **kw: Any,
+) -> Value:
     return lax.scatter_add(operand, indices, lax.neg(updates), dnums, **kw)
 
 

@@ -16,11 +16,10 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import multiply, not_equal
 from didax.api.numpy.manipulation import ravel, reshape
 from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
     as_result,
     astype,
     broadcast_shapes,

@@ -21,6 +21,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from didax.api.numpy.array_types import ArrayLike
 from didax.api.numpy.bits import bitwise_xor, left_shift, right_shift
 from didax.api.numpy.elementwise import (
     abs,
@@ -49,7 +50,7 @@ from didax.api.numpy.indexing import getitem
 from didax.api.numpy.linear_algebra import dot, matmul
 from didax.api.numpy.manipulation import ravel, reshape, squeeze, swapaxes, transpose
 from didax.api.numpy.more_elementwise import conj, imag, real
-from didax.api.numpy.operands import ArrayLike, asarray, is_array_like
+from didax.api.numpy.operands import asarray, is_array_like
 from didax.api.numpy.reductions import argmax, argmin, cumsum, max, mean, min, prod, sum
 from didax.core.array import Array
 from didax.core.basearray import Value

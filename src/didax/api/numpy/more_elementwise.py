@@ -24,6 +24,7 @@ import ml_dtypes
 import numpy as np
 
 from didax.api.custom_derivatives import custom_jvp
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import (
     _inexact_function,
     _inexact_unary,
@@ -52,7 +53,7 @@ from didax.api.numpy.elementwise import (
     subtract,
     where,
 )
-from didax.api.numpy.operands import Array, ArrayLike, as_result, astype, bind, operand, promote
+from didax.api.numpy.operands import as_result, astype, bind, operand, promote
 from didax.core import dtypes, lax
 from didax.core.lax.bits import bitcast_convert_type
 from didax.core.values import get_aval

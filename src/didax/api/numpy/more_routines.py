@@ -23,6 +23,7 @@ import ml_dtypes
 import numpy as np
 
 from didax.api.control_flow import while_loop
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.creation import linspace
 from didax.api.numpy.elementwise import abs as _abs
 from didax.api.numpy.elementwise import (
@@ -55,14 +56,7 @@ from didax.api.numpy.more_elementwise import (
     arctanh,
     isnan,
 )
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    dtype_arg,
-    operand,
-    promote,
-)
+from didax.api.numpy.operands import as_result, dtype_arg, operand, promote
 from didax.api.numpy.operands import (
     broadcast_shapes as _broadcast_shapes,
 )

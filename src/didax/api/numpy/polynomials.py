@@ -13,18 +13,14 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import (
     add,
     multiply,
 )
 from didax.api.numpy.linear_algebra import _promote_no_broadcast, dot
 from didax.api.numpy.manipulation import stack
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    operand,
-)
+from didax.api.numpy.operands import as_result, operand
 from didax.core import lax
 from didax.core.dtypes import DTypeLike
 from didax.core.lax.precision import PrecisionLike

@@ -23,10 +23,11 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import where
 from didax.api.numpy.manipulation import concatenate
 from didax.api.numpy.more_elementwise import isnan
-from didax.api.numpy.operands import Array, ArrayLike, Operand, as_result, astype, operand
+from didax.api.numpy.operands import Operand, as_result, astype, operand
 from didax.api.numpy.searching import searchsorted
 from didax.api.numpy.statistics import any
 from didax.core import dtypes, lax

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array
 from didax.api.numpy.index_parsing import (
     _expand_ellipsis,
     _full_slice,
@@ -28,11 +29,7 @@ from didax.api.numpy.index_parsing import (
     _wrap_negative,
     index_dtype_for_shape,
 )
-from didax.api.numpy.operands import (
-    Array,
-    as_result,
-    astype,
-)
+from didax.api.numpy.operands import as_result, astype
 from didax.core import dtypes, lax
 from didax.core.lax.indexing import (
     GatherScatterMode,

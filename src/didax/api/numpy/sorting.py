@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from didax.api.numpy.operands import Array, ArrayLike, as_result, dtype_arg, operand
+from didax.api.numpy.array_types import Array, ArrayLike
+from didax.api.numpy.operands import as_result, dtype_arg, operand
 from didax.core import dtypes, lax
 from didax.core.dtypes import DTypeLike
 from didax.core.values import get_aval

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import (
     divide,
     multiply,
@@ -21,15 +22,7 @@ from didax.api.numpy.elementwise import (
 from didax.api.numpy.linear_algebra import dot
 from didax.api.numpy.manipulation import broadcast_to, concatenate, reshape
 from didax.api.numpy.matrices import diagonal
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    astype,
-    dtype_arg,
-    normalize_axes,
-    operand,
-)
+from didax.api.numpy.operands import as_result, astype, dtype_arg, normalize_axes, operand
 from didax.api.numpy.reductions import max, mean, min, prod, sum
 from didax.core import dtypes, lax
 from didax.core.dtypes import DTypeLike

@@ -1,0 +1,23 @@
+"""The types of ``didax.numpy``'s signatures (as JAX's ``jax._src.typing``).
+
+Design rules:
+- Types only: this module imports no ``didax.api`` module, so that every
+  module of the layer can annotate with them, whatever it builds on.
+- ``operands`` keeps the helpers that turn arguments into operands;
+  ``Operand`` (what ``operands.operand`` gives) is named there.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeAlias
+
+from didax.core import values
+from didax.core.basearray import Value
+
+__all__ = ["Array", "ArrayLike"]
+
+# A didax value, or a (nested) list or tuple of them (``asarray`` stacks those).
+ArrayLike: TypeAlias = values.ArrayLike | list[Any] | tuple[Any, ...]
+# What a didax.numpy function returns: a Tracer under a transformation, a
+# didax Array in eager code.
+Array: TypeAlias = Value
