@@ -35,6 +35,7 @@ from didax.api.numpy.operands import (
     broadcast_to_shape,
     fused,
     is_static_int,
+    named,
     operand,
     promote,
 )
@@ -252,9 +253,7 @@ def _inexact_function(prim: Primitive, name: str, doc: str) -> Callable[[ArrayLi
     def function(x: ArrayLike) -> Array:
         return _inexact_unary(prim, x)
 
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = doc
-    return function
+    return named(function, name, doc)
 
 
 def exp(x: ArrayLike) -> Array:
@@ -422,9 +421,7 @@ def _comparison(prim: Primitive, name: str, doc: str) -> Callable[[ArrayLike, Ar
     def function(x1: ArrayLike, x2: ArrayLike) -> Array:
         return _compare(name, prim, x1, x2)
 
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = doc
-    return fused(function)
+    return fused(named(function, name, doc))
 
 
 equal = _comparison(

@@ -53,7 +53,7 @@ from didax.api.numpy.elementwise import (
     subtract,
     where,
 )
-from didax.api.numpy.operands import as_result, astype, bind, operand, promote
+from didax.api.numpy.operands import Operand, as_result, astype, bind, operand, promote
 from didax.core import dtypes, lax
 from didax.core.lax.bits import bitcast_convert_type
 from didax.core.values import get_aval
@@ -135,40 +135,45 @@ def log10(x: ArrayLike) -> Array:
     return multiply(log(v), one_over_log10)
 
 
+def _float_test(
+    x: ArrayLike,
+    test: Callable[[Operand], Array],
+    otherwise: bool,
+    parts: Callable[[Array, Array], Array] | None = None,
+) -> Array:
+    """``test`` of each element of a floating-point ``x``, ``otherwise`` for other dtypes.
+
+    With ``parts``, a complex ``x`` gives ``parts`` of its real and imaginary parts' tests.
+    """
+    v = operand(x)
+    dtype = get_aval(v).dtype
+    if parts is not None and dtypes.is_complex(dtype):
+        return parts(
+            _float_test(lax.real(v), test, otherwise), _float_test(lax.imag(v), test, otherwise)
+        )
+    if not dtypes.is_float(dtype):
+        return as_result(lax.full(get_aval(v).shape, otherwise, dtypes.bool_))
+    return test(v)
+
+
 def isnan(x: ArrayLike) -> Array:
     """Whether each element is NaN (always False for integers; either part, for complex)."""
-    v = operand(x)
-    if dtypes.is_complex(get_aval(v).dtype):
-        return logical_or(isnan(lax.real(v)), isnan(lax.imag(v)))
-    if not dtypes.is_float(get_aval(v).dtype):
-        return as_result(lax.full(get_aval(v).shape, False, dtypes.bool_))
-    return not_equal(v, v)
+    return _float_test(x, lambda v: not_equal(v, v), False, logical_or)
 
 
 def isinf(x: ArrayLike) -> Array:
     """Whether each element is +inf or -inf (either part, for complex)."""
-    v = operand(x)
-    if dtypes.is_complex(get_aval(v).dtype):
-        return logical_or(isinf(lax.real(v)), isinf(lax.imag(v)))
-    if not dtypes.is_float(get_aval(v).dtype):
-        return as_result(lax.full(get_aval(v).shape, False, dtypes.bool_))
-    return equal(abs(v), float("inf"))
+    return _float_test(x, lambda v: equal(abs(v), float("inf")), False, logical_or)
 
 
 def isposinf(x: ArrayLike) -> Array:
     """Whether each element is +inf."""
-    v = operand(x)
-    if not dtypes.is_float(get_aval(v).dtype):
-        return as_result(lax.full(get_aval(v).shape, False, dtypes.bool_))
-    return equal(v, float("inf"))
+    return _float_test(x, lambda v: equal(v, float("inf")), False)
 
 
 def isneginf(x: ArrayLike) -> Array:
     """Whether each element is -inf."""
-    v = operand(x)
-    if not dtypes.is_float(get_aval(v).dtype):
-        return as_result(lax.full(get_aval(v).shape, False, dtypes.bool_))
-    return equal(v, -float("inf"))
+    return _float_test(x, lambda v: equal(v, -float("inf")), False)
 
 
 def isfinite(x: ArrayLike) -> Array:
@@ -177,12 +182,7 @@ def isfinite(x: ArrayLike) -> Array:
     >>> isfinite(np.array([1.0, np.inf, np.nan]))
     Array([ True, False, False], dtype=bool)
     """
-    v = operand(x)
-    if dtypes.is_complex(get_aval(v).dtype):
-        return logical_and(isfinite(lax.real(v)), isfinite(lax.imag(v)))
-    if not dtypes.is_float(get_aval(v).dtype):
-        return as_result(lax.full(get_aval(v).shape, True, dtypes.bool_))
-    return bind(lax.is_finite_p, v)
+    return _float_test(x, lambda v: bind(lax.is_finite_p, v), True, logical_and)
 
 
 def nan_to_num(

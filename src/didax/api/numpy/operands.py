@@ -58,6 +58,13 @@ Operand: TypeAlias = Value | HostArray | values.PythonScalar
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def named(fn: F, name: str, doc: str) -> F:
+    """``fn``, which a factory built, as the public function ``name`` documented by ``doc``."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
 def fused(fn: F) -> F:
     """``fn`` (whose arguments are all array operands) run eagerly as one compiled program.
 
