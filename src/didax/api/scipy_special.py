@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from didax.api.custom_derivatives import custom_jvp
-from didax.api.numpy.array_types import Array, ArrayLike
+from didax.api.numpy.array_types import Array, ArrayLike, Axis
 from didax.api.numpy.elementwise import (
     _inexact_function,
     _inexact_unary,
@@ -57,7 +57,6 @@ __all__ = [
     "logit",
 ]
 
-Axis = int | Sequence[int] | None
 
 _INF: Final = float("inf")
 _select: Final = where

@@ -9,15 +9,18 @@ Design rules:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, TypeAlias
 
 from didax.core import values
 from didax.core.basearray import Value
 
-__all__ = ["Array", "ArrayLike"]
+__all__ = ["Array", "ArrayLike", "Axis"]
 
 # A didax value, or a (nested) list or tuple of them (``asarray`` stacks those).
 ArrayLike: TypeAlias = values.ArrayLike | list[Any] | tuple[Any, ...]
 # What a didax.numpy function returns: a Tracer under a transformation, a
 # didax Array in eager code.
 Array: TypeAlias = Value
+# The axes a reduction takes: one, several, or all of them (None).
+Axis: TypeAlias = int | Sequence[int] | None

@@ -16,7 +16,7 @@ in JAX.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 import numpy as np
@@ -58,8 +58,6 @@ from didax.core.dtypes import DTypeLike
 from didax.core.trace import Tracer
 
 __all__: list[str] = []
-
-_Axis = int | Sequence[int] | None
 
 
 def _binary_operator(

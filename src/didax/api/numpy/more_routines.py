@@ -23,7 +23,7 @@ import ml_dtypes
 import numpy as np
 
 from didax.api.control_flow import while_loop
-from didax.api.numpy.array_types import Array, ArrayLike
+from didax.api.numpy.array_types import Array, ArrayLike, Axis
 from didax.api.numpy.creation import linspace
 from didax.api.numpy.elementwise import abs as _abs
 from didax.api.numpy.elementwise import (
@@ -128,7 +128,6 @@ __all__ = [
     "can_cast",
 ]
 
-Axis = int | Sequence[int] | None
 
 # --- the Array API's names --------------------------------------------------------------
 

@@ -17,13 +17,13 @@ Design rules:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 
-from didax.api.numpy.array_types import Array, ArrayLike
+from didax.api.numpy.array_types import Array, ArrayLike, Axis
 from didax.api.numpy.elementwise import where
 from didax.api.numpy.manipulation import concatenate
 from didax.api.numpy.more_elementwise import isnan
@@ -43,7 +43,6 @@ __all__ = [
     "interp",
 ]
 
-Axis = int | Sequence[int] | None
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 

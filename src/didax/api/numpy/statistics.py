@@ -7,10 +7,9 @@ are booleans, ``count_nonzero`` is the default int.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from didax.api.numpy.array_types import Array, ArrayLike
+from didax.api.numpy.array_types import Array, ArrayLike, Axis
 from didax.api.numpy.elementwise import (
     divide,
     multiply,
@@ -46,8 +45,6 @@ __all__ = [
     "nanvar",
     "nanstd",
 ]
-
-Axis = int | Sequence[int] | None
 
 
 def _truth(a: ArrayLike) -> Any:
