@@ -10,12 +10,14 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypedDict
 
 from didax.core import values
 from didax.core.basearray import Value
+from didax.core.dtypes import DTypeLike
+from didax.core.lax.precision import PrecisionLike
 
-__all__ = ["Array", "ArrayLike", "Axis"]
+__all__ = ["Array", "ArrayLike", "Axis", "DotOptions"]
 
 # A didax value, or a (nested) list or tuple of them (``asarray`` stacks those).
 ArrayLike: TypeAlias = values.ArrayLike | list[Any] | tuple[Any, ...]
@@ -24,3 +26,15 @@ ArrayLike: TypeAlias = values.ArrayLike | list[Any] | tuple[Any, ...]
 Array: TypeAlias = Value
 # The axes a reduction takes: one, several, or all of them (None).
 Axis: TypeAlias = int | Sequence[int] | None
+
+
+class DotOptions(TypedDict, total=False):
+    """The keyword options of the products (``dot``, ``matmul``, ``tensordot``, ``einsum``, ...).
+
+    ``precision`` is their ``lax.Precision``; ``preferred_element_type`` the
+    dtype they accumulate in and return (None: the operands'), as JAX's.
+    ``linear_algebra.dot_options`` reads them.
+    """
+
+    precision: PrecisionLike
+    preferred_element_type: DTypeLike

@@ -17,13 +17,13 @@ import builtins
 import math
 import operator
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import ml_dtypes
 import numpy as np
 
 from didax.api.control_flow import while_loop
-from didax.api.numpy.array_types import Array, ArrayLike, Axis
+from didax.api.numpy.array_types import Array, ArrayLike, Axis, DotOptions
 from didax.api.numpy.creation import linspace
 from didax.api.numpy.elementwise import abs as _abs
 from didax.api.numpy.elementwise import (
@@ -66,7 +66,6 @@ from didax.api.numpy.statistics import any, cumprod
 from didax.core import dtypes, lax
 from didax.core.dtypes import DTypeLike
 from didax.core.lax.elementwise import ROUND_TO_NEAREST_EVEN
-from didax.core.lax.precision import PrecisionLike
 from didax.core.promotion import result_type as _result_type
 from didax.core.values import get_aval
 
@@ -228,8 +227,7 @@ def vecdot(
     /,
     *,
     axis: int = -1,
-    precision: PrecisionLike = None,
-    preferred_element_type: DTypeLike = None,
+    **options: Unpack[DotOptions],
 ) -> Array:
     """The dot products of vectors along ``axis`` (broadcast over the others), ``x1`` conjugated.
 
@@ -240,12 +238,7 @@ def vecdot(
     a, b = moveaxis(as_result(a), axis, -1), moveaxis(as_result(b), axis, -1)
     if dtypes.is_complex(get_aval(a).dtype):
         a = lax.conj(a)  # (as JAX's, which is vdot's vectorized)
-    out = matmul(
-        a[..., None, :],
-        b[..., :, None],
-        precision=precision,
-        preferred_element_type=preferred_element_type,
-    )
+    out = matmul(a[..., None, :], b[..., :, None], **options)
     return out[..., 0, 0]
 
 
