@@ -79,8 +79,8 @@ from didax.core.lax.linalg import (
     svd_p,
     triangular_solve_p,
 )
-from didax.lowering.kernel_targets import gpu_linalg_target, gpu_solver_target, lapack_target
 from didax.lowering import mlir
+from didax.lowering.kernel_targets import gpu_linalg_target, gpu_solver_target, lapack_target
 from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext
 from didax.lowering.rules import compare
 
