@@ -2,26 +2,15 @@
 
 ``initialize(coordinator_address, num_processes, process_id)`` joins a run
 through jaxlib's distributed runtime; the functions live in
-``didax.api.distributed``, re-exported here (and the queries at the top
-level: ``didax.process_index()``, ``didax.process_count()``).
+``didax.api.distributed``, whose ``__all__`` is re-exported here (and the
+queries at the top level: ``didax.process_index()``, ``didax.process_count()``).
 
 >>> import didax as dx
 >>> dx.distributed.process_count()
 1
 """
 
-from didax.api.distributed import initialize as initialize
-from didax.api.distributed import (
-    make_array_from_process_local_data as make_array_from_process_local_data,
-)
-from didax.api.distributed import process_count as process_count
-from didax.api.distributed import process_index as process_index
-from didax.api.distributed import shutdown as shutdown
+from didax.api import distributed as _distributed
+from didax.api.distributed import *  # noqa: F403
 
-__all__ = [
-    "initialize",
-    "shutdown",
-    "process_index",
-    "process_count",
-    "make_array_from_process_local_data",
-]
+__all__ = [*_distributed.__all__]

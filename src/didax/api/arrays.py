@@ -92,16 +92,16 @@ class ShapeDtypeStruct:
     dtype: np.dtype[Any] = attrs.field(converter=dtypes.canonicalize)
     weak_type: bool = False
 
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self.shape, self.dtype, self.weak_type)
+
     @property
     def ndim(self) -> int:
-        return len(self.shape)
+        return self.aval().ndim
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
-
-    def aval(self) -> ShapedArray:
-        return ShapedArray(self.shape, self.dtype, self.weak_type)
+        return self.aval().size
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""

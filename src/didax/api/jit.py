@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, overload
+from typing import Any, TypedDict, Unpack, overload
 
 import numpy as np
 from jax import tree_util
@@ -387,41 +387,29 @@ class Jitted:
         return f"<jitted function {self._name}>"
 
 
+class JitOptions(TypedDict, total=False):
+    """``jit``'s keyword options, as JAX's; their defaults are ``Jitted``'s."""
+
+    static_argnums: int | Sequence[int]
+    static_argnames: str | Sequence[str]
+    donate_argnums: int | Sequence[int]
+    donate_argnames: str | Sequence[str]
+    in_shardings: Any
+    out_shardings: Any
+
+
 @overload
-def jit(
-    fun: Callable[..., Any],
-    *,
-    static_argnums: int | Sequence[int] = (),
-    static_argnames: str | Sequence[str] = (),
-    donate_argnums: int | Sequence[int] = (),
-    donate_argnames: str | Sequence[str] = (),
-    in_shardings: Any = None,
-    out_shardings: Any = None,
-) -> Jitted: ...
+def jit(fun: Callable[..., Any], **options: Unpack[JitOptions]) -> Jitted: ...
 
 
 @overload
 def jit(
-    fun: None = None,
-    *,
-    static_argnums: int | Sequence[int] = (),
-    static_argnames: str | Sequence[str] = (),
-    donate_argnums: int | Sequence[int] = (),
-    donate_argnames: str | Sequence[str] = (),
-    in_shardings: Any = None,
-    out_shardings: Any = None,
+    fun: None = None, **options: Unpack[JitOptions]
 ) -> Callable[[Callable[..., Any]], Jitted]: ...
 
 
 def jit(
-    fun: Callable[..., Any] | None = None,
-    *,
-    static_argnums: int | Sequence[int] = (),
-    static_argnames: str | Sequence[str] = (),
-    donate_argnums: int | Sequence[int] = (),
-    donate_argnames: str | Sequence[str] = (),
-    in_shardings: Any = None,
-    out_shardings: Any = None,
+    fun: Callable[..., Any] | None = None, **options: Unpack[JitOptions]
 ) -> Jitted | Callable[[Callable[..., Any]], Jitted]:
     """Compiles ``fun`` with XLA; usable as ``jit(f)``, ``@jit`` or ``@jit(static_argnums=...)``.
 
@@ -439,14 +427,6 @@ def jit(
     program over their mesh, as do arguments already laid out over one
     (``device_put(x, NamedSharding(...))``): XLA partitions it.
     """
-    options = (
-        static_argnums,
-        static_argnames,
-        donate_argnums,
-        donate_argnames,
-        in_shardings,
-        out_shardings,
-    )
     if fun is None:
-        return lambda f: Jitted(f, *options)
-    return Jitted(fun, *options)
+        return lambda f: Jitted(f, **options)
+    return Jitted(fun, **options)

@@ -22,12 +22,12 @@ Design rules:
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
 from typing import Final
 
 import numpy as np
 
 from didax.api.custom_derivatives import custom_jvp
+from didax.api.numpy.array_types import Array, ArrayLike, Axis
 from didax.api.numpy.elementwise import (
     add,
     divide,
@@ -49,8 +49,6 @@ from didax.api.numpy.elementwise import (
 )
 from didax.api.numpy.more_elementwise import expm1, logaddexp, square
 from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
     as_result,
     astype,
     broadcast_to_shape,
@@ -85,7 +83,6 @@ __all__ = [
     "standardize",
 ]
 
-Axis = int | Sequence[int] | None
 
 _INF: Final = float("inf")
 _select: Final = where  # (``where`` is an argument of several functions here)

@@ -35,12 +35,8 @@ from didax.api.jit import jit
 from didax.api.numpy import elementwise as enp
 from didax.api.numpy import methods as _methods  # noqa: F401  (indexing of key data)
 from didax.api.numpy import reductions as rnp
-from didax.api.numpy.operands import (
-    Array,
-    Operand,
-    as_result,
-    operand,
-)
+from didax.api.numpy.array_types import Array
+from didax.api.numpy.operands import Operand, as_result, operand
 from didax.core import dtypes, lax
 from didax.core.dtypes import DType, DTypeLike
 from didax.core.trace import Tracer

@@ -28,13 +28,8 @@ from didax.api.numpy import elementwise as enp
 from didax.api.numpy import indexing, searching
 from didax.api.numpy import manipulation as mnp
 from didax.api.numpy import reductions as rnp
-from didax.api.numpy.operands import (
-    Array,
-    as_result,
-    asarray,
-    broadcast_shapes,
-    operand,
-)
+from didax.api.numpy.array_types import Array
+from didax.api.numpy.operands import as_result, asarray, broadcast_shapes, operand
 from didax.api.prng import (
     UINT_DTYPES,
     KeyLike,
@@ -50,11 +45,11 @@ from didax.api.prng import (
     shape_arg,
     split,
     split_impl,
-    threefry_2x32,
     wrap_key_data,
 )
 from didax.api.prng import UNROLL_FROM as UNROLL_FROM
 from didax.api.prng import threefry2x32 as threefry2x32
+from didax.api.prng import threefry_2x32 as threefry_2x32
 from didax.core import dtypes, lax
 from didax.core.dtypes import DType, DTypeLike
 from didax.core.trace import Tracer
@@ -78,7 +73,6 @@ __all__ = [
     "permutation",
     "choice",
     "gumbel",
-    "threefry_2x32",
 ]
 
 

@@ -26,22 +26,17 @@ from typing import Any, Final
 import numpy as np
 
 from didax.api.control_flow import cond, fori_loop, scan, switch
+from didax.api.numpy.array_types import Array, ArrayLike
+from didax.api.numpy.decompositions import conj_transpose, inexact
 from didax.api.numpy.elementwise import floor, maximum, where
 from didax.api.numpy.histograms import digitize
 from didax.api.numpy.indexing import take_along_axis
 from didax.api.numpy.linalg import norm
 from didax.api.numpy.linalg import solve as _solve
 from didax.api.numpy.linear_algebra import matmul
-from didax.api.numpy.manipulation import broadcast_to, expand_dims, swapaxes
-from didax.api.numpy.more_elementwise import conj, log2
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    Operand,
-    astype,
-    broadcast_shapes,
-    operand,
-)
+from didax.api.numpy.manipulation import broadcast_to, expand_dims
+from didax.api.numpy.more_elementwise import log2
+from didax.api.numpy.operands import Operand, astype, broadcast_shapes, operand
 from didax.api.transformations import vmap
 from didax.core import dtypes
 from didax.core.lax import linalg as lax_linalg
@@ -64,17 +59,6 @@ def _inexact_pair(a: ArrayLike, b: ArrayLike) -> tuple[Array, Array]:
     dtype, _ = dtypes.result_type((get_aval(v).dtype, get_aval(v).weak_type) for v in vals)
     dtype = dtypes.to_inexact(dtype)
     return astype(vals[0], dtype), astype(vals[1], dtype)
-
-
-def _inexact(a: ArrayLike) -> Array:
-    v = operand(a)
-    out: Array = astype(v, dtypes.to_inexact(get_aval(v).dtype))
-    return out
-
-
-def _h(x: ArrayLike) -> Array:
-    """The conjugate transpose of the last two axes (the transpose, for real dtypes)."""
-    return conj(swapaxes(x, -1, -2))
 
 
 def _as_matrices(name: str, a: Array, b: Array) -> tuple[Array, Array, bool]:
@@ -145,10 +129,10 @@ def cho_factor(
            [0., 2.]], dtype=float32)
     """
     del overwrite_a, check_finite
-    v = _inexact(a)
+    v = inexact(a)
     # As JAX's: the triangle named by ``lower`` is read, not symmetrized.
-    factor = lax_linalg.cholesky(v if lower else _h(v), symmetrize_input=False)
-    return (factor if lower else _h(factor)), lower
+    factor = lax_linalg.cholesky(v if lower else conj_transpose(v), symmetrize_input=False)
+    return (factor if lower else conj_transpose(factor)), lower
 
 
 def cho_solve(
@@ -187,7 +171,7 @@ def lu_factor(
     Array([1, 1], dtype=int32)
     """
     del overwrite_a, check_finite
-    packed, pivots, _ = lax_linalg.lu(_inexact(a))
+    packed, pivots, _ = lax_linalg.lu(inexact(a))
     return packed, pivots
 
 
@@ -279,7 +263,7 @@ def lu(
            [1., 0.]], dtype=float32)
     """
     del overwrite_a, check_finite
-    v = _inexact(a)
+    v = inexact(a)
     packed, _, perm = lax_linalg.lu(v)
     aval = get_aval(v)
     m, n = aval.shape[-2:]
@@ -425,7 +409,7 @@ def expm(a: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 1
     Array([[1., 1.],
            [0., 1.]], dtype=float32)
     """
-    v = _inexact(a)
+    v = inexact(a)
     shape = get_aval(v).shape
     if len(shape) < 2 or shape[-1] != shape[-2]:
         raise ValueError(f"expected A to be a (batched) square matrix, got A.shape={shape}")

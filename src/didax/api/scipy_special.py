@@ -21,7 +21,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from didax.api.custom_derivatives import custom_jvp
+from didax.api.numpy.array_types import Array, ArrayLike, Axis
 from didax.api.numpy.elementwise import (
+    _inexact_function,
     _inexact_unary,
     add,
     divide,
@@ -36,13 +38,7 @@ from didax.api.numpy.elementwise import (
 )
 from didax.api.numpy.elementwise import abs as _abs
 from didax.api.numpy.more_elementwise import isfinite, isnan
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    normalize_axes,
-    promote,
-)
+from didax.api.numpy.operands import as_result, normalize_axes, promote
 from didax.api.numpy.reductions import max as _max
 from didax.api.numpy.reductions import sum as _sum
 from didax.core import lax
@@ -61,7 +57,6 @@ __all__ = [
     "logit",
 ]
 
-Axis = int | Sequence[int] | None
 
 _INF: Final = float("inf")
 _select: Final = where
@@ -77,14 +72,14 @@ def erf(x: ArrayLike) -> Array:
     return _inexact_unary(lax.erf_p, x)
 
 
-def erfc(x: ArrayLike) -> Array:
-    """The complementary error function ``1 - erf(x)`` (``lax.erfc``)."""
-    return _inexact_unary(lax.erfc_p, x)
-
-
-def erfinv(x: ArrayLike) -> Array:
-    """The inverse error function (``lax.erf_inv``): ``+-inf`` at ``+-1``, NaN beyond."""
-    return _inexact_unary(lax.erf_inv_p, x)
+erfc = _inexact_function(
+    lax.erfc_p, "erfc", "The complementary error function ``1 - erf(x)`` (``lax.erfc``)."
+)
+erfinv = _inexact_function(
+    lax.erf_inv_p,
+    "erfinv",
+    "The inverse error function (``lax.erf_inv``): ``+-inf`` at ``+-1``, NaN beyond.",
+)
 
 
 def gammaln(x: ArrayLike) -> Array:
@@ -97,14 +92,14 @@ def gammaln(x: ArrayLike) -> Array:
     return _inexact_unary(lax.lgamma_p, x)
 
 
-def digamma(x: ArrayLike) -> Array:
-    """The digamma function, the derivative of ``gammaln`` (``lax.digamma``)."""
-    return _inexact_unary(lax.digamma_p, x)
-
-
-def expit(x: ArrayLike) -> Array:
-    """The logistic sigmoid ``1 / (1 + exp(-x))`` (``lax.logistic``)."""
-    return _inexact_unary(lax.logistic_p, x)
+digamma = _inexact_function(
+    lax.digamma_p,
+    "digamma",
+    "The digamma function, the derivative of ``gammaln`` (``lax.digamma``).",
+)
+expit = _inexact_function(
+    lax.logistic_p, "expit", "The logistic sigmoid ``1 / (1 + exp(-x))`` (``lax.logistic``)."
+)
 
 
 @custom_jvp
@@ -132,16 +127,30 @@ def _x_times(fn: Callable[[ArrayLike], Array], x: ArrayLike, y: ArrayLike) -> Ar
     return where(logical_or(not_equal(x, 0), isnan(y)), multiply(x, fn(y)), zero)
 
 
-@custom_jvp
-def _xlogy(x: ArrayLike, y: ArrayLike) -> Array:
-    out: Array = _x_times(log, x, y)
-    return out
+def _x_times_custom(
+    name: str, fn: Callable[[ArrayLike], Array], fn_arg: Callable[[Array], ArrayLike]
+) -> custom_jvp:
+    """``_x_times(fn, x, y)`` with JAX's derivative ``tx fn(y) + ty x / fn_arg(y)``.
+
+    ``fn`` is a logarithm and ``fn_arg(y)`` the number it takes the logarithm of
+    (``y`` for ``log``, ``1 + y`` for ``log1p``).
+    """
+
+    def primal(x: ArrayLike, y: ArrayLike) -> Array:
+        return _x_times(fn, x, y)
+
+    primal.__name__ = primal.__qualname__ = name
+    custom = custom_jvp(primal)
+
+    def jvp(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
+        (x, y), (tx, ty) = primals, tangents
+        return custom(x, y), add(multiply(tx, fn(y)), divide(multiply(ty, x), fn_arg(y)))
+
+    custom.defjvp(jvp)
+    return custom
 
 
-@_xlogy.defjvp
-def _xlogy_jvp(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
-    (x, y), (tx, ty) = primals, tangents
-    return _xlogy(x, y), add(multiply(tx, log(y)), divide(multiply(ty, x), y))
+_xlogy = _x_times_custom("_xlogy", log, lambda y: y)
 
 
 def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
@@ -155,17 +164,7 @@ def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
     return as_result(_xlogy(a, b))
 
 
-@custom_jvp
-def _xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
-    out: Array = _x_times(log1p, x, y)
-    return out
-
-
-@_xlog1py.defjvp
-def _xlog1py_jvp(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
-    (x, y), (tx, ty) = primals, tangents
-    out = _xlog1py(x, y)
-    return out, add(multiply(tx, log1p(y)), divide(multiply(ty, x), add(1, y)))
+_xlog1py = _x_times_custom("_xlog1py", log1p, lambda y: add(1, y))
 
 
 def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:

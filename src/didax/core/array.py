@@ -140,34 +140,34 @@ class Array(Value):
         raise TypeError("Arrays are made by didax: use didax.numpy.asarray or didax.device_put")
 
     @staticmethod
-    def from_host(host: HostArray, aval: ShapedArray) -> Array:
-        """An Array over ``host`` (of ``aval``'s dtype and shape), which nobody may write to."""
+    def _made(
+        aval: ShapedArray,
+        host: HostArray | None,
+        buffer: Any,
+        key: ShapedArray | tuple[ShapedArray, Sharding],
+    ) -> Array:
+        # Arrays are made here only: __init__ refuses users.
         out = object.__new__(Array)
         out._aval = aval
         out._host = host
-        out._buffer = None
-        out._key = aval
+        out._buffer = buffer
+        out._key = key
         return out
+
+    @staticmethod
+    def from_host(host: HostArray, aval: ShapedArray) -> Array:
+        """An Array over ``host`` (of ``aval``'s dtype and shape), which nobody may write to."""
+        return Array._made(aval, host, None, aval)
 
     @staticmethod
     def from_buffer(buffer: Any, aval: ShapedArray) -> Array:
         """An Array over a device buffer (a compiled program's result)."""
-        out = object.__new__(Array)
-        out._aval = aval
-        out._host = None
-        out._buffer = buffer
-        out._key = aval
-        return out
+        return Array._made(aval, None, buffer, aval)
 
     @staticmethod
     def from_sharded(buffer: Any, aval: ShapedArray, sharding: Sharding) -> Array:
         """An Array over a buffer laid out as ``sharding`` says (one piece per device)."""
-        out = object.__new__(Array)
-        out._aval = aval
-        out._host = None
-        out._buffer = buffer
-        out._key = (aval, sharding)
-        return out
+        return Array._made(aval, None, buffer, (aval, sharding))
 
     # --- the two sides ------------------------------------------------------
     @property
@@ -249,27 +249,7 @@ class Array(Value):
             out.append(Shard(device, index, Array.from_buffer(buffer, aval)))
         return out
 
-    # --- attributes ---------------------------------------------------------
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self._aval.shape
-
-    @property
-    def dtype(self) -> np.dtype[Any]:
-        return self._aval.dtype
-
-    @property
-    def ndim(self) -> int:
-        return self._aval.ndim
-
-    @property
-    def size(self) -> int:
-        return self._aval.size
-
-    @property
-    def weak_type(self) -> bool:
-        return self._aval.weak_type
-
+    # --- attributes (shape, dtype, ndim, size, weak_type: Value's) ---------
     @property
     def nbytes(self) -> int:
         return self.size * self.dtype.itemsize

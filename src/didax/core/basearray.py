@@ -38,6 +38,27 @@ class Value:
 
     __slots__ = ()
 
+    # The array attributes, read from the aval (as JAX's tracers read theirs).
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.aval.ndim
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    @property
+    def weak_type(self) -> bool:
+        return self.aval.weak_type
+
     if TYPE_CHECKING:
         # Defined by both subclasses themselves.
         @property
@@ -49,16 +70,6 @@ class Value:
         def __len__(self) -> int: ...
         def __iter__(self) -> Iterator[Value]: ...
         def __array__(self, dtype: Any = None, copy: bool | None = None) -> HostArray: ...
-        @property
-        def shape(self) -> tuple[int, ...]: ...
-        @property
-        def dtype(self) -> np.dtype[Any]: ...
-        @property
-        def ndim(self) -> int: ...
-        @property
-        def size(self) -> int: ...
-        @property
-        def weak_type(self) -> bool: ...
 
         # JAX's Array API, which an Array has and a tracer does not (as JAX's
         # tracers do not): calling one on a tracer fails at run time.

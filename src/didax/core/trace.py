@@ -129,27 +129,7 @@ class Tracer(Value):
         value = self._concrete("conversion to a NumPy array")
         return value if dtype is None else value.astype(dtype)
 
-    # --- array attributes -------------------------------------------------
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.aval.shape
-
-    @property
-    def dtype(self) -> np.dtype[Any]:
-        return self.aval.dtype
-
-    @property
-    def ndim(self) -> int:
-        return self.aval.ndim
-
-    @property
-    def weak_type(self) -> bool:
-        return self.aval.weak_type
-
-    @property
-    def size(self) -> int:
-        return self.aval.size
-
+    # --- array attributes (shape, dtype, ... are Value's, from the aval) ---------
     def __len__(self) -> int:
         if not self.shape:
             raise TypeError("len() of a 0-d tracer")

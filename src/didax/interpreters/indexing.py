@@ -26,7 +26,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, Unpack
 
 import numpy as np
 
@@ -35,6 +35,7 @@ from didax.core.abstract import ShapedArray
 from didax.core.basearray import HostArray
 from didax.core.lax.indexing import (
     GatherDimensionNumbers,
+    GatherParams,
     GatherScatterMode,
     default_fill_value,
     fill_value_param,
@@ -117,17 +118,9 @@ def _index_arrays(
 
 @IMPL_RULES.defines(lax.gather_p)
 def _gather_impl(
-    operand: HostArray,
-    indices: HostArray,
-    *,
-    dimension_numbers: GatherDimensionNumbers,
-    slice_sizes: tuple[int, ...],
-    unique_indices: bool,
-    indices_are_sorted: bool,
-    mode: GatherScatterMode,
-    fill_value: bool | int | float | None,
+    operand: HostArray, indices: HostArray, **params: Unpack[GatherParams]
 ) -> HostArray:
-    dn = dimension_numbers
+    dn, slice_sizes = params["dimension_numbers"], params["slice_sizes"]
     out_shape = gather_shape(indices.shape, dn, slice_sizes)
     if 0 in out_shape:
         return np.zeros(out_shape, operand.dtype)
@@ -136,7 +129,7 @@ def _gather_impl(
         for d in range(operand.ndim)
         if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims
     ]
-    fill = mode is _FILL
+    fill = params["mode"] is _FILL
     index, in_bounds = _index_arrays(
         operand.shape,
         indices,
@@ -160,6 +153,7 @@ def _gather_impl(
     full = batch_shape + window_shape
     result = np.broadcast_to(operand[tuple(index)], full)
     if fill and in_bounds is not None:
+        fill_value = params["fill_value"]
         value = default_fill_value(operand.dtype) if fill_value is None else fill_value
         mask = in_bounds.reshape(batch_shape + (1,) * len(window_shape))
         result = np.where(mask, result, np.asarray(value).astype(operand.dtype))
@@ -201,13 +195,7 @@ def _gather_transpose(
     ct: ArrayLike,
     operand: UndefinedPrimal,
     indices: PrimalOrUndefined,
-    *,
-    dimension_numbers: GatherDimensionNumbers,
-    slice_sizes: tuple[int, ...],
-    unique_indices: bool,
-    indices_are_sorted: bool,
-    mode: GatherScatterMode,
-    fill_value: bool | int | float | None,
+    **params: Unpack[GatherParams],
 ) -> list[Any]:
     if isinstance(indices, UndefinedPrimal):
         raise _not_linear(lax.gather_p, "the indices are a linear input")
@@ -217,10 +205,10 @@ def _gather_transpose(
         zeros,
         indices,
         ct,
-        scatter_dnums_of_gather(dimension_numbers),
-        indices_are_sorted=indices_are_sorted,
-        unique_indices=unique_indices,
-        mode=mode,
+        scatter_dnums_of_gather(params["dimension_numbers"]),
+        indices_are_sorted=params["indices_are_sorted"],
+        unique_indices=params["unique_indices"],
+        mode=params["mode"],
     )
     return [operand_ct, None]
 
@@ -234,20 +222,12 @@ def _shift(dims: Sequence[int], by: int = 1) -> tuple[int, ...]:
 
 @BATCH_RULES.defines(lax.gather_p)
 def _gather_batch(
-    axis_size: int,
-    args: Sequence[Any],
-    dims: Sequence[Dim],
-    *,
-    dimension_numbers: GatherDimensionNumbers,
-    slice_sizes: tuple[int, ...],
-    unique_indices: bool,
-    indices_are_sorted: bool,
-    mode: GatherScatterMode,
-    fill_value: bool | int | float | None,
+    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Unpack[GatherParams]
 ) -> tuple[Any, Any]:
     (operand, indices), (d_operand, d_indices) = args, dims
-    dn = dimension_numbers
-    params = dict(mode=mode, fill_value=fill_value)
+    dn, slice_sizes = params["dimension_numbers"], params["slice_sizes"]
+    unique_indices, indices_are_sorted = params["unique_indices"], params["indices_are_sorted"]
+    mode_params = dict(mode=params["mode"], fill_value=params["fill_value"])
     if d_indices is None:
         # The batch axis is one more offset axis, taken whole.
         operand = bdim_at_front(operand, d_operand, axis_size)
@@ -265,7 +245,7 @@ def _gather_batch(
             slice_sizes=(axis_size, *slice_sizes),
             unique_indices=unique_indices,
             indices_are_sorted=indices_are_sorted,
-            **params,
+            **mode_params,
         )
         return out, 0
     indices = bdim_at_front(indices, d_indices, axis_size)
@@ -286,7 +266,7 @@ def _gather_batch(
             slice_sizes=slice_sizes,
             unique_indices=False,
             indices_are_sorted=False,
-            **params,
+            **mode_params,
         )
         return out, 0
     # Both batched: the batch axes are batching axes of the operand and the indices.
@@ -305,7 +285,7 @@ def _gather_batch(
         slice_sizes=(1 if axis_size else 0, *slice_sizes),
         unique_indices=unique_indices,
         indices_are_sorted=indices_are_sorted,
-        **params,
+        **mode_params,
     )
     return out, 0
 

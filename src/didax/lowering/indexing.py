@@ -17,6 +17,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Unpack
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -26,20 +27,12 @@ from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.dtypes import DType
 from didax.core.lax.indexing import (
-    GatherDimensionNumbers,
+    GatherParams,
     GatherScatterMode,
     default_fill_value,
 )
-from didax.lowering.mlir import (
-    LOWERING_RULES,
-    IrValue,
-    LoweringRuleContext,
-    aval_to_ir_type,
-    constant,
-    dense_i64,
-    dtype_to_ir_type,
-    full,
-)
+from didax.lowering import mlir
+from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext
 from didax.lowering.rules import compare
 
 
@@ -49,12 +42,14 @@ def _bounds(
     """A vector of the largest in-bounds start along each of ``dims``, in the indices' dtype."""
     top = int(np.iinfo(indices_dtype.name).max)
     values = [min(operand_shape[d] - sizes[d], top) for d in dims]
-    return constant(np.asarray(values, indices_dtype))
+    return mlir.constant(np.asarray(values, indices_dtype))
 
 
 def _broadcast_vector(vector: IrValue, aval: ShapedArray) -> IrValue:
     """A per-index-component vector broadcast along the indices' last axis."""
-    return hlo.broadcast_in_dim(aval_to_ir_type(aval), vector, dense_i64((aval.ndim - 1,)))
+    return hlo.broadcast_in_dim(
+        mlir.aval_to_ir_type(aval), vector, mlir.dense_i64((aval.ndim - 1,))
+    )
 
 
 def _in_bounds(
@@ -62,16 +57,16 @@ def _in_bounds(
 ) -> IrValue:
     """Whether every component of each index vector is in ``[0, upper]`` (a bool per vector)."""
     ok = hlo.and_(
-        compare(indices, full(aval, 0), "GE", aval.dtype),
+        compare(indices, mlir.full(aval, 0), "GE", aval.dtype),
         compare(indices, _broadcast_vector(upper, aval), "LE", aval.dtype),
     )
     op = hlo.ReduceOp(
-        [aval_to_ir_type(batch_aval)],
+        [mlir.aval_to_ir_type(batch_aval)],
         [ok],
-        [constant(np.asarray(True))],
-        dense_i64((aval.ndim - 1,)),
+        [mlir.constant(np.asarray(True))],
+        mlir.dense_i64((aval.ndim - 1,)),
     )
-    scalar = ir.RankedTensorType.get((), dtype_to_ir_type(dtypes.bool_))
+    scalar = ir.RankedTensorType.get((), mlir.dtype_to_ir_type(dtypes.bool_))
     block = op.regions[0].blocks.append(scalar, scalar)
     with ir.InsertionPoint(block):
         hlo.return_([hlo.and_(*block.arguments)])
@@ -81,22 +76,13 @@ def _in_bounds(
 
 @LOWERING_RULES.defines(lax.gather_p)
 def _gather_lowering(
-    ctx: LoweringRuleContext,
-    operand: IrValue,
-    indices: IrValue,
-    *,
-    dimension_numbers: GatherDimensionNumbers,
-    slice_sizes: tuple[int, ...],
-    unique_indices: bool,
-    indices_are_sorted: bool,
-    mode: GatherScatterMode,
-    fill_value: bool | int | float | None,
+    ctx: LoweringRuleContext, operand: IrValue, indices: IrValue, **params: Unpack[GatherParams]
 ) -> list[IrValue]:
     operand_aval, indices_aval = ctx.avals_in
     out_aval = ctx.avals_out[0]
     if out_aval.size == 0:
-        return [full(out_aval, 0)]
-    dn = dimension_numbers
+        return [mlir.full(out_aval, 0)]
+    dn, slice_sizes = params["dimension_numbers"], params["slice_sizes"]
     dnums = hlo.GatherDimensionNumbers.get(
         offset_dims=list(dn.offset_dims),
         collapsed_slice_dims=list(dn.collapsed_slice_dims),
@@ -109,17 +95,20 @@ def _gather_lowering(
         operand,
         indices,
         dnums,
-        dense_i64(slice_sizes),
-        indices_are_sorted=ir.BoolAttr.get(indices_are_sorted),
+        mlir.dense_i64(slice_sizes),
+        indices_are_sorted=ir.BoolAttr.get(params["indices_are_sorted"]),
     )
-    if mode is not GatherScatterMode.FILL_OR_DROP or not dn.start_index_map:
+    if params["mode"] is not GatherScatterMode.FILL_OR_DROP or not dn.start_index_map:
         return [out]
     batch_aval = ShapedArray(indices_aval.shape[:-1], dtypes.bool_)
     upper = _bounds(indices_aval.dtype, operand_aval.shape, slice_sizes, dn.start_index_map)
     mask = _in_bounds(indices, indices_aval, upper, batch_aval)
     batch_dims = [i for i in range(out_aval.ndim) if i not in dn.offset_dims]
     mask = hlo.broadcast_in_dim(
-        aval_to_ir_type(ShapedArray(out_aval.shape, dtypes.bool_)), mask, dense_i64(batch_dims)
+        mlir.aval_to_ir_type(ShapedArray(out_aval.shape, dtypes.bool_)),
+        mask,
+        mlir.dense_i64(batch_dims),
     )
+    fill_value = params["fill_value"]
     value = default_fill_value(out_aval.dtype) if fill_value is None else fill_value
-    return [hlo.select(mask, out, full(out_aval, value))]
+    return [hlo.select(mask, out, mlir.full(out_aval, value))]

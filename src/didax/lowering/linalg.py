@@ -79,16 +79,9 @@ from didax.core.lax.linalg import (
     svd_p,
     triangular_solve_p,
 )
+from didax.lowering import mlir
 from didax.lowering.kernel_targets import gpu_linalg_target, gpu_solver_target, lapack_target
-from didax.lowering.mlir import (
-    LOWERING_RULES,
-    IrValue,
-    LoweringRuleContext,
-    aval_to_ir_type,
-    constant,
-    dense_i64,
-    full,
-)
+from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext
 from didax.lowering.rules import compare
 
 __all__: list[str] = []
@@ -182,7 +175,7 @@ def _ffi_call(
             ]
         )
     op = hlo.CustomCallOp.build_generic(
-        results=[aval_to_ir_type(a) for a in out_avals],
+        results=[mlir.aval_to_ir_type(a) for a in out_avals],
         operands=list(operands),
         attributes=attributes,
     )
@@ -213,15 +206,15 @@ def _solver_target(
 
 def _ok(info: IrValue, batch: tuple[int, ...], direction: str) -> IrValue:
     """Per matrix, whether the kernel's ``info`` compares to 0 by ``direction`` (success)."""
-    return compare(info, full(ShapedArray(batch, _I32), 0), direction, _I32)
+    return compare(info, mlir.full(ShapedArray(batch, _I32), 0), direction, _I32)
 
 
 def _nan_unless(ok: IrValue, x: IrValue, aval: ShapedArray, num_batch: int) -> IrValue:
     """``x`` where its matrix (or vector) succeeded, NaNs (``nan + nan j``) elsewhere."""
-    mask_type = aval_to_ir_type(ShapedArray(aval.shape, dtypes.bool_))
-    mask = hlo.broadcast_in_dim(mask_type, ok, dense_i64(range(num_batch)))
+    mask_type = mlir.aval_to_ir_type(ShapedArray(aval.shape, dtypes.bool_))
+    mask = hlo.broadcast_in_dim(mask_type, ok, mlir.dense_i64(range(num_batch)))
     nan = complex(float("nan"), float("nan")) if dtypes.is_complex(aval.dtype) else float("nan")
-    return hlo.select(mask, x, full(aval, nan))
+    return hlo.select(mask, x, mlir.full(aval, nan))
 
 
 # --- masks, slices, conjugates ----------------------------------------------------------------
@@ -232,20 +225,24 @@ def _triangle(x: IrValue, aval: ShapedArray, lower: bool, k: int = 0) -> IrValue
     m, n = aval.shape[-2:]
     nd = aval.ndim
     idx = ShapedArray((m, n), _I32)
-    rows = hlo.iota(aval_to_ir_type(idx), ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0))
-    cols = hlo.iota(aval_to_ir_type(idx), ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1))
-    rows = hlo.add(rows, full(idx, k))
+    rows = hlo.iota(
+        mlir.aval_to_ir_type(idx), ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)
+    )
+    cols = hlo.iota(
+        mlir.aval_to_ir_type(idx), ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1)
+    )
+    rows = hlo.add(rows, mlir.full(idx, k))
     keep = compare(rows, cols, "GE" if lower else "LE", _I32)
-    mask_type = aval_to_ir_type(ShapedArray(aval.shape, dtypes.bool_))
-    mask = hlo.broadcast_in_dim(mask_type, keep, dense_i64((nd - 2, nd - 1)))
-    return hlo.select(mask, x, full(aval, 0))
+    mask_type = mlir.aval_to_ir_type(ShapedArray(aval.shape, dtypes.bool_))
+    mask = hlo.broadcast_in_dim(mask_type, keep, mlir.dense_i64((nd - 2, nd - 1)))
+    return hlo.select(mask, x, mlir.full(aval, 0))
 
 
 def _slice(x: IrValue, aval: ShapedArray, rows: int, cols: int) -> tuple[IrValue, ShapedArray]:
     """The leading ``rows x cols`` block of each matrix."""
     nd = aval.ndim
     limits = (*aval.shape[:-2], rows, cols)
-    out = hlo.slice(x, dense_i64([0] * nd), dense_i64(limits), dense_i64([1] * nd))
+    out = hlo.slice(x, mlir.dense_i64([0] * nd), mlir.dense_i64(limits), mlir.dense_i64([1] * nd))
     return out, ShapedArray(limits, aval.dtype)
 
 
@@ -260,7 +257,7 @@ def _adjoint(x: IrValue, aval: ShapedArray) -> tuple[IrValue, ShapedArray]:
     """The conjugate transpose of each matrix."""
     nb = aval.ndim - 2
     *batch, m, n = aval.shape
-    out = hlo.transpose(x, dense_i64((*range(nb), nb + 1, nb)))
+    out = hlo.transpose(x, mlir.dense_i64((*range(nb), nb + 1, nb)))
     return _conj(out, aval), ShapedArray((*batch, n, m), aval.dtype)
 
 
@@ -275,12 +272,12 @@ def _cholesky_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
     factor = _triangle(hlo.cholesky(x, lower=ir.BoolAttr.get(True)), aval, True)
     # A matrix that is not positive definite leaves NaNs in its factor: the
     # sum of the factor is NaN exactly then (infinities sum to infinities).
-    scalar = ir.RankedTensorType.get((), aval_to_ir_type(aval).element_type)
+    scalar = ir.RankedTensorType.get((), mlir.aval_to_ir_type(aval).element_type)
     reduce = hlo.ReduceOp(
-        [aval_to_ir_type(ShapedArray(batch, aval.dtype))],
+        [mlir.aval_to_ir_type(ShapedArray(batch, aval.dtype))],
         [factor],
-        [full(ShapedArray((), aval.dtype), 0)],
-        dense_i64((nd - 2, nd - 1)),
+        [mlir.full(ShapedArray((), aval.dtype), 0)],
+        mlir.dense_i64((nd - 2, nd - 1)),
     )
     block = reduce.regions[0].blocks.append(scalar, scalar)
     with ir.InsertionPoint(block):
@@ -389,38 +386,38 @@ def _pivots_to_permutation(pivots: IrValue, batch: tuple[int, ...], k: int, m: i
     """
     nb = len(batch)
     perm_aval = ShapedArray((*batch, m), _I32)
-    perm_type = aval_to_ir_type(perm_aval)
+    perm_type = mlir.aval_to_ir_type(perm_aval)
     lanes = hlo.iota(perm_type, ir.IntegerAttr.get(ir.IntegerType.get_signless(64), nb))
     counter = ShapedArray((), _I32)
-    counter_type = aval_to_ir_type(counter)
-    loop = hlo.WhileOp([counter_type, perm_type], [full(counter, 0), lanes])
+    counter_type = mlir.aval_to_ir_type(counter)
+    loop = hlo.WhileOp([counter_type, perm_type], [mlir.full(counter, 0), lanes])
     cond = loop.regions[0].blocks.append(counter_type, perm_type)
     with ir.InsertionPoint(cond):
-        hlo.return_([compare(cond.arguments[0], full(counter, k), "LT", _I32)])
+        hlo.return_([compare(cond.arguments[0], mlir.full(counter, k), "LT", _I32)])
     body = loop.regions[1].blocks.append(counter_type, perm_type)
     with ir.InsertionPoint(body):
         i, perm = body.arguments
-        zero = full(counter, 0)
+        zero = mlir.full(counter, 0)
         column = ShapedArray((*batch, 1), _I32)
-        pivot = hlo.dynamic_slice(pivots, [zero] * nb + [i], dense_i64(column.shape))
-        current = hlo.dynamic_slice(perm, [zero] * nb + [i], dense_i64(column.shape))
-        every = dense_i64(range(nb + 1))
+        pivot = hlo.dynamic_slice(pivots, [zero] * nb + [i], mlir.dense_i64(column.shape))
+        current = hlo.dynamic_slice(perm, [zero] * nb + [i], mlir.dense_i64(column.shape))
+        every = mlir.dense_i64(range(nb + 1))
         at_pivot = compare(lanes, hlo.broadcast_in_dim(perm_type, pivot, every), "EQ", _I32)
-        at_i = compare(lanes, hlo.broadcast_in_dim(perm_type, i, dense_i64(())), "EQ", _I32)
-        zeros = full(perm_aval, 0)
+        at_i = compare(lanes, hlo.broadcast_in_dim(perm_type, i, mlir.dense_i64(())), "EQ", _I32)
+        zeros = mlir.full(perm_aval, 0)
         reduce = hlo.ReduceOp(
-            [aval_to_ir_type(ShapedArray(batch, _I32))],
+            [mlir.aval_to_ir_type(ShapedArray(batch, _I32))],
             [hlo.select(at_pivot, perm, zeros)],
-            [full(counter, 0)],
-            dense_i64((nb,)),
+            [mlir.full(counter, 0)],
+            mlir.dense_i64((nb,)),
         )
         block = reduce.regions[0].blocks.append(counter_type, counter_type)
         with ir.InsertionPoint(block):
             hlo.return_([hlo.add(*block.arguments)])
-        swapped = hlo.broadcast_in_dim(perm_type, reduce.results[0], dense_i64(range(nb)))
+        swapped = hlo.broadcast_in_dim(perm_type, reduce.results[0], mlir.dense_i64(range(nb)))
         moved = hlo.select(at_pivot, hlo.broadcast_in_dim(perm_type, current, every), perm)
         new_perm = hlo.select(at_i, swapped, moved)
-        hlo.return_([hlo.add(i, full(counter, 1)), new_perm])
+        hlo.return_([hlo.add(i, mlir.full(counter, 1)), new_perm])
     perm_out: IrValue = loop.results[1]
     return perm_out
 
@@ -434,9 +431,9 @@ def _lu_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
     batch = tuple(batch_list)
     k = min(m, n)
     if aval.size == 0:
-        pivots = full(pivots_aval, 0)
+        pivots = mlir.full(pivots_aval, 0)
         lanes = hlo.iota(
-            aval_to_ir_type(perm_aval),
+            mlir.aval_to_ir_type(perm_aval),
             ir.IntegerAttr.get(ir.IntegerType.get_signless(64), len(batch)),
         )
         return [x, pivots, lanes]
@@ -448,7 +445,7 @@ def _lu_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
         [lu_aval, pivots_aval, info_aval],
         config={},
     )
-    pivots = hlo.subtract(pivots, full(pivots_aval, 1))  # the kernels count from 1
+    pivots = hlo.subtract(pivots, mlir.full(pivots_aval, 1))  # the kernels count from 1
     packed = _nan_unless(_ok(info, batch, "GE"), packed, lu_aval, len(batch))
     if ctx.platform == "cpu":
         perm = _pivots_to_permutation(pivots, batch, k, m)
@@ -481,7 +478,7 @@ def _qr_lowering(ctx: LoweringRuleContext, x: IrValue, *, full_matrices: bool) -
     if m == 0 or n == 0:
         qk = q_aval.shape[-1]
         eye = np.broadcast_to(np.eye(m, qk, dtype=aval.dtype), q_aval.shape)
-        return [constant(np.ascontiguousarray(eye)), full(r_aval, 0)]
+        return [mlir.constant(np.ascontiguousarray(eye)), mlir.full(r_aval, 0)]
     taus_aval = ShapedArray((*batch, k), aval.dtype)
     r, taus = _ffi_call(
         _solver_target(ctx, "geqrf", aval.dtype),
@@ -502,10 +499,10 @@ def _qr_lowering(ctx: LoweringRuleContext, x: IrValue, *, full_matrices: bool) -
         padded_aval = ShapedArray((*batch, m, m), aval.dtype)
         padded = hlo.pad(
             r,
-            full(ShapedArray((), aval.dtype), 0),
-            dense_i64([0] * (nb + 2)),
-            dense_i64([0] * (nb + 1) + [m - n]),
-            dense_i64([0] * (nb + 2)),
+            mlir.full(ShapedArray((), aval.dtype), 0),
+            mlir.dense_i64([0] * (nb + 2)),
+            mlir.dense_i64([0] * (nb + 1) + [m - n]),
+            mlir.dense_i64([0] * (nb + 2)),
         )
         q = householder(padded, padded_aval)
     else:
@@ -527,7 +524,7 @@ def _eigh_lowering(
     v_aval, w_aval = ctx.avals_out
     batch = aval.shape[:-2]
     if aval.size == 0:
-        return [x, full(w_aval, 0)]
+        return [x, mlir.full(w_aval, 0)]
     if ctx.platform == "cpu":
         config = {"mode": _char("V"), "uplo": _char("L" if lower else "U")}
     else:
@@ -633,11 +630,11 @@ def _svd_lowering(
     nb = len(batch)
     k = min(m, n)
     if k == 0:
-        outs = [full(s_aval, 0)]
+        outs = [mlir.full(s_aval, 0)]
         if compute_uv:
             for a in ctx.avals_out[1:]:
                 eye = np.broadcast_to(np.eye(*a.shape[-2:], dtype=a.dtype), a.shape)
-                outs.append(constant(np.ascontiguousarray(eye)))
+                outs.append(mlir.constant(np.ascontiguousarray(eye)))
         return outs
     kernel = _gesdd if ctx.platform == "cpu" else _gpu_svd
     s, u, vt, info = kernel(ctx, x, full_matrices=full_matrices, compute_uv=compute_uv)

@@ -24,16 +24,8 @@ from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.lax.scan import ScanParams, scan_p, slice_aval
 from didax.ir.jaxpr import Jaxpr
-from didax.lowering.mlir import (
-    LOWERING_RULES,
-    IrValue,
-    LoweringRuleContext,
-    aval_to_ir_type,
-    constant,
-    dense_i64,
-    full,
-    lower_jaxpr_body,
-)
+from didax.lowering import mlir
+from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext
 from didax.lowering.rules import compare
 
 
@@ -53,39 +45,41 @@ def _scan_lowering(ctx: LoweringRuleContext, *args: IrValue, **params: Any) -> l
     _, _, xs_avals = p.split(ctx.avals_in)
     ys_avals = ctx.avals_out[num_carry:]
     counter = ShapedArray((), dtypes.int32)
-    i_type = aval_to_ir_type(counter)
-    zero_index = constant(np.zeros((), np.int32))
+    i_type = mlir.aval_to_ir_type(counter)
+    zero_index = mlir.constant(np.zeros((), np.int32))
 
     def step(
         i: IrValue, carry: Sequence[IrValue], ys: Sequence[IrValue]
     ) -> tuple[IrValue, list[IrValue], list[IrValue]]:
-        at = hlo.subtract(full(counter, length - 1), i) if reverse else i
+        at = hlo.subtract(mlir.full(counter, length - 1), i) if reverse else i
         x_slices = []
         for x, aval in zip(xs, xs_avals, strict=True):
             sizes = (1, *aval.shape[1:])
-            piece = hlo.dynamic_slice(x, [at, *[zero_index] * (aval.ndim - 1)], dense_i64(sizes))
-            x_slices.append(hlo.reshape(aval_to_ir_type(slice_aval(aval)), piece))
-        outs = lower_jaxpr_body(mctx, jaxpr, [*consts, *carry, *x_slices])
+            piece = hlo.dynamic_slice(
+                x, [at, *[zero_index] * (aval.ndim - 1)], mlir.dense_i64(sizes)
+            )
+            x_slices.append(hlo.reshape(mlir.aval_to_ir_type(slice_aval(aval)), piece))
+        outs = mlir.lower_jaxpr_body(mctx, jaxpr, [*consts, *carry, *x_slices])
         new_ys: list[IrValue] = []
         for buf, y, aval in zip(ys, outs[num_carry:], ys_avals, strict=True):
             one = ShapedArray((1, *aval.shape[1:]), aval.dtype)
-            row = hlo.reshape(aval_to_ir_type(one), y)
+            row = hlo.reshape(mlir.aval_to_ir_type(one), y)
             new_ys.append(hlo.dynamic_update_slice(buf, row, [at, *[zero_index] * (aval.ndim - 1)]))
-        next_i: IrValue = hlo.add(i, full(counter, 1))
+        next_i: IrValue = hlo.add(i, mlir.full(counter, 1))
         return next_i, outs[:num_carry], new_ys
 
     if length == 0:  # no iteration: the carry as given, empty ys (no slice of xs is valid)
-        return [*init, *(full(a, 0) for a in ys_avals)]
+        return [*init, *(mlir.full(a, 0) for a in ys_avals)]
     unroll = max(1, min(p.unroll, length))
     trips = length // unroll
-    ys_init = [full(a, 0) for a in ys_avals]
-    i0 = constant(np.zeros((), np.int32))
-    carry_types = [i_type, *(aval_to_ir_type(a) for a in ctx.avals_out)]
+    ys_init = [mlir.full(a, 0) for a in ys_avals]
+    i0 = mlir.constant(np.zeros((), np.int32))
+    carry_types = [i_type, *(mlir.aval_to_ir_type(a) for a in ctx.avals_out)]
     op = hlo.WhileOp(carry_types, [i0, *init, *ys_init])
     cond_block = op.regions[0].blocks.append(*carry_types)
     with ir.InsertionPoint(cond_block):
         i = cond_block.arguments[0]
-        hlo.return_([compare(i, full(counter, trips * unroll), "LT", counter.dtype)])
+        hlo.return_([compare(i, mlir.full(counter, trips * unroll), "LT", counter.dtype)])
     body_block = op.regions[1].blocks.append(*carry_types)
     with ir.InsertionPoint(body_block):
         state: list[IrValue] = list(body_block.arguments)

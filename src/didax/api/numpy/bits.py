@@ -11,9 +11,10 @@ Design rules:
 
 from __future__ import annotations
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import abs as _abs
 from didax.api.numpy.elementwise import invert
-from didax.api.numpy.operands import Array, ArrayLike, as_result, astype, bind, promote
+from didax.api.numpy.operands import as_result, astype, bind, promote
 from didax.core import dtypes, lax
 from didax.core.primitive import Primitive
 

@@ -25,19 +25,25 @@ import builtins
 import operator
 import string
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import opt_einsum
 
+from didax.api.numpy.array_types import Array, ArrayLike, DotOptions
 from didax.api.numpy.elementwise import multiply, subtract
-from didax.api.numpy.linear_algebra import _dot_general, _promote_no_broadcast, _strong_if
+from didax.api.numpy.linear_algebra import (
+    _dot_general,
+    _promote_no_broadcast,
+    _strong_if,
+    dot_options,
+)
 from didax.api.numpy.manipulation import broadcast_to, moveaxis, ravel, reshape, stack
 from didax.api.numpy.matrices import diagonal
-from didax.api.numpy.operands import Array, ArrayLike, astype, dtype_arg, operand
+from didax.api.numpy.operands import astype, dtype_arg, operand
 from didax.api.numpy.reductions import sum
 from didax.core import dtypes, lax
-from didax.core.dtypes import DType, DTypeLike
+from didax.core.dtypes import DType
 from didax.core.lax.precision import PrecisionLike
 from didax.core.values import get_aval
 
@@ -197,8 +203,7 @@ def einsum(
     subscripts: Any,
     *operands: Any,
     optimize: Any = "auto",
-    precision: PrecisionLike = None,
-    preferred_element_type: DTypeLike = None,
+    **options: Unpack[DotOptions],
 ) -> Array:
     """Einstein summation over any number of operands (``jax.numpy.einsum``).
 
@@ -213,6 +218,7 @@ def einsum(
     Array([[ 7, 10],
            [15, 22]], dtype=int32)
     """
+    precision, preferred_element_type = dot_options(**options)
     if not isinstance(subscripts, str):
         subscripts, ops = _sublist_to_subscripts((subscripts, *operands))
         operands = tuple(ops)
@@ -268,15 +274,14 @@ def tensordot(
     a: ArrayLike,
     b: ArrayLike,
     axes: int | Sequence[Any] = 2,
-    *,
-    precision: PrecisionLike = None,
-    preferred_element_type: DTypeLike = None,
+    **options: Unpack[DotOptions],
 ) -> Array:
     """Sums products over ``axes``: ``a``'s last ``axes`` with ``b``'s first, or two axis lists.
 
     >>> tensordot(np.ones((2, 3, 4)), np.ones((3, 4, 5))).shape
     (2, 5)
     """
+    precision, preferred_element_type = dot_options(**options)
     (x, y), dt = _promote_no_broadcast("tensordot", a, b)
     asked = dtype_arg(preferred_element_type)
     ax, bx = get_aval(x), get_aval(y)
@@ -308,11 +313,10 @@ def tensordot(
 def inner(
     a: ArrayLike,
     b: ArrayLike,
-    *,
-    precision: PrecisionLike = None,
-    preferred_element_type: DTypeLike = None,
+    **options: Unpack[DotOptions],
 ) -> Array:
     """Sums products over the last axes of ``a`` and ``b`` (scalars multiply)."""
+    _, preferred_element_type = dot_options(**options)
     (x, y), _ = _promote_no_broadcast("inner", a, b)
     ax, bx = get_aval(x), get_aval(y)
     if ax.ndim == 0 or bx.ndim == 0:
@@ -321,21 +325,13 @@ def inner(
             # As JAX's: the scalars take the preferred type, then multiply.
             x, y = astype(x, asked), astype(y, asked)
         return multiply(x, y)
-    return tensordot(
-        x,
-        y,
-        ((ax.ndim - 1,), (bx.ndim - 1,)),
-        precision=precision,
-        preferred_element_type=preferred_element_type,
-    )
+    return tensordot(x, y, ((ax.ndim - 1,), (bx.ndim - 1,)), **options)
 
 
 def vdot(
     a: ArrayLike,
     b: ArrayLike,
-    *,
-    precision: PrecisionLike = None,
-    preferred_element_type: DTypeLike = None,
+    **options: Unpack[DotOptions],
 ) -> Array:
     """The dot product of the flattened arrays, ``a`` conjugated (NumPy's ``vdot``).
 
@@ -345,13 +341,7 @@ def vdot(
     x = operand(a)
     if dtypes.is_complex(get_aval(x).dtype):
         x = lax.conj(x)
-    return tensordot(
-        ravel(x),
-        ravel(b),
-        1,
-        precision=precision,
-        preferred_element_type=preferred_element_type,
-    )
+    return tensordot(ravel(x), ravel(b), 1, **options)
 
 
 def kron(a: ArrayLike, b: ArrayLike) -> Array:

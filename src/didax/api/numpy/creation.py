@@ -15,11 +15,10 @@ from typing import Any, Final, Literal, final, overload
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import add, divide, floor, multiply, subtract
 from didax.api.numpy.manipulation import broadcast_to, concatenate, expand_dims, moveaxis, reshape
 from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
     as_result,
     asarray,
     astype,
@@ -147,22 +146,27 @@ def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: DTypeLike = N
     return as_result(broadcast_to(astype(v, dt, weak), shp))
 
 
+def _filled_like(
+    name: str, value: int, a: ArrayLike, dtype: DTypeLike, shape: int | Sequence[int] | None
+) -> Array:
+    """``value`` in ``a``'s shape and dtype, or ``dtype``/``shape``; weak as ``a`` without dtype."""
+    aval = get_aval(operand(a))
+    shp = aval.shape if shape is None else shape_arg(shape, name)
+    return full_of(shp, value, dtype_arg(dtype) or aval.dtype, dtype is None and aval.weak_type)
+
+
 def zeros_like(
     a: ArrayLike, dtype: DTypeLike = None, shape: int | Sequence[int] | None = None
 ) -> Array:
     """Zeros of ``a``'s shape and dtype (or of ``dtype``/``shape`` if given)."""
-    aval = get_aval(operand(a))
-    shp = aval.shape if shape is None else shape_arg(shape, "zeros_like")
-    return full_of(shp, 0, dtype_arg(dtype) or aval.dtype, dtype is None and aval.weak_type)
+    return _filled_like("zeros_like", 0, a, dtype, shape)
 
 
 def ones_like(
     a: ArrayLike, dtype: DTypeLike = None, shape: int | Sequence[int] | None = None
 ) -> Array:
     """Ones of ``a``'s shape and dtype (or of ``dtype``/``shape`` if given)."""
-    aval = get_aval(operand(a))
-    shp = aval.shape if shape is None else shape_arg(shape, "ones_like")
-    return full_of(shp, 1, dtype_arg(dtype) or aval.dtype, dtype is None and aval.weak_type)
+    return _filled_like("ones_like", 1, a, dtype, shape)
 
 
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: DTypeLike = None) -> Array:

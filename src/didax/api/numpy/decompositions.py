@@ -14,14 +14,10 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple, overload
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.manipulation import swapaxes
 from didax.api.numpy.more_elementwise import conj
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    astype,
-    operand,
-)
+from didax.api.numpy.operands import astype, operand
 from didax.core import dtypes
 from didax.core.lax import linalg as lax_linalg
 from didax.core.values import get_aval

@@ -19,13 +19,14 @@ Design rules:
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from typing import Any, overload
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
+    Operand,
     as_result,
     asarray,
     astype,
@@ -34,6 +35,7 @@ from didax.api.numpy.operands import (
     broadcast_to_shape,
     fused,
     is_static_int,
+    named,
     operand,
     promote,
 )
@@ -245,6 +247,15 @@ def _inexact_unary(prim: Primitive, x: ArrayLike) -> Array:
     return bind(prim, v)
 
 
+def _inexact_function(prim: Primitive, name: str, doc: str) -> Callable[[ArrayLike], Array]:
+    """NumPy's function ``name``: ``prim`` element-wise, integers and booleans made floats."""
+
+    def function(x: ArrayLike) -> Array:
+        return _inexact_unary(prim, x)
+
+    return named(function, name, doc)
+
+
 def exp(x: ArrayLike) -> Array:
     """Element-wise exponential; integers and booleans give floats (``dtypes.to_inexact``).
 
@@ -254,39 +265,13 @@ def exp(x: ArrayLike) -> Array:
     return _inexact_unary(lax.exp_p, x)
 
 
-def log(x: ArrayLike) -> Array:
-    """Element-wise natural logarithm."""
-    return _inexact_unary(lax.log_p, x)
-
-
-def log1p(x: ArrayLike) -> Array:
-    """Element-wise ``log(1 + x)``, accurate near 0."""
-    return _inexact_unary(lax.log1p_p, x)
-
-
-def sqrt(x: ArrayLike) -> Array:
-    """Element-wise square root."""
-    return _inexact_unary(lax.sqrt_p, x)
-
-
-def sin(x: ArrayLike) -> Array:
-    """Element-wise sine."""
-    return _inexact_unary(lax.sin_p, x)
-
-
-def cos(x: ArrayLike) -> Array:
-    """Element-wise cosine."""
-    return _inexact_unary(lax.cos_p, x)
-
-
-def tan(x: ArrayLike) -> Array:
-    """Element-wise tangent."""
-    return _inexact_unary(lax.tan_p, x)
-
-
-def tanh(x: ArrayLike) -> Array:
-    """Element-wise hyperbolic tangent."""
-    return _inexact_unary(lax.tanh_p, x)
+log = _inexact_function(lax.log_p, "log", "Element-wise natural logarithm.")
+log1p = _inexact_function(lax.log1p_p, "log1p", "Element-wise ``log(1 + x)``, accurate near 0.")
+sqrt = _inexact_function(lax.sqrt_p, "sqrt", "Element-wise square root.")
+sin = _inexact_function(lax.sin_p, "sin", "Element-wise sine.")
+cos = _inexact_function(lax.cos_p, "cos", "Element-wise cosine.")
+tan = _inexact_function(lax.tan_p, "tan", "Element-wise tangent.")
+tanh = _inexact_function(lax.tanh_p, "tanh", "Element-wise hyperbolic tangent.")
 
 
 def _rounding(prim: Primitive, x: ArrayLike, **params: Any) -> Array:
@@ -430,16 +415,19 @@ def _compare(name: str, prim: Primitive, x1: ArrayLike, x2: ArrayLike) -> Array:
     return bind(prim, a, b)
 
 
-@fused
-def equal(x1: ArrayLike, x2: ArrayLike) -> Array:
-    """Element-wise ``x1 == x2`` (compared in the promoted dtype)."""
-    return _compare("equal", lax.eq_p, x1, x2)
+def _comparison(prim: Primitive, name: str, doc: str) -> Callable[[ArrayLike, ArrayLike], Array]:
+    """NumPy's comparison ``name``: ``prim`` in the operands' promoted dtype."""
+
+    def function(x1: ArrayLike, x2: ArrayLike) -> Array:
+        return _compare(name, prim, x1, x2)
+
+    return fused(named(function, name, doc))
 
 
-@fused
-def not_equal(x1: ArrayLike, x2: ArrayLike) -> Array:
-    """Element-wise ``x1 != x2``."""
-    return _compare("not_equal", lax.ne_p, x1, x2)
+equal = _comparison(
+    lax.eq_p, "equal", "Element-wise ``x1 == x2`` (compared in the promoted dtype)."
+)
+not_equal = _comparison(lax.ne_p, "not_equal", "Element-wise ``x1 != x2``.")
 
 
 @fused
@@ -452,25 +440,12 @@ def less(x1: ArrayLike, x2: ArrayLike) -> Array:
     return _compare("less", lax.lt_p, x1, x2)
 
 
-@fused
-def less_equal(x1: ArrayLike, x2: ArrayLike) -> Array:
-    """Element-wise ``x1 <= x2``."""
-    return _compare("less_equal", lax.le_p, x1, x2)
+less_equal = _comparison(lax.le_p, "less_equal", "Element-wise ``x1 <= x2``.")
+greater = _comparison(lax.gt_p, "greater", "Element-wise ``x1 > x2``.")
+greater_equal = _comparison(lax.ge_p, "greater_equal", "Element-wise ``x1 >= x2``.")
 
 
-@fused
-def greater(x1: ArrayLike, x2: ArrayLike) -> Array:
-    """Element-wise ``x1 > x2``."""
-    return _compare("greater", lax.gt_p, x1, x2)
-
-
-@fused
-def greater_equal(x1: ArrayLike, x2: ArrayLike) -> Array:
-    """Element-wise ``x1 >= x2``."""
-    return _compare("greater_equal", lax.ge_p, x1, x2)
-
-
-def _truth(x: ArrayLike) -> Any:
+def _truth(x: ArrayLike) -> Operand:
     v = operand(x)
     if get_aval(v).dtype == dtypes.bool_:
         return v

@@ -26,9 +26,10 @@ from typing import Any
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import divide, multiply
 from didax.api.numpy.manipulation import moveaxis
-from didax.api.numpy.operands import Array, ArrayLike, as_result, astype, dtype_arg, operand
+from didax.api.numpy.operands import as_result, astype, dtype_arg, operand
 from didax.api.numpy.rearranging import pad, roll
 from didax.core import dtypes, lax
 from didax.core.dtypes import DTypeLike

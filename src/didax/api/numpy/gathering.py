@@ -23,6 +23,7 @@ from typing import Any, final
 import attrs
 import numpy as np
 
+from didax.api.numpy.array_types import Array
 from didax.api.numpy.index_parsing import (
     _expand_ellipsis,
     _Index,
@@ -32,13 +33,7 @@ from didax.api.numpy.index_parsing import (
     index_dtype_for_shape,
 )
 from didax.api.numpy.manipulation import broadcast_to
-from didax.api.numpy.operands import (
-    Array,
-    as_result,
-    astype,
-    broadcast_shapes,
-    full_of,
-)
+from didax.api.numpy.operands import as_result, astype, broadcast_shapes, full_of
 from didax.core import lax
 from didax.core.lax.indexing import (
     GatherDimensionNumbers,

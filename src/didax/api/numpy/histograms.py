@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.creation import asarray, zeros, zeros_like
 from didax.api.numpy.elementwise import (
     add,
@@ -28,14 +29,7 @@ from didax.api.numpy.elementwise import (
     where,
 )
 from didax.api.numpy.manipulation import ravel
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    astype,
-    concrete_value,
-    operand,
-)
+from didax.api.numpy.operands import as_result, astype, concrete_value, operand
 from didax.api.numpy.reductions import max, min, sum
 from didax.api.numpy.searching import searchsorted
 from didax.core import dtypes, lax

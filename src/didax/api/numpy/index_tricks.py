@@ -19,18 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.creation import arange, array, asarray, linspace, zeros
 from didax.api.numpy.elementwise import floor_divide, remainder, where
 from didax.api.numpy.manipulation import concatenate, expand_dims, reshape, stack, transpose
 from didax.api.numpy.matrices import diag_indices, meshgrid, tril_indices, triu_indices
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    concrete_value,
-    dtype_arg,
-    operand,
-)
+from didax.api.numpy.operands import as_result, concrete_value, dtype_arg, operand
 from didax.core import dtypes, lax
 from didax.core.dtypes import DTypeLike
 from didax.core.promotion import result_type as _result_type
@@ -258,19 +252,22 @@ def diag_indices_from(arr: ArrayLike) -> tuple[Array, ...]:
     return tuple(diag_indices(shape[0], len(shape)))
 
 
-def tril_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
-    """``tril_indices`` of a 2-d array's shape."""
+def _matrix_shape(name: str, arr: ArrayLike) -> tuple[int, ...]:
     shape = get_aval(operand(arr)).shape
     if len(shape) != 2:
-        raise ValueError("tril_indices_from: input array must be 2-d")
-    rows, cols = tril_indices(shape[0], k, shape[1])
+        raise ValueError(f"{name}: input array must be 2-d")
+    return shape
+
+
+def tril_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
+    """``tril_indices`` of a 2-d array's shape."""
+    n, m = _matrix_shape("tril_indices_from", arr)
+    rows, cols = tril_indices(n, k, m)
     return rows, cols
 
 
 def triu_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
     """``triu_indices`` of a 2-d array's shape."""
-    shape = get_aval(operand(arr)).shape
-    if len(shape) != 2:
-        raise ValueError("triu_indices_from: input array must be 2-d")
-    rows, cols = triu_indices(shape[0], k, shape[1])
+    n, m = _matrix_shape("triu_indices_from", arr)
+    rows, cols = triu_indices(n, k, m)
     return rows, cols

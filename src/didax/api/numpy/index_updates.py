@@ -15,10 +15,11 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from typing import Any, final
+from typing import Any, TypedDict, Unpack, final
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import divide, power
 from didax.api.numpy.gathering import _to_gather
 from didax.api.numpy.index_parsing import (
@@ -27,18 +28,13 @@ from didax.api.numpy.index_parsing import (
 )
 from didax.api.numpy.indexing import rewriting_take
 from didax.api.numpy.manipulation import broadcast_to
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    asarray,
-    astype,
-    operand,
-)
-from didax.core import dtypes, lax
+from didax.api.numpy.operands import as_result, asarray, astype, operand
+from didax.core import dtypes, lax, values
+from didax.core.basearray import Value
 from didax.core.dtypes import DType
 from didax.core.lax.indexing import (
     GatherScatterMode,
+    ScatterDimensionNumbers,
     scatter_dnums_of_gather,
 )
 from didax.core.promotion import result_type
@@ -68,29 +64,29 @@ def scatter_update(
     """``x`` with ``x[index] op= y`` applied, functionally (JAX's ``_scatter_update``)."""
     arr = asarray(x)
     aval = get_aval(arr)
-    values: Any
+    updates: Any
     if (
         type(y) is int
         and dtypes.is_integer(aval.dtype)
         and np.iinfo(aval.dtype.name).min <= y <= np.iinfo(aval.dtype.name).max
     ):
-        values = asarray(y, aval.dtype)
+        updates = asarray(y, aval.dtype)
     else:
-        values = asarray(y)  # a list too, as JAX's
+        updates = asarray(y)  # a list too, as JAX's
     parsed = _expand_bool(_parse(index, aval.shape), aval.shape)
     indexer = _to_gather(parsed, aval.shape, normalize_indices)
     if math.prod(indexer.slice_shape) == 0:
         return arr
-    if not _safe_to_cast(values, aval.dtype):
+    if not _safe_to_cast(updates, aval.dtype):
         warnings.warn(
             "scatter inputs have incompatible types: cannot safely cast value from "
-            f"dtype={get_aval(values).dtype} to dtype={aval.dtype}. In future JAX releases "
+            f"dtype={get_aval(updates).dtype} to dtype={aval.dtype}. In future JAX releases "
             "this will result in an error.",
             FutureWarning,
             stacklevel=3,
         )
-    dtype, weak = result_type(arr, values)
-    xs, ys = astype(arr, dtype, weak), astype(values, dtype, weak)
+    dtype, weak = result_type(arr, updates)
+    xs, ys = astype(arr, dtype, weak), astype(updates, dtype, weak)
     ys = broadcast_to(ys, indexer.slice_shape)
     if indexer.newaxis_dims:
         ys = lax.squeeze(ys, indexer.newaxis_dims)
@@ -115,7 +111,28 @@ def scatter_update(
     return as_result(out)
 
 
-def _scatter_sub(operand: Any, indices: Any, updates: Any, dnums: Any, **kw: Any) -> Any:
+class UpdateOptions(TypedDict, total=False):
+    """The options each update of ``x.at[idx]`` takes, keyword-only (JAX's).
+
+    ``indices_are_sorted`` and ``unique_indices`` promise what the scatter
+    may assume (default False); ``mode`` says what out-of-bounds indices do
+    (default: dropped); ``wrap_negative_indices`` (default True) counts
+    negative indices from the end, as NumPy's.
+    """
+
+    indices_are_sorted: bool
+    unique_indices: bool
+    mode: str | GatherScatterMode | None
+    wrap_negative_indices: bool
+
+
+def _scatter_sub(
+    operand: values.ArrayLike,
+    indices: values.ArrayLike,
+    updates: values.ArrayLike,
+    dnums: ScatterDimensionNumbers,
+    **kw: Any,
+) -> Value:
     return lax.scatter_add(operand, indices, lax.neg(updates), dnums, **kw)
 
 
@@ -194,10 +211,11 @@ class IndexUpdateRef:
         self,
         values: ArrayLike,
         op: ScatterFn,
-        indices_are_sorted: bool,
-        unique_indices: bool,
-        mode: str | GatherScatterMode | None,
-        wrap_negative_indices: bool,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: str | GatherScatterMode | None = None,
+        wrap_negative_indices: bool = True,
         target: ArrayLike | None = None,
     ) -> Array:
         return scatter_update(
@@ -211,138 +229,41 @@ class IndexUpdateRef:
             normalize_indices=wrap_negative_indices,
         )
 
-    def _factors(
-        self,
-        values: ArrayLike,
-        indices_are_sorted: bool,
-        unique_indices: bool,
-        mode: str | GatherScatterMode | None,
-        wrap_negative_indices: bool,
-    ) -> Array:
+    def _factors(self, values: ArrayLike, options: UpdateOptions) -> Array:
         """Ones, times ``values`` at the index (repeats multiply): ``divide``'s and ``power``'s."""
         ones = lax.full_like(as_result(operand(self.array)), 1)
-        return self._update(
-            values,
-            lax.scatter_mul,
-            indices_are_sorted,
-            unique_indices,
-            mode,
-            wrap_negative_indices,
-            target=ones,
-        )
+        return self._update(values, lax.scatter_mul, target=ones, **options)
 
-    def set(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: str | GatherScatterMode | None = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
+    def set(self, values: ArrayLike, **options: Unpack[UpdateOptions]) -> Array:
         """``x[idx] = values``; of repeated indices the last update stays (XLA on CPUs)."""
-        return self._update(
-            values, lax.scatter, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
+        return self._update(values, lax.scatter, **options)
 
-    def add(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: str | GatherScatterMode | None = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
+    def add(self, values: ArrayLike, **options: Unpack[UpdateOptions]) -> Array:
         """``x[idx] += values``; repeated indices accumulate."""
-        return self._update(
-            values, lax.scatter_add, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
+        return self._update(values, lax.scatter_add, **options)
 
-    def subtract(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: str | GatherScatterMode | None = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
+    def subtract(self, values: ArrayLike, **options: Unpack[UpdateOptions]) -> Array:
         """``x[idx] -= values``; repeated indices accumulate."""
-        return self._update(
-            values, _scatter_sub, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
+        return self._update(values, _scatter_sub, **options)
 
-    def multiply(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: str | GatherScatterMode | None = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
+    def multiply(self, values: ArrayLike, **options: Unpack[UpdateOptions]) -> Array:
         """``x[idx] *= values``; repeated indices multiply."""
-        return self._update(
-            values, lax.scatter_mul, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
+        return self._update(values, lax.scatter_mul, **options)
 
     mul = multiply
 
-    def divide(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: str | GatherScatterMode | None = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
+    def divide(self, values: ArrayLike, **options: Unpack[UpdateOptions]) -> Array:
         """``x[idx] /= values`` (a true division, as JAX's)."""
-        divisors = self._factors(
-            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
-        return divide(self.array, divisors)
+        return divide(self.array, self._factors(values, options))
 
-    def power(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: str | GatherScatterMode | None = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
+    def power(self, values: ArrayLike, **options: Unpack[UpdateOptions]) -> Array:
         """``x[idx] **= values``."""
-        exponents = self._factors(
-            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
-        return power(self.array, exponents)
+        return power(self.array, self._factors(values, options))
 
-    def min(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: str | GatherScatterMode | None = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
+    def min(self, values: ArrayLike, **options: Unpack[UpdateOptions]) -> Array:
         """``x[idx] = minimum(x[idx], values)``."""
-        return self._update(
-            values, lax.scatter_min, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
+        return self._update(values, lax.scatter_min, **options)
 
-    def max(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: str | GatherScatterMode | None = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
+    def max(self, values: ArrayLike, **options: Unpack[UpdateOptions]) -> Array:
         """``x[idx] = maximum(x[idx], values)``."""
-        return self._update(
-            values, lax.scatter_max, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
+        return self._update(values, lax.scatter_max, **options)

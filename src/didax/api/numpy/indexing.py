@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.gathering import _gather
 from didax.api.numpy.index_parsing import (
     _INT32_MAX,
@@ -35,14 +36,7 @@ from didax.api.numpy.index_parsing import (
     NonConcreteBooleanIndexError as NonConcreteBooleanIndexError,
 )
 from didax.api.numpy.manipulation import ravel
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    astype,
-    broadcast_shapes,
-    operand,
-)
+from didax.api.numpy.operands import as_result, astype, broadcast_shapes, operand
 from didax.api.numpy.slicing import _dynamic_slice, _static_slice
 from didax.core import dtypes, lax
 from didax.core.lax.indexing import (

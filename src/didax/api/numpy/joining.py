@@ -15,14 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.manipulation import concatenate, expand_dims, ravel, reshape
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    normalize_axes,
-    operand,
-)
+from didax.api.numpy.operands import as_result, normalize_axes, operand
 from didax.core import lax
 from didax.core.dtypes import DTypeLike
 from didax.core.values import get_aval

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from didax.api.custom_derivatives import custom_jvp
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.contractions import einsum
 from didax.api.numpy.decompositions import (
     EighResult,
@@ -51,15 +52,7 @@ from didax.api.numpy.linear_algebra import matmul
 from didax.api.numpy.manipulation import broadcast_to, expand_dims, moveaxis, squeeze
 from didax.api.numpy.matrices import diagonal, trace
 from didax.api.numpy.more_elementwise import conj, real
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    astype,
-    broadcast_shapes,
-    normalize_axes,
-    operand,
-)
+from didax.api.numpy.operands import as_result, astype, broadcast_shapes, normalize_axes, operand
 from didax.api.numpy.reductions import max, min, prod, sum
 from didax.api.numpy.statistics import count_nonzero
 from didax.core import dtypes

@@ -14,13 +14,12 @@ Design rules:
 from __future__ import annotations
 
 import builtins
-from typing import Any
+from typing import Any, Unpack
 
+from didax.api.numpy.array_types import Array, ArrayLike, DotOptions
 from didax.api.numpy.elementwise import multiply, not_equal
 from didax.api.numpy.manipulation import ravel, reshape
 from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
     as_result,
     astype,
     broadcast_shapes,
@@ -88,12 +87,17 @@ def _promote_no_broadcast(name: str, *args: ArrayLike) -> tuple[list[Array], DTy
     return [as_result(astype(v, dt, weak)) for v in vals], dt
 
 
+def dot_options(
+    *, precision: PrecisionLike = None, preferred_element_type: DTypeLike = None
+) -> tuple[PrecisionLike, DTypeLike]:
+    """A product's ``DotOptions``, read: ``(precision, preferred_element_type)``; others refused."""
+    return precision, preferred_element_type
+
+
 def dot(
     a: ArrayLike,
     b: ArrayLike,
-    *,
-    precision: PrecisionLike = None,
-    preferred_element_type: DTypeLike = None,
+    **options: Unpack[DotOptions],
 ) -> Array:
     """NumPy's ``dot``: contracts ``a``'s last axis with ``b``'s second-to-last (or only) axis.
 
@@ -105,6 +109,7 @@ def dot(
     >>> dot(x, np.array([1, 2], np.int8), preferred_element_type=np.int32)
     Array(300, dtype=int32)
     """
+    precision, preferred_element_type = dot_options(**options)
     (x, y), dt = _promote_no_broadcast("dot", a, b)
     asked = _preferred(preferred_element_type)
     ax, bx = get_aval(x), get_aval(y)
@@ -124,15 +129,14 @@ def dot(
 def matmul(
     a: ArrayLike,
     b: ArrayLike,
-    *,
-    precision: PrecisionLike = None,
-    preferred_element_type: DTypeLike = None,
+    **options: Unpack[DotOptions],
 ) -> Array:
     """NumPy's ``matmul`` (``@``): batched matrix product with broadcast batch axes.
 
     >>> matmul(np.ones((2, 1, 6, 3)), np.ones((4, 3, 5))).shape
     (2, 4, 6, 5)
     """
+    precision, preferred_element_type = dot_options(**options)
     (x, y), dt = _promote_no_broadcast("matmul", a, b)
     asked = _preferred(preferred_element_type)
     ax, bx = get_aval(x), get_aval(y)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import (
     abs,
     add,
@@ -29,15 +30,7 @@ from didax.api.numpy.elementwise import (
     subtract,
     where,
 )
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    astype,
-    broadcast_shapes,
-    operand,
-    promote,
-)
+from didax.api.numpy.operands import as_result, astype, broadcast_shapes, operand, promote
 from didax.api.numpy.statistics import all
 from didax.core import dtypes, lax
 from didax.core.values import get_aval

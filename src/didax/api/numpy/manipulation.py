@@ -13,9 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
     as_result,
     as_sequence,
     astype,

@@ -13,12 +13,11 @@ from typing import Any, Final
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.creation import arange, eye, zeros
 from didax.api.numpy.elementwise import where
 from didax.api.numpy.manipulation import broadcast_to, moveaxis, reshape
 from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
     as_result,
     astype,
     dtype_arg,

@@ -15,11 +15,13 @@ in JAX.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import inspect
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 import numpy as np
 
+from didax.api.numpy.array_types import ArrayLike
 from didax.api.numpy.bits import bitwise_xor, left_shift, right_shift
 from didax.api.numpy.elementwise import (
     abs,
@@ -48,7 +50,7 @@ from didax.api.numpy.indexing import getitem
 from didax.api.numpy.linear_algebra import dot, matmul
 from didax.api.numpy.manipulation import ravel, reshape, squeeze, swapaxes, transpose
 from didax.api.numpy.more_elementwise import conj, imag, real
-from didax.api.numpy.operands import ArrayLike, asarray, is_array_like
+from didax.api.numpy.operands import asarray, is_array_like
 from didax.api.numpy.reductions import argmax, argmin, cumsum, max, mean, min, prod, sum
 from didax.core.array import Array
 from didax.core.basearray import Value
@@ -56,8 +58,6 @@ from didax.core.dtypes import DTypeLike
 from didax.core.trace import Tracer
 
 __all__: list[str] = []
-
-_Axis = int | Sequence[int] | None
 
 
 def _binary_operator(
@@ -103,87 +103,43 @@ def _no_out(name: str, out: object, where: object = None, initial: object = None
         raise NotImplementedError(f"{name}: the 'initial' argument is not supported")
 
 
-def _sum(
-    self: Value,
-    axis: _Axis = None,
-    dtype: DTypeLike = None,
-    out: object = None,
-    keepdims: bool = False,
-    initial: object = None,
-    where: object = None,
-) -> Value:
-    _no_out("sum", out, where, initial)
-    return sum(self, axis=axis, dtype=dtype, keepdims=keepdims)
+# NumPy's reduction methods: the function that does the work and NumPy's
+# parameters, in NumPy's order (each positional or keyword, as NumPy's).
+_REDUCTIONS: Final[dict[str, tuple[Callable[..., Value], str]]] = {
+    "sum": (sum, "axis dtype out keepdims initial where"),
+    "prod": (prod, "axis dtype out keepdims initial where"),
+    "mean": (mean, "axis dtype out keepdims where"),
+    "max": (max, "axis out keepdims initial where"),
+    "min": (min, "axis out keepdims initial where"),
+    "argmax": (argmax, "axis out keepdims"),
+    "argmin": (argmin, "axis out keepdims"),
+    "cumsum": (cumsum, "axis dtype out"),
+}
 
 
-def _prod(
-    self: Value,
-    axis: _Axis = None,
-    dtype: DTypeLike = None,
-    out: object = None,
-    keepdims: bool = False,
-    initial: object = None,
-    where: object = None,
-) -> Value:
-    _no_out("prod", out, where, initial)
-    return prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
+def _reduction_method(name: str, fn: Callable[..., Value], params: str) -> Callable[..., Value]:
+    """``x.<name>(...)`` with NumPy's ``params``: ``out``, ``where`` and ``initial``
+    refused (``_no_out``), the others passed on to ``fn`` by name."""
+    p = inspect.Parameter
+    signature = inspect.Signature(
+        [p("self", p.POSITIONAL_ONLY)]
+        + [
+            p(param, p.POSITIONAL_OR_KEYWORD, default=False if param == "keepdims" else None)
+            for param in params.split()
+        ]
+    )
 
+    def method(*args: Any, **kwargs: Any) -> Value:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        arguments = bound.arguments
+        self = arguments.pop("self")
+        _no_out(name, *(arguments.pop(refused, None) for refused in ("out", "where", "initial")))
+        return fn(self, **arguments)
 
-def _mean(
-    self: Value,
-    axis: _Axis = None,
-    dtype: DTypeLike = None,
-    out: object = None,
-    keepdims: bool = False,
-    where: object = None,
-) -> Value:
-    _no_out("mean", out, where)
-    return mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
-
-
-def _max(
-    self: Value,
-    axis: _Axis = None,
-    out: object = None,
-    keepdims: bool = False,
-    initial: object = None,
-    where: object = None,
-) -> Value:
-    _no_out("max", out, where, initial)
-    return max(self, axis=axis, keepdims=keepdims)
-
-
-def _min(
-    self: Value,
-    axis: _Axis = None,
-    out: object = None,
-    keepdims: bool = False,
-    initial: object = None,
-    where: object = None,
-) -> Value:
-    _no_out("min", out, where, initial)
-    return min(self, axis=axis, keepdims=keepdims)
-
-
-def _argmax(
-    self: Value, axis: int | None = None, out: object = None, keepdims: bool = False
-) -> Value:
-    _no_out("argmax", out)
-    return argmax(self, axis=axis, keepdims=keepdims)
-
-
-def _argmin(
-    self: Value, axis: int | None = None, out: object = None, keepdims: bool = False
-) -> Value:
-    _no_out("argmin", out)
-    return argmin(self, axis=axis, keepdims=keepdims)
-
-
-def _cumsum(
-    self: Value, axis: int | None = None, dtype: DTypeLike = None, out: object = None
-) -> Value:
-    _no_out("cumsum", out)
-    return cumsum(self, axis=axis, dtype=dtype)
+    method.__name__ = method.__qualname__ = name
+    setattr(method, "__signature__", signature)  # noqa: B010 - what inspect and help() show
+    return method
 
 
 def _clip(
@@ -243,14 +199,7 @@ _METHODS: Final[dict[str, Callable[..., Any]]] = {
     "__getitem__": getitem,
     "reshape": lambda self, *shape, order="C": reshape(self, _axes_args(shape), order),
     "transpose": lambda self, *axes: transpose(self, _axes_args(axes) if axes else None),
-    "sum": _sum,
-    "prod": _prod,
-    "mean": _mean,
-    "max": _max,
-    "min": _min,
-    "argmax": _argmax,
-    "argmin": _argmin,
-    "cumsum": _cumsum,
+    **{name: _reduction_method(name, fn, params) for name, (fn, params) in _REDUCTIONS.items()},
     "astype": _astype,
     "ravel": lambda self, order="C": ravel(self),
     "flatten": lambda self, order="C": ravel(self),

@@ -24,7 +24,9 @@ import ml_dtypes
 import numpy as np
 
 from didax.api.custom_derivatives import custom_jvp
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import (
+    _inexact_function,
     _inexact_unary,
     abs,
     add,
@@ -51,7 +53,7 @@ from didax.api.numpy.elementwise import (
     subtract,
     where,
 )
-from didax.api.numpy.operands import Array, ArrayLike, as_result, astype, bind, operand, promote
+from didax.api.numpy.operands import Operand, as_result, astype, bind, operand, promote
 from didax.core import dtypes, lax
 from didax.core.lax.bits import bitcast_convert_type
 from didax.core.values import get_aval
@@ -133,40 +135,45 @@ def log10(x: ArrayLike) -> Array:
     return multiply(log(v), one_over_log10)
 
 
+def _float_test(
+    x: ArrayLike,
+    test: Callable[[Operand], Array],
+    otherwise: bool,
+    parts: Callable[[Array, Array], Array] | None = None,
+) -> Array:
+    """``test`` of each element of a floating-point ``x``, ``otherwise`` for other dtypes.
+
+    With ``parts``, a complex ``x`` gives ``parts`` of its real and imaginary parts' tests.
+    """
+    v = operand(x)
+    dtype = get_aval(v).dtype
+    if parts is not None and dtypes.is_complex(dtype):
+        return parts(
+            _float_test(lax.real(v), test, otherwise), _float_test(lax.imag(v), test, otherwise)
+        )
+    if not dtypes.is_float(dtype):
+        return as_result(lax.full(get_aval(v).shape, otherwise, dtypes.bool_))
+    return test(v)
+
+
 def isnan(x: ArrayLike) -> Array:
     """Whether each element is NaN (always False for integers; either part, for complex)."""
-    v = operand(x)
-    if dtypes.is_complex(get_aval(v).dtype):
-        return logical_or(isnan(lax.real(v)), isnan(lax.imag(v)))
-    if not dtypes.is_float(get_aval(v).dtype):
-        return as_result(lax.full(get_aval(v).shape, False, dtypes.bool_))
-    return not_equal(v, v)
+    return _float_test(x, lambda v: not_equal(v, v), False, logical_or)
 
 
 def isinf(x: ArrayLike) -> Array:
     """Whether each element is +inf or -inf (either part, for complex)."""
-    v = operand(x)
-    if dtypes.is_complex(get_aval(v).dtype):
-        return logical_or(isinf(lax.real(v)), isinf(lax.imag(v)))
-    if not dtypes.is_float(get_aval(v).dtype):
-        return as_result(lax.full(get_aval(v).shape, False, dtypes.bool_))
-    return equal(abs(v), float("inf"))
+    return _float_test(x, lambda v: equal(abs(v), float("inf")), False, logical_or)
 
 
 def isposinf(x: ArrayLike) -> Array:
     """Whether each element is +inf."""
-    v = operand(x)
-    if not dtypes.is_float(get_aval(v).dtype):
-        return as_result(lax.full(get_aval(v).shape, False, dtypes.bool_))
-    return equal(v, float("inf"))
+    return _float_test(x, lambda v: equal(v, float("inf")), False)
 
 
 def isneginf(x: ArrayLike) -> Array:
     """Whether each element is -inf."""
-    v = operand(x)
-    if not dtypes.is_float(get_aval(v).dtype):
-        return as_result(lax.full(get_aval(v).shape, False, dtypes.bool_))
-    return equal(v, -float("inf"))
+    return _float_test(x, lambda v: equal(v, -float("inf")), False)
 
 
 def isfinite(x: ArrayLike) -> Array:
@@ -175,12 +182,7 @@ def isfinite(x: ArrayLike) -> Array:
     >>> isfinite(np.array([1.0, np.inf, np.nan]))
     Array([ True, False, False], dtype=bool)
     """
-    v = operand(x)
-    if dtypes.is_complex(get_aval(v).dtype):
-        return logical_and(isfinite(lax.real(v)), isfinite(lax.imag(v)))
-    if not dtypes.is_float(get_aval(v).dtype):
-        return as_result(lax.full(get_aval(v).shape, True, dtypes.bool_))
-    return bind(lax.is_finite_p, v)
+    return _float_test(x, lambda v: bind(lax.is_finite_p, v), True, logical_and)
 
 
 def nan_to_num(
@@ -209,26 +211,37 @@ def _replace_inf(x: Array) -> Array:
     return where(equal(x, float("inf")), lax.full_like(x, 0), x)
 
 
-@custom_jvp
-def _logaddexp(a: Array, b: Array) -> Array:
-    amax = maximum(a, b)
-    delta = subtract(a, b)
-    # Equal infinities make delta NaN: their sum is the answer (inf or -inf).
-    return where(
-        isnan(delta),
-        add(a, b),
-        add(amax, log1p(exp(lax.neg(abs(delta))))),
-    )
+def _logaddexp_custom(
+    name: str, exp_fn: Callable[[ArrayLike], Array], softplus: Callable[[Array], Array]
+) -> custom_jvp:
+    """``log(exp(a) + exp(b))`` in ``exp_fn``'s base: ``max + softplus(-|a - b|)``.
+
+    Its derivative is JAX's custom rule: ``exp_fn(x - out)`` for each
+    argument, with ``+inf`` read as 0 there.
+    """
+
+    def primal(a: Array, b: Array) -> Array:
+        amax = maximum(a, b)
+        delta = subtract(a, b)
+        # Equal infinities make delta NaN: their sum is the answer (inf or -inf).
+        return where(isnan(delta), add(a, b), add(amax, softplus(lax.neg(abs(delta)))))
+
+    primal.__name__ = primal.__qualname__ = name
+    custom = custom_jvp(primal)
+
+    def jvp(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
+        # JAX's rule: finite at -inf inputs, 0 (not NaN) for the smaller of two infinities.
+        (a, b), (ta, tb) = primals, tangents
+        out = custom(a, b)
+        wa = exp_fn(subtract(_replace_inf(a), _replace_inf(out)))
+        wb = exp_fn(subtract(_replace_inf(b), _replace_inf(out)))
+        return out, add(multiply(ta, wa), multiply(tb, wb))
+
+    custom.defjvp(jvp)
+    return custom
 
 
-@_logaddexp.defjvp
-def _logaddexp_jvp(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
-    # JAX's rule: finite at -inf inputs, 0 (not NaN) for the smaller of two infinities.
-    (a, b), (ta, tb) = primals, tangents
-    out = _logaddexp(a, b)
-    wa = exp(subtract(_replace_inf(a), _replace_inf(out)))
-    wb = exp(subtract(_replace_inf(b), _replace_inf(out)))
-    return out, add(multiply(ta, wa), multiply(tb, wb))
+_logaddexp = _logaddexp_custom("_logaddexp", exp, lambda d: log1p(exp(d)))
 
 
 def logaddexp(x1: ArrayLike, x2: ArrayLike) -> Array:
@@ -244,27 +257,17 @@ def logaddexp(x1: ArrayLike, x2: ArrayLike) -> Array:
     return as_result(_logaddexp(a, b))
 
 
+exp2 = _inexact_function(
+    lax.exp2_p,
+    "exp2",
+    "``2 ** x`` (``lax.exp2``, which is ``exp(log(2) * x)``); integers become floats.",
+)
+
+
 _INV_LN2: Final = 1 / float(np.log(2))
 
 
-@custom_jvp
-def _logaddexp2(a: Array, b: Array) -> Array:
-    amax = maximum(a, b)
-    delta = subtract(a, b)
-    return where(
-        isnan(delta),
-        add(a, b),
-        add(amax, multiply(_INV_LN2, log1p(exp2(lax.neg(abs(delta)))))),
-    )
-
-
-@_logaddexp2.defjvp
-def _logaddexp2_jvp(primals: Sequence[Array], tangents: Sequence[Array]) -> tuple[Array, Array]:
-    (a, b), (ta, tb) = primals, tangents
-    out = _logaddexp2(a, b)
-    wa = exp2(subtract(_replace_inf(a), _replace_inf(out)))
-    wb = exp2(subtract(_replace_inf(b), _replace_inf(out)))
-    return out, add(multiply(ta, wa), multiply(tb, wb))
+_logaddexp2 = _logaddexp_custom("_logaddexp2", exp2, lambda d: multiply(_INV_LN2, log1p(exp2(d))))
 
 
 def logaddexp2(x1: ArrayLike, x2: ArrayLike) -> Array:
@@ -338,14 +341,12 @@ def expm1(x: ArrayLike) -> Array:
     return as_result(lax.expm1(as_result(v)))
 
 
-def sinh(x: ArrayLike) -> Array:
-    """Hyperbolic sine (``lax.sinh``); integers become floats."""
-    return _inexact_unary(lax.sinh_p, x)
-
-
-def cosh(x: ArrayLike) -> Array:
-    """Hyperbolic cosine (``lax.cosh``); integers become floats."""
-    return _inexact_unary(lax.cosh_p, x)
+sinh = _inexact_function(
+    lax.sinh_p, "sinh", "Hyperbolic sine (``lax.sinh``); integers become floats."
+)
+cosh = _inexact_function(
+    lax.cosh_p, "cosh", "Hyperbolic cosine (``lax.cosh``); integers become floats."
+)
 
 
 def arcsin(x: ArrayLike) -> Array:
@@ -357,29 +358,19 @@ def arcsin(x: ArrayLike) -> Array:
     return _inexact_unary(lax.asin_p, x)
 
 
-def arccos(x: ArrayLike) -> Array:
-    """Inverse cosine (``lax.acos``): NaN outside ``[-1, 1]``."""
-    return _inexact_unary(lax.acos_p, x)
-
-
-def arctan(x: ArrayLike) -> Array:
-    """Inverse tangent (``lax.atan``)."""
-    return _inexact_unary(lax.atan_p, x)
-
-
-def arcsinh(x: ArrayLike) -> Array:
-    """Inverse hyperbolic sine (``lax.asinh``)."""
-    return _inexact_unary(lax.asinh_p, x)
-
-
-def arccosh(x: ArrayLike) -> Array:
-    """Inverse hyperbolic cosine (``lax.acosh``): NaN below 1."""
-    return _inexact_unary(lax.acosh_p, x)
-
-
-def arctanh(x: ArrayLike) -> Array:
-    """Inverse hyperbolic tangent (``lax.atanh``): ``+-inf`` at ``+-1``, NaN beyond."""
-    return _inexact_unary(lax.atanh_p, x)
+arccos = _inexact_function(
+    lax.acos_p, "arccos", "Inverse cosine (``lax.acos``): NaN outside ``[-1, 1]``."
+)
+arctan = _inexact_function(lax.atan_p, "arctan", "Inverse tangent (``lax.atan``).")
+arcsinh = _inexact_function(lax.asinh_p, "arcsinh", "Inverse hyperbolic sine (``lax.asinh``).")
+arccosh = _inexact_function(
+    lax.acosh_p, "arccosh", "Inverse hyperbolic cosine (``lax.acosh``): NaN below 1."
+)
+arctanh = _inexact_function(
+    lax.atanh_p,
+    "arctanh",
+    "Inverse hyperbolic tangent (``lax.atanh``): ``+-inf`` at ``+-1``, NaN beyond.",
+)
 
 
 def arctan2(x1: ArrayLike, x2: ArrayLike) -> Array:
@@ -390,11 +381,6 @@ def arctan2(x1: ArrayLike, x2: ArrayLike) -> Array:
     """
     (a, b), _, _ = promote("arctan2", x1, x2, inexact=True, scalars=True)
     return bind(lax.atan2_p, a, b)
-
-
-def exp2(x: ArrayLike) -> Array:
-    """``2 ** x`` (``lax.exp2``, which is ``exp(log(2) * x)``); integers become floats."""
-    return _inexact_unary(lax.exp2_p, x)
 
 
 def hypot(x1: ArrayLike, x2: ArrayLike) -> Array:

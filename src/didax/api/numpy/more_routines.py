@@ -17,12 +17,13 @@ import builtins
 import math
 import operator
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import ml_dtypes
 import numpy as np
 
 from didax.api.control_flow import while_loop
+from didax.api.numpy.array_types import Array, ArrayLike, Axis, DotOptions
 from didax.api.numpy.creation import linspace
 from didax.api.numpy.elementwise import abs as _abs
 from didax.api.numpy.elementwise import (
@@ -55,14 +56,7 @@ from didax.api.numpy.more_elementwise import (
     arctanh,
     isnan,
 )
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    dtype_arg,
-    operand,
-    promote,
-)
+from didax.api.numpy.operands import as_result, dtype_arg, named, operand, promote
 from didax.api.numpy.operands import (
     broadcast_shapes as _broadcast_shapes,
 )
@@ -72,7 +66,6 @@ from didax.api.numpy.statistics import any, cumprod
 from didax.core import dtypes, lax
 from didax.core.dtypes import DTypeLike
 from didax.core.lax.elementwise import ROUND_TO_NEAREST_EVEN
-from didax.core.lax.precision import PrecisionLike
 from didax.core.promotion import result_type as _result_type
 from didax.core.values import get_aval
 
@@ -134,7 +127,6 @@ __all__ = [
     "can_cast",
 ]
 
-Axis = int | Sequence[int] | None
 
 # --- the Array API's names --------------------------------------------------------------
 
@@ -173,54 +165,45 @@ def matrix_transpose(x: ArrayLike) -> Array:
     return swapaxes(v, -1, -2)
 
 
-def _cumulative(
-    name: str,
-    scan: Callable[..., Array],
-    x: ArrayLike,
-    axis: int | None,
-    dtype: DTypeLike,
-    include_initial: bool,
-) -> Array:
-    v = as_result(operand(x))
-    ndim = get_aval(v).ndim
-    if axis is None:
-        if ndim > 1:
-            raise ValueError(f"{name}: the axis must be given for an array of rank {ndim}")
-        axis = 0
-    if ndim == 0:
-        raise ValueError(f"{name}: the input must be at least 1-dimensional")
-    out = scan(v, axis=axis, dtype=dtype)
-    if include_initial:
-        shape = list(get_aval(out).shape)
-        shape[axis % ndim] = 1
-        identity = 0 if scan is cumsum else 1
-        first = lax.full(tuple(shape), identity, get_aval(out).dtype)
-        out = concatenate([first, out], axis=axis)
-    return out
+def _cumulative_function(name: str, scan: Callable[..., Array], doc: str) -> Callable[..., Array]:
+    """The Array API's ``name``: ``scan`` (``cumsum`` or ``cumprod``) along one axis."""
+    identity = 0 if scan is cumsum else 1
+
+    def function(
+        x: ArrayLike,
+        /,
+        *,
+        axis: int | None = None,
+        dtype: DTypeLike = None,
+        include_initial: bool = False,
+    ) -> Array:
+        v = as_result(operand(x))
+        ndim = get_aval(v).ndim
+        if axis is None:
+            if ndim > 1:
+                raise ValueError(f"{name}: the axis must be given for an array of rank {ndim}")
+            axis = 0
+        if ndim == 0:
+            raise ValueError(f"{name}: the input must be at least 1-dimensional")
+        out = scan(v, axis=axis, dtype=dtype)
+        if include_initial:
+            shape = list(get_aval(out).shape)
+            shape[axis % ndim] = 1
+            first = lax.full(tuple(shape), identity, get_aval(out).dtype)
+            out = concatenate([first, out], axis=axis)
+        return out
+
+    return named(function, name, doc)
 
 
-def cumulative_sum(
-    x: ArrayLike,
-    /,
-    *,
-    axis: int | None = None,
-    dtype: DTypeLike = None,
-    include_initial: bool = False,
-) -> Array:
-    """Running sums along ``axis`` (the Array API's ``cumsum``), optionally starting at 0."""
-    return _cumulative("cumulative_sum", cumsum, x, axis, dtype, include_initial)
-
-
-def cumulative_prod(
-    x: ArrayLike,
-    /,
-    *,
-    axis: int | None = None,
-    dtype: DTypeLike = None,
-    include_initial: bool = False,
-) -> Array:
-    """Running products along ``axis``, optionally starting at 1."""
-    return _cumulative("cumulative_prod", cumprod, x, axis, dtype, include_initial)
+cumulative_sum = _cumulative_function(
+    "cumulative_sum",
+    cumsum,
+    "Running sums along ``axis`` (the Array API's ``cumsum``), optionally starting at 0.",
+)
+cumulative_prod = _cumulative_function(
+    "cumulative_prod", cumprod, "Running products along ``axis``, optionally starting at 1."
+)
 
 
 def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
@@ -235,8 +218,7 @@ def vecdot(
     /,
     *,
     axis: int = -1,
-    precision: PrecisionLike = None,
-    preferred_element_type: DTypeLike = None,
+    **options: Unpack[DotOptions],
 ) -> Array:
     """The dot products of vectors along ``axis`` (broadcast over the others), ``x1`` conjugated.
 
@@ -247,12 +229,7 @@ def vecdot(
     a, b = moveaxis(as_result(a), axis, -1), moveaxis(as_result(b), axis, -1)
     if dtypes.is_complex(get_aval(a).dtype):
         a = lax.conj(a)  # (as JAX's, which is vdot's vectorized)
-    out = matmul(
-        a[..., None, :],
-        b[..., :, None],
-        precision=precision,
-        preferred_element_type=preferred_element_type,
-    )
+    out = matmul(a[..., None, :], b[..., :, None], **options)
     return out[..., 0, 0]
 
 

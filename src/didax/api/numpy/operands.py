@@ -28,6 +28,8 @@ import numpy as np
 
 import didax.interpreters  # noqa: F401  (installs the root trace and all rules)
 from didax.api.jit import jit
+from didax.api.numpy.array_types import Array as Array
+from didax.api.numpy.array_types import ArrayLike as ArrayLike
 from didax.core import dtypes, lax, values
 from didax.core.array import Array as DidaxArray
 from didax.core.basearray import HostArray, Value
@@ -49,16 +51,18 @@ from didax.core.values import (
 )
 from didax.interpreters.evaluation import EVAL_TRACE, LARGE, eager_on_host
 
-# A didax value, or a (nested) list or tuple of them (``asarray`` stacks those).
-ArrayLike: TypeAlias = values.ArrayLike | list[Any] | tuple[Any, ...]
 # What ``operand`` gives: a value that knows its type, or a weak Python scalar.
 Operand: TypeAlias = Value | HostArray | values.PythonScalar
-# What a didax.numpy function returns: a Tracer under a transformation, a
-# didax Array in eager code.
-Array: TypeAlias = Value
 
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def named(fn: F, name: str, doc: str) -> F:
+    """``fn``, which a factory built, as the public function ``name`` documented by ``doc``."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
 
 
 def fused(fn: F) -> F:

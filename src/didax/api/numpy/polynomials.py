@@ -11,20 +11,16 @@ sequence.
 from __future__ import annotations
 
 import builtins
-from typing import Any
+from typing import Any, Unpack
 
+from didax.api.numpy.array_types import Array, ArrayLike, DotOptions
 from didax.api.numpy.elementwise import (
     add,
     multiply,
 )
-from didax.api.numpy.linear_algebra import _promote_no_broadcast, dot
+from didax.api.numpy.linear_algebra import _promote_no_broadcast, dot, dot_options
 from didax.api.numpy.manipulation import stack
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    operand,
-)
+from didax.api.numpy.operands import as_result, operand
 from didax.core import lax
 from didax.core.dtypes import DTypeLike
 from didax.core.lax.precision import PrecisionLike
@@ -97,9 +93,7 @@ def correlate(
     a: ArrayLike,
     v: ArrayLike,
     mode: str = "valid",
-    *,
-    precision: PrecisionLike = None,
-    preferred_element_type: DTypeLike = None,
+    **options: Unpack[DotOptions],
 ) -> Array:
     """The cross-correlation of two 1-d sequences (``mode`` full, same or valid).
 
@@ -108,7 +102,7 @@ def correlate(
     """
     (x, y), _ = _promote_no_broadcast("correlate", _one_d("correlate", a), _one_d("correlate", v))
     n, m = get_aval(x).shape[0], get_aval(y).shape[0]
-    p, t = precision, preferred_element_type
+    p, t = dot_options(**options)
     # NumPy's rule for a longer second sequence: swap them, reverse the result.
     full = _correlate_full(x, y, p, t) if n >= m else lax.rev(_correlate_full(y, x, p, t), (0,))
     return _crop("correlate", full, n, m, mode)
@@ -118,9 +112,7 @@ def convolve(
     a: ArrayLike,
     v: ArrayLike,
     mode: str = "full",
-    *,
-    precision: PrecisionLike = None,
-    preferred_element_type: DTypeLike = None,
+    **options: Unpack[DotOptions],
 ) -> Array:
     """The discrete linear convolution of two 1-d sequences (``mode`` full, same or valid).
 
@@ -131,7 +123,7 @@ def convolve(
     """
     (x, y), _ = _promote_no_broadcast("convolve", _one_d("convolve", a), _one_d("convolve", v))
     n, m = get_aval(x).shape[0], get_aval(y).shape[0]
-    p, t = precision, preferred_element_type
+    p, t = dot_options(**options)
     full = (
         _correlate_full(x, lax.rev(y, (0,)), p, t)
         if n >= m

@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.manipulation import ravel
-from didax.api.numpy.operands import Array, ArrayLike, as_result, contains_tracer, operand
+from didax.api.numpy.operands import as_result, contains_tracer, operand
 from didax.core import dtypes, lax
 from didax.core.errors import ConcretizationTypeError
 from didax.core.trace import Tracer

@@ -17,16 +17,17 @@ Design rules:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike, Axis
 from didax.api.numpy.elementwise import where
 from didax.api.numpy.manipulation import concatenate
 from didax.api.numpy.more_elementwise import isnan
-from didax.api.numpy.operands import Array, ArrayLike, Operand, as_result, astype, operand
+from didax.api.numpy.operands import Operand, as_result, astype, named, operand
 from didax.api.numpy.searching import searchsorted
 from didax.api.numpy.statistics import any
 from didax.core import dtypes, lax
@@ -42,7 +43,6 @@ __all__ = [
     "interp",
 ]
 
-Axis = int | Sequence[int] | None
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
@@ -151,34 +151,41 @@ def _quantile(
     return as_result(lax.convert_element_type(result, x_aval.dtype))
 
 
-def quantile(
-    a: ArrayLike,
-    q: ArrayLike,
-    axis: Axis = None,
-    out: object = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-) -> Array:
-    """The ``q``-th quantiles (``q`` in [0, 1], a scalar or a vector) of ``a`` along ``axis``.
+def _quantile_function(
+    name: str, squash_nans: bool, percent: bool, doc: str
+) -> Callable[..., Array]:
+    """NumPy's ``name``: ``_quantile`` with NumPy's signature, ``q`` in percent if ``percent``."""
 
-    >>> quantile(np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.25, 0.5]))
-    Array([1.75, 2.5 ], dtype=float32)
-    """
-    return _quantile("quantile", a, q, axis, method, keepdims, False, out, overwrite_input)
+    def function(
+        a: ArrayLike,
+        q: ArrayLike,
+        axis: Axis = None,
+        out: object = None,
+        overwrite_input: bool = False,
+        method: str = "linear",
+        keepdims: bool = False,
+    ) -> Array:
+        qv = _percent(q) if percent else q
+        return _quantile(name, a, qv, axis, method, keepdims, squash_nans, out, overwrite_input)
+
+    return named(function, name, doc)
 
 
-def nanquantile(
-    a: ArrayLike,
-    q: ArrayLike,
-    axis: Axis = None,
-    out: object = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-) -> Array:
-    """``quantile`` ignoring NaNs (NaN where a reduced slice has only NaNs)."""
-    return _quantile("nanquantile", a, q, axis, method, keepdims, True, out, overwrite_input)
+def _median_function(name: str, squash_nans: bool, doc: str) -> Callable[..., Array]:
+    """NumPy's ``name``: the midpoint 0.5-quantile, with NumPy's signature."""
+
+    def function(
+        a: ArrayLike,
+        axis: Axis = None,
+        out: object = None,
+        overwrite_input: bool = False,
+        keepdims: bool = False,
+    ) -> Array:
+        return _quantile(
+            name, a, 0.5, axis, "midpoint", keepdims, squash_nans, out, overwrite_input
+        )
+
+    return named(function, name, doc)
 
 
 def _percent(q: ArrayLike) -> Array:
@@ -186,64 +193,47 @@ def _percent(q: ArrayLike) -> Array:
     return qv / 100
 
 
-def percentile(
-    a: ArrayLike,
-    q: ArrayLike,
-    axis: Axis = None,
-    out: object = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-) -> Array:
-    """The ``q``-th percentiles (``q`` in [0, 100]) of ``a`` along ``axis``.
+quantile = _quantile_function(
+    "quantile",
+    squash_nans=False,
+    percent=False,
+    doc="""The ``q``-th quantiles (``q`` in [0, 1], a scalar or a vector) of ``a`` along ``axis``.
+
+    >>> quantile(np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.25, 0.5]))
+    Array([1.75, 2.5 ], dtype=float32)
+    """,
+)
+nanquantile = _quantile_function(
+    "nanquantile",
+    squash_nans=True,
+    percent=False,
+    doc="``quantile`` ignoring NaNs (NaN where a reduced slice has only NaNs).",
+)
+percentile = _quantile_function(
+    "percentile",
+    squash_nans=False,
+    percent=True,
+    doc="""The ``q``-th percentiles (``q`` in [0, 100]) of ``a`` along ``axis``.
 
     >>> percentile(np.arange(11.0), 30)
     Array(3., dtype=float32)
-    """
-    return _quantile(
-        "percentile", a, _percent(q), axis, method, keepdims, False, out, overwrite_input
-    )
+    """,
+)
+nanpercentile = _quantile_function(
+    "nanpercentile", squash_nans=True, percent=True, doc="``percentile`` ignoring NaNs."
+)
 
 
-def nanpercentile(
-    a: ArrayLike,
-    q: ArrayLike,
-    axis: Axis = None,
-    out: object = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-) -> Array:
-    """``percentile`` ignoring NaNs."""
-    return _quantile(
-        "nanpercentile", a, _percent(q), axis, method, keepdims, True, out, overwrite_input
-    )
-
-
-def median(
-    a: ArrayLike,
-    axis: Axis = None,
-    out: object = None,
-    overwrite_input: bool = False,
-    keepdims: bool = False,
-) -> Array:
-    """The median along ``axis`` (the mean of the two middle elements for an even count).
+median = _median_function(
+    "median",
+    squash_nans=False,
+    doc="""The median along ``axis`` (the mean of the two middle elements for an even count).
 
     >>> median(np.array([[3, 1, 2], [4, 6, 5]]), axis=1)
     Array([2., 5.], dtype=float32)
-    """
-    return _quantile("median", a, 0.5, axis, "midpoint", keepdims, False, out, overwrite_input)
-
-
-def nanmedian(
-    a: ArrayLike,
-    axis: Axis = None,
-    out: object = None,
-    overwrite_input: bool = False,
-    keepdims: bool = False,
-) -> Array:
-    """``median`` ignoring NaNs."""
-    return _quantile("nanmedian", a, 0.5, axis, "midpoint", keepdims, True, out, overwrite_input)
+    """,
+)
+nanmedian = _median_function("nanmedian", squash_nans=True, doc="``median`` ignoring NaNs.")
 
 
 def interp(

@@ -14,12 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import divide, multiply, not_equal, subtract
 from didax.api.numpy.joining import append
 from didax.api.numpy.manipulation import concatenate, moveaxis, ravel, swapaxes
 from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
     as_result,
     as_sequence,
     asarray,

@@ -12,18 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import divide
 from didax.api.numpy.manipulation import ravel, reshape
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    asarray,
-    astype,
-    dtype_arg,
-    normalize_axes,
-    operand,
-)
+from didax.api.numpy.operands import as_result, asarray, astype, dtype_arg, normalize_axes, operand
 from didax.core import dtypes, lax
 from didax.core.dtypes import DType, DTypeLike
 from didax.core.values import get_aval

@@ -14,18 +14,13 @@ from typing import Any
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import (
     logical_not,
 )
 from didax.api.numpy.indexing import take
 from didax.api.numpy.manipulation import ravel, stack
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    astype,
-    operand,
-)
+from didax.api.numpy.operands import as_result, astype, operand
 from didax.api.numpy.positions import concrete_host, nonzero
 from didax.api.numpy.reductions import sum
 from didax.api.numpy.statistics import any

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from didax.api.numpy.array_types import Array
 from didax.api.numpy.index_parsing import (
     _expand_ellipsis,
     _full_slice,
@@ -28,15 +29,25 @@ from didax.api.numpy.index_parsing import (
     _wrap_negative,
     index_dtype_for_shape,
 )
-from didax.api.numpy.operands import (
-    Array,
-    as_result,
-    astype,
-)
+from didax.api.numpy.operands import as_result, astype
 from didax.core import dtypes, lax
 from didax.core.lax.indexing import (
     GatherScatterMode,
 )
+
+
+def _reorient(
+    v: Any, rev_axes: list[int], squeeze_axes: list[int], newaxis_dims: list[int]
+) -> Array:
+    """A slice's window as the index asks: axes reversed, integer axes dropped, new axes added."""
+    if rev_axes:
+        v = lax.rev(v, rev_axes)
+    if squeeze_axes:
+        v = lax.squeeze(v, squeeze_axes)
+    if newaxis_dims:
+        v = lax.expand_dims(v, newaxis_dims)
+    return as_result(v)
+
 
 # --- route 1: a static slice ---------------------------------------------------------------
 
@@ -93,13 +104,7 @@ def _static_slice(
     )
     if not trivial:
         v = lax.slice(v, starts, limits, strides)
-    if rev_axes:
-        v = lax.rev(v, rev_axes)
-    if squeeze_axes:
-        v = lax.squeeze(v, squeeze_axes)
-    if newaxis_dims:
-        v = lax.expand_dims(v, newaxis_dims)
-    return as_result(v)
+    return _reorient(v, rev_axes, squeeze_axes, newaxis_dims)
 
 
 # --- route 2: a dynamic slice --------------------------------------------------------------
@@ -166,10 +171,4 @@ def _dynamic_slice(
                 i = astype(i, dtype) if len(starts) > 1 else i
                 normalized.append(_wrap_negative(i, n) if normalize else i)
         v = lax.dynamic_slice(v, normalized, sizes)
-    if rev_axes:
-        v = lax.rev(v, rev_axes)
-    if squeeze_axes:
-        v = lax.squeeze(v, squeeze_axes)
-    if newaxis_dims:
-        v = lax.expand_dims(v, newaxis_dims)
-    return as_result(v)
+    return _reorient(v, rev_axes, squeeze_axes, newaxis_dims)

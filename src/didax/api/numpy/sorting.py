@@ -11,9 +11,10 @@ Design rules:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
-from didax.api.numpy.operands import Array, ArrayLike, as_result, dtype_arg, operand
+from didax.api.numpy.array_types import Array, ArrayLike
+from didax.api.numpy.operands import as_result, dtype_arg, operand
 from didax.core import dtypes, lax
 from didax.core.dtypes import DTypeLike
 from didax.core.values import get_aval
@@ -21,9 +22,31 @@ from didax.core.values import get_aval
 __all__ = ["sort", "argsort"]
 
 
+class SortOptions(TypedDict, total=False):
+    """``sort``'s and ``argsort``'s keyword options (JAX's), read by ``_prepare``.
+
+    ``kind`` and ``order`` are NumPy's and refused; ``stable`` (default True)
+    keeps equal elements in order; ``descending`` (default False) sorts from
+    the largest.
+    """
+
+    kind: object
+    order: object
+    stable: bool
+    descending: bool
+
+
 def _prepare(
-    name: str, a: ArrayLike, axis: int | None, kind: object, order: object
-) -> tuple[Any, int]:
+    name: str,
+    a: ArrayLike,
+    axis: int | None,
+    *,
+    kind: object = None,
+    order: object = None,
+    stable: bool = True,
+    descending: bool = False,
+) -> tuple[Any, int, bool, bool]:
+    """The operand and the axis to sort along, and ``stable`` and ``descending``."""
     if kind is not None:
         raise TypeError(
             f"{name}: the 'kind' argument is not supported; use stable=True or stable=False"
@@ -34,23 +57,15 @@ def _prepare(
     aval = get_aval(v)
     if axis is None:
         v = lax.reshape(v, (aval.size,))
-        return v, 0
+        return v, 0, stable, descending
     if aval.ndim == 0:
         raise ValueError(f"{name}: axis {axis} is out of bounds for a 0-d array")
     if not -aval.ndim <= axis < aval.ndim:
         raise ValueError(f"{name}: axis {axis} is out of bounds for an array of rank {aval.ndim}")
-    return v, axis % aval.ndim
+    return v, axis % aval.ndim, stable, descending
 
 
-def sort(
-    a: ArrayLike,
-    axis: int | None = -1,
-    *,
-    kind: object = None,
-    order: object = None,
-    stable: bool = True,
-    descending: bool = False,
-) -> Array:
+def sort(a: ArrayLike, axis: int | None = -1, **options: Unpack[SortOptions]) -> Array:
     """``a`` sorted along ``axis`` (flattened when ``axis`` is None).
 
     >>> import numpy as np
@@ -60,7 +75,7 @@ def sort(
     >>> sort(np.array([2.0, np.nan, -1.0]), descending=True)
     Array([nan,  2., -1.], dtype=float32)
     """
-    v, dim = _prepare("sort", a, axis, kind, order)
+    v, dim, stable, descending = _prepare("sort", a, axis, **options)
     out = lax.sort_p.bind(v, dimension=dim, is_stable=bool(stable), num_keys=1)[0]
     return as_result(lax.rev(out, (dim,)) if descending else out)
 
@@ -69,11 +84,8 @@ def argsort(
     a: ArrayLike,
     axis: int | None = -1,
     *,
-    kind: object = None,
-    order: object = None,
-    stable: bool = True,
-    descending: bool = False,
     dtype: DTypeLike = None,
+    **options: Unpack[SortOptions],
 ) -> Array:
     """The indices that sort ``a`` along ``axis`` (of the flattened ``a`` when None).
 
@@ -83,7 +95,7 @@ def argsort(
     >>> argsort(np.array([3.0, 1.0, 2.0, 1.0]), descending=True)
     Array([0, 2, 1, 3], dtype=int32)
     """
-    v, dim = _prepare("argsort", a, axis, kind, order)
+    v, dim, stable, descending = _prepare("argsort", a, axis, **options)
     shape = get_aval(v).shape
     index_dtype = dtype_arg(dtype)
     if index_dtype is None:

@@ -7,9 +7,9 @@ are booleans, ``count_nonzero`` is the default int.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
+from didax.api.numpy.array_types import Array, ArrayLike, Axis
 from didax.api.numpy.elementwise import (
     divide,
     multiply,
@@ -21,15 +21,7 @@ from didax.api.numpy.elementwise import (
 from didax.api.numpy.linear_algebra import dot
 from didax.api.numpy.manipulation import broadcast_to, concatenate, reshape
 from didax.api.numpy.matrices import diagonal
-from didax.api.numpy.operands import (
-    Array,
-    ArrayLike,
-    as_result,
-    astype,
-    dtype_arg,
-    normalize_axes,
-    operand,
-)
+from didax.api.numpy.operands import as_result, astype, dtype_arg, normalize_axes, operand
 from didax.api.numpy.reductions import max, mean, min, prod, sum
 from didax.core import dtypes, lax
 from didax.core.dtypes import DTypeLike
@@ -53,8 +45,6 @@ __all__ = [
     "nanvar",
     "nanstd",
 ]
-
-Axis = int | Sequence[int] | None
 
 
 def _truth(a: ArrayLike) -> Any:

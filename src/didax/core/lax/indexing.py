@@ -40,7 +40,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Sequence
-from typing import Any, Final, final
+from typing import Any, Final, TypedDict, Unpack, final
 
 import attrs
 import numpy as np
@@ -154,6 +154,23 @@ class GatherScatterMode(enum.Enum):
 
     def __repr__(self) -> str:
         return f"GatherScatterMode.{self.name}"
+
+
+class GatherParams(TypedDict):
+    """``gather_p``'s params, as its rules receive them (``**params: Unpack[GatherParams]``).
+
+    ``dimension_numbers`` and ``slice_sizes`` say which windows are read;
+    ``unique_indices`` and ``indices_are_sorted`` are promises XLA may use;
+    ``mode`` says what out-of-bounds windows do, ``fill_value`` what
+    ``FILL_OR_DROP`` gives there (None: ``default_fill_value``).
+    """
+
+    dimension_numbers: GatherDimensionNumbers
+    slice_sizes: tuple[int, ...]
+    unique_indices: bool
+    indices_are_sorted: bool
+    mode: GatherScatterMode
+    fill_value: bool | int | float | None
 
 
 def default_fill_value(dtype: DType) -> bool | int | float:
@@ -291,19 +308,11 @@ def _check_fill_value(mode: GatherScatterMode, fill_value: object) -> None:
 
 @ABSTRACT_EVAL.defines(gather_p)
 def _gather_abstract_eval(
-    operand: ShapedArray,
-    indices: ShapedArray,
-    *,
-    dimension_numbers: GatherDimensionNumbers,
-    slice_sizes: tuple[int, ...],
-    unique_indices: bool,
-    indices_are_sorted: bool,
-    mode: GatherScatterMode,
-    fill_value: bool | int | float | None,
+    operand: ShapedArray, indices: ShapedArray, **params: Unpack[GatherParams]
 ) -> ShapedArray:
-    dn = dimension_numbers
+    dn, slice_sizes = params["dimension_numbers"], params["slice_sizes"]
     _check_indices(indices)
-    _check_fill_value(mode, fill_value)
+    _check_fill_value(params["mode"], params["fill_value"])
     out_rank = len(dn.offset_dims) + indices.ndim - 1
     _sorted(dn.offset_dims, "offset_dims")
     _distinct(dn.offset_dims, "offset_dims")
