@@ -71,7 +71,7 @@ def padtype_to_pads(
     return pads
 
 
-def _monoid(computation: Callable[..., Any], init: Any) -> Primitive | None:
+def _monoid(computation: Callable[..., Any], init: object) -> Primitive | None:
     """The monoid window primitive ``computation`` with ``init`` is, if it is one (JAX's test)."""
     if isinstance(init, Tracer):
         value = init.to_concrete_value()

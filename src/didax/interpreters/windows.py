@@ -33,8 +33,8 @@ Design rules:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -45,6 +45,8 @@ from didax.core.lax.windows import (
     CHOOSERS,
     MONOID_WINDOWS,
     Pairs,
+    ScatterKwargs,
+    WindowKwargs,
     WindowParams,
     bind_window,
     dilate_shape,
@@ -91,7 +93,9 @@ def transpose_padding(
 
 
 @TRANSPOSE_RULES.defines(reduce_window_sum_p)
-def _reduce_window_sum_transpose(ct: Any, x: PrimalOrUndefined, **params: Any) -> list[Any]:
+def _reduce_window_sum_transpose(
+    ct: ArrayLike | Zero, x: PrimalOrUndefined, **params: Unpack[WindowKwargs]
+) -> list[Any]:
     w = WindowParams(**params)
     in_shape = aval_of(x).shape
     ct = instantiate_zeros(ct)
@@ -112,7 +116,9 @@ def _reduce_window_sum_transpose(ct: Any, x: PrimalOrUndefined, **params: Any) -
 def _chooser_jvp(prim: Primitive) -> None:
     select_prim = CHOOSERS[prim]
 
-    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
+    def rule(
+        primals: Sequence[Any], tangents: Sequence[Any], **params: Unpack[WindowKwargs]
+    ) -> tuple[Any, Any]:
         (x,), (t,) = primals, tangents
         out = prim.bind(x, **params)
         if isinstance(t, Zero):
@@ -128,7 +134,7 @@ for _p in CHOOSERS:
 
 def _monoid_batcher(prim: Primitive) -> None:
     def rule(
-        axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any
+        axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Unpack[WindowKwargs]
     ) -> tuple[Any, Dim]:
         (x,), (d,) = args, dims
         assert d is not None
@@ -138,7 +144,7 @@ def _monoid_batcher(prim: Primitive) -> None:
 
 
 def _monoid_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **params: Any
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **params: Unpack[WindowKwargs]
 ) -> Cost:
     return Cost(out_avals[0].size * max(WindowParams(**params).size - 1, 0))
 
@@ -154,7 +160,7 @@ for _p in MONOID_WINDOWS:
 def _linear_in_first(prim: Primitive) -> None:
     # The operand only says which element each window chooses: a tangent of
     # it changes nothing (the choice is piecewise constant).
-    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
+    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: object) -> tuple[Any, Any]:
         (t, x), (g, _) = primals, tangents
         out = prim.bind(t, x, **params)
         if isinstance(g, Zero):
@@ -170,7 +176,12 @@ _linear_in_first(select_and_scatter_add_p)
 
 @TRANSPOSE_RULES.defines(select_and_gather_add_p)
 def _select_and_gather_add_transpose(
-    ct: Any, t: PrimalOrUndefined, x: ArrayLike, *, select_prim: Primitive, **params: Any
+    ct: ArrayLike | Zero,
+    t: PrimalOrUndefined,
+    x: ArrayLike,
+    *,
+    select_prim: Primitive,
+    **params: Unpack[WindowKwargs],
 ) -> list[Any]:
     w = WindowParams(**params)
     if any(d != 1 for d in w.window_dilation):
@@ -195,7 +206,12 @@ def _select_and_gather_add_transpose(
 
 @TRANSPOSE_RULES.defines(select_and_scatter_add_p)
 def _select_and_scatter_add_transpose(
-    ct: Any, source: PrimalOrUndefined, x: ArrayLike, *, select_prim: Primitive, **params: Any
+    ct: ArrayLike | Zero,
+    source: PrimalOrUndefined,
+    x: ArrayLike,
+    *,
+    select_prim: Primitive,
+    **params: Unpack[ScatterKwargs],
 ) -> list[Any]:
     if isinstance(ct, Zero):
         return [Zero.like(aval_of(source)), None]
@@ -204,14 +220,14 @@ def _select_and_scatter_add_transpose(
     return [out, None]
 
 
-def _front_batcher(prim: Primitive, window_of: Any) -> None:
+def _front_batcher(prim: Primitive, window_of: Callable[..., WindowParams]) -> None:
     def rule(
         axis_size: int,
         args: Sequence[Any],
         dims: Sequence[Dim],
         *,
         select_prim: Primitive,
-        **params: Any,
+        **params: object,
     ) -> tuple[Any, Dim]:
         t, x = (bdim_at_front(a, d, axis_size) for a, d in zip(args, dims, strict=True))
         w = window_of(**params).with_unit_axis(0)
@@ -233,7 +249,7 @@ def _select_and_gather_add_flops(
     /,
     *,
     select_prim: Primitive,
-    **params: Any,
+    **params: Unpack[WindowKwargs],
 ) -> Cost:
     # Each combination of (value, tangent) pairs: a compare and two selects.
     return Cost(3 * out_avals[0].size * max(WindowParams(**params).size - 1, 0))
@@ -248,7 +264,7 @@ def _select_and_scatter_add_flops(
     window_dimensions: tuple[int, ...],
     window_strides: tuple[int, ...],
     padding: Pairs,
-    **_: Any,
+    **_: object,
 ) -> Cost:
     # Per source element: window size - 1 comparisons to choose, one addition to scatter.
     n = operands[0].aval.size
@@ -273,7 +289,7 @@ def _jvp_reducer(jaxpr: Jaxpr, avals: Sequence[ShapedArray], diff: Sequence[bool
         it = iter(ts)
         return [next(it) if d else Zero.like(a) for a, d in zip(avals, diff, strict=True)]
 
-    def reducer(*args: Any) -> list[Any]:
+    def reducer(*args: ArrayLike) -> list[Any]:
         xs, txs = args[:n], args[n : n + k]
         ys, tys = args[n + k : 2 * n + k], args[2 * n + k :]
         outs, t_outs = jvp_flat(
@@ -289,7 +305,11 @@ def _jvp_reducer(jaxpr: Jaxpr, avals: Sequence[ShapedArray], diff: Sequence[bool
 
 
 def _reduce_window_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: Jaxpr, **params: Any
+    primals: Sequence[Any],
+    tangents: Sequence[Any],
+    *,
+    jaxpr: Jaxpr,
+    **params: Unpack[WindowKwargs],
 ) -> tuple[Any, Any]:
     n = len(primals) // 2
     operands, inits = primals[:n], primals[n:]
@@ -319,7 +339,12 @@ JVP_RULES.register(reduce_window_p, _reduce_window_jvp)
 
 @BATCH_RULES.defines(reduce_window_p)
 def _reduce_window_batch(
-    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], *, jaxpr: Jaxpr, **params: Any
+    axis_size: int,
+    args: Sequence[Any],
+    dims: Sequence[Dim],
+    *,
+    jaxpr: Jaxpr,
+    **params: Unpack[WindowKwargs],
 ) -> tuple[Any, Any]:
     n = len(args) // 2
     if any(d is not None for d in dims[n:]):
@@ -332,7 +357,12 @@ def _reduce_window_batch(
 
 @FLOPS_RULES.defines(reduce_window_p)
 def _reduce_window_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, *, jaxpr: Jaxpr, **params: Any
+    operands: Sequence[Operand],
+    out_avals: Sequence[ShapedArray],
+    /,
+    *,
+    jaxpr: Jaxpr,
+    **params: Unpack[WindowKwargs],
 ) -> Cost:
     combinations = out_avals[0].size * max(WindowParams(**params).size - 1, 0)
     if combinations == 0:

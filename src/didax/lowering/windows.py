@@ -18,7 +18,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Unpack
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -31,6 +31,7 @@ from didax.core.lax.elementwise import ge_p
 from didax.core.lax.windows import (
     CHOOSERS,
     Pairs,
+    WindowKwargs,
     WindowParams,
     identity,
     reduce_window_p,
@@ -93,14 +94,16 @@ def reduce_window(
     return list(op.results)
 
 
-def _scalar(value: Any, dtype: DType) -> IrValue:
+def _scalar(value: object, dtype: DType) -> IrValue:
     return constant(np.asarray(value, dtype))
 
 
 def _monoid_rule(
-    prim: Primitive, combine: Callable[[IrValue, IrValue, DType], IrValue], unit: Any
+    prim: Primitive,
+    combine: Callable[[IrValue, IrValue, DType], IrValue],
+    unit: Callable[[DType], object],
 ) -> None:
-    def rule(ctx: LoweringRuleContext, x: IrValue, **params: Any) -> list[IrValue]:
+    def rule(ctx: LoweringRuleContext, x: IrValue, **params: Unpack[WindowKwargs]) -> list[IrValue]:
         dtype = ctx.avals_in[0].dtype
         init = _scalar(unit(dtype), dtype)
         w = WindowParams(**params)
@@ -113,9 +116,13 @@ def _chooser(select_prim: Primitive) -> Callable[[IrValue, IrValue, DType], IrVa
     return maximum if select_prim is ge_p else minimum
 
 
+def _identity(select_prim: Primitive) -> Callable[[DType], object]:
+    return lambda dtype: identity(select_prim, dtype)
+
+
 _monoid_rule(reduce_window_sum_p, lambda x, y, _: hlo.add(x, y), lambda _: 0)
 for _prim, _select in CHOOSERS.items():
-    _monoid_rule(_prim, _chooser(_select), lambda d, s=_select: identity(s, d))
+    _monoid_rule(_prim, _chooser(_select), _identity(_select))
 
 
 def _direction(select_prim: Primitive) -> str:
@@ -129,7 +136,7 @@ def _select_and_gather_add_lowering(
     x: IrValue,
     *,
     select_prim: Primitive,
-    **params: Any,
+    **params: Unpack[WindowKwargs],
 ) -> list[IrValue]:
     dtype = ctx.avals_in[1].dtype
     direction = _direction(select_prim)
@@ -195,7 +202,7 @@ def _select_and_scatter_add_lowering(
 
 @LOWERING_RULES.defines(reduce_window_p)
 def _reduce_window_lowering(
-    ctx: LoweringRuleContext, *args: IrValue, jaxpr: Jaxpr, **params: Any
+    ctx: LoweringRuleContext, *args: IrValue, jaxpr: Jaxpr, **params: Unpack[WindowKwargs]
 ) -> list[IrValue]:
     n = len(args) // 2
     return reduce_window(

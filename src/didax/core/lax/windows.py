@@ -34,14 +34,20 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, TypedDict, TypeVar, Unpack
 
 import attrs
 import numpy as np
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
-from didax.core.abstract_eval import ABSTRACT_EVAL, check_kinds, dtype_failure, shape_failure
+from didax.core.abstract_eval import (
+    ABSTRACT_EVAL,
+    AbstractEvalRule,
+    check_kinds,
+    dtype_failure,
+    shape_failure,
+)
 from didax.core.basearray import HostArray, Value
 from didax.core.lax.elementwise import ge_p, le_p
 from didax.core.lax.programs import Program, differ, types
@@ -70,6 +76,22 @@ MONOID_WINDOWS: Final = (reduce_window_sum_p, reduce_window_max_p, reduce_window
 CHOOSERS: Final[dict[Primitive, Primitive]] = {reduce_window_max_p: ge_p, reduce_window_min_p: le_p}
 
 Pairs = tuple[tuple[int, int], ...]
+T = TypeVar("T")
+
+
+class ScatterKwargs(TypedDict):
+    """``select_and_scatter_add``'s window params, as its equations hold them."""
+
+    window_dimensions: tuple[int, ...]
+    window_strides: tuple[int, ...]
+    padding: Pairs
+
+
+class WindowKwargs(ScatterKwargs):
+    """The window params of the other window primitives, as their equations hold them."""
+
+    base_dilation: tuple[int, ...]
+    window_dilation: tuple[int, ...]
 
 
 def _ints(values: Sequence[int]) -> tuple[int, ...]:
@@ -140,14 +162,20 @@ class WindowParams:
             ones if window_dilation is None else _ints(window_dilation),
         )
 
-    def as_params(self) -> dict[str, Any]:
+    def as_params(self) -> WindowKwargs:
         """The keyword params an equation holds and the primitives' ``bind`` takes."""
-        return attrs.asdict(self, recurse=False)
+        return WindowKwargs(
+            window_dimensions=self.window_dimensions,
+            window_strides=self.window_strides,
+            padding=self.padding,
+            base_dilation=self.base_dilation,
+            window_dilation=self.window_dilation,
+        )
 
     def with_unit_axis(self, axis: int) -> WindowParams:
         """The same window over an operand with one more axis at ``axis`` (a batch axis)."""
 
-        def insert(values: tuple[Any, ...], unit: Any) -> Any:
+        def insert(values: tuple[T, ...], unit: T) -> tuple[T, ...]:
             return (*values[:axis], unit, *values[axis:])
 
         return WindowParams(
@@ -202,8 +230,8 @@ def check_window(
     return w.out_shape(operand.shape)
 
 
-def _monoid_rule(name: str, kinds: str | None) -> Any:
-    def rule(x: ShapedArray, **params: Any) -> ShapedArray:
+def _monoid_rule(name: str, kinds: str | None) -> AbstractEvalRule:
+    def rule(x: ShapedArray, **params: Unpack[WindowKwargs]) -> ShapedArray:
         if kinds is not None:
             check_kinds(kinds, "numbers", x)
         return x.update(shape=check_window(x, WindowParams(**params), name))
@@ -223,7 +251,11 @@ def _check_select_prim(select_prim: Primitive, name: str) -> None:
 
 @ABSTRACT_EVAL.defines(select_and_gather_add_p)
 def _select_and_gather_add_abstract_eval(
-    tangents: ShapedArray, operand: ShapedArray, *, select_prim: Primitive, **params: Any
+    tangents: ShapedArray,
+    operand: ShapedArray,
+    *,
+    select_prim: Primitive,
+    **params: Unpack[WindowKwargs],
 ) -> ShapedArray:
     _check_select_prim(select_prim, "select_and_gather_add")
     if tangents.shape != operand.shape:
@@ -258,7 +290,7 @@ def _select_and_scatter_add_abstract_eval(
 
 @ABSTRACT_EVAL.defines(reduce_window_p)
 def _reduce_window_abstract_eval(
-    *avals: ShapedArray, jaxpr: Program, **params: Any
+    *avals: ShapedArray, jaxpr: Program, **params: Unpack[WindowKwargs]
 ) -> list[ShapedArray]:
     n = len(avals) // 2
     operands, inits = avals[:n], avals[n:]
@@ -291,7 +323,7 @@ def _reduce_window_abstract_eval(
 
 
 def bind_window(
-    prim: Primitive, *operands: ArrayLike, window: WindowParams, **params: Any
+    prim: Primitive, *operands: ArrayLike, window: WindowParams, **params: Primitive
 ) -> Value:
     """``prim`` (a first-order window primitive) on ``operands`` over ``window``."""
     out: Value = prim.bind(*operands, **window.as_params(), **params)
