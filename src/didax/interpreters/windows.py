@@ -20,7 +20,9 @@ Design rules:
   dilation, as in JAX), whose transpose is ``select_and_gather_add`` again:
   so max-pooling has grads of any order. The generic ``reduce_window`` has
   only a jvp: the window reduction of (primal, tangent) pairs by the jvp of
-  the reducer.
+  the reducer, beside the primal window on its own (so that linearize
+  knows the primals; a vjp then stops at the missing transpose rule, where
+  JAX's linearize stops).
 - vmap: a monoid window gets a unit window axis at the batch axis (nothing
   moves, as JAX's rule); the others move the batch axis to the front. A
   batched init value of the generic one is refused, as in JAX.
@@ -331,7 +333,10 @@ def _reduce_window_jvp(
     out_tangents = [
         next(t_out) if d else Zero.like(get_aval(o)) for o, d in zip(outs[:n], diff, strict=True)
     ]
-    return list(outs[:n]), out_tangents
+    # The primals again, on their own: so that under linearize they are known
+    # (the pairs' window, fed tangents, is not). Under jit XLA computes both.
+    primals_out = reduce_window_p.bind(*primals, jaxpr=jaxpr, **params)
+    return list(primals_out), out_tangents
 
 
 JVP_RULES.register(reduce_window_p, _reduce_window_jvp)
