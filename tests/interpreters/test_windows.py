@@ -329,6 +329,31 @@ def test_vmap_of_vjp_matches_jax() -> None:
     check(*both(build, cases, 0, xs), 0)
 
 
+def test_vmap_over_tangents_and_cotangents_and_hessian_match_jax() -> None:
+    # Only the tangents (cotangents) batched, the operand not: the operand is
+    # broadcast along the batch; and jacfwd of jacrev, through the transposes.
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((5, 6)).astype(np.float32)
+    ts, cts = rng.standard_normal((3, 5, 6)), rng.standard_normal((3, 5, 3))
+    window = ((2, 2), (1, 2), ((0, 1), (1, 0)))
+
+    def run(ops: Any) -> Any:
+        vmap, jvp, vjp, jac = (
+            (dx.vmap, dx.jvp, dx.vjp, dx.hessian)
+            if ops is lax
+            else (jax.vmap, jax.jvp, jax.vjp, jax.hessian)
+        )
+        f = lambda x: ops.reduce_window(x, -np.inf, ops.max, *window)  # noqa: E731
+        return (
+            vmap(lambda t: jvp(f, (x,), (t,))[1])(ts.astype(np.float32)),
+            vmap(lambda ct: vjp(f, x)[1](ct)[0])(cts.astype(np.float32)),
+            jac(lambda x: (f(x) ** 3).sum() if ops is lax else jnp.sum(f(x) ** 3))(x),
+        )
+
+    for m, t in zip(dx.jit(lambda: run(lax))(), jax.jit(lambda: run(jax.lax))(), strict=True):
+        assert_close(m, t, F32)
+
+
 # --- several operands, pytrees ------------------------------------------------------------
 
 
