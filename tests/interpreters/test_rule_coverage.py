@@ -70,6 +70,16 @@ SPECIAL_NAMES: Final = tuple(p.name for p in SPECIAL_PRIMITIVES)
 # The special functions XLA defines (chlo ops it expands with its own algorithms).
 SPECIAL_XLA_DEFINED: Final = tuple(p.name for p in XLA_DEFINED)
 
+# The windowed reductions (didax.core.lax.windows).
+WINDOW_NAMES: Final = (
+    "reduce_window",
+    "reduce_window_sum",
+    "reduce_window_max",
+    "reduce_window_min",
+    "select_and_gather_add",
+    "select_and_scatter_add",
+)
+
 # (primitive name, table name) -> why that primitive needs no rule in that table.
 EXEMPT: Final[dict[tuple[str, str], str]] = {
     **{
@@ -345,6 +355,32 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "(that same scan)"
         )
         for name in ("cummax", "cummin")
+    },
+    **{
+        (name, table): (
+            "a windowed reduction (core.lax.windows): partial evaluation stages it whole "
+            "when an operand is unknown, and DCE drops it whole when no result is used "
+            "(the generic one's results come from one reduce_window, as JAX's); neither "
+            "can do better"
+        )
+        for name in WINDOW_NAMES
+        for table in ("partial_eval", "dce")
+    },
+    **{
+        (name, "impl"): (
+            "a windowed reduction: evaluated eagerly by its compiled program (XLA's "
+            "reduce_window or select_and_scatter), as JAX evaluates it, so eager values are "
+            "the jitted ones"
+        )
+        for name in WINDOW_NAMES
+    },
+    **{
+        (name, "transpose"): (
+            "not linear (as in JAX): a max/min window's jvp is select_and_gather_add, linear "
+            "in the tangents, and the generic window has only a jvp in JAX, so it never has "
+            "an UndefinedPrimal operand"
+        )
+        for name in ("reduce_window", "reduce_window_max", "reduce_window_min")
     },
 }
 

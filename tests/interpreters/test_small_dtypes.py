@@ -528,6 +528,30 @@ CASES: Final[tuple[Case, ...]] = (
     Case("cumprod", lambda L, x: L.lax.cumprod(x, 1), near_one((2, 12))),
     Case("cummax", lambda L, x: L.lax.cummax(x, 1), with_ties((3, 4))),
     Case("cummin", lambda L, x: L.lax.cummin(x, 0, reverse=True), with_ties((3, 4))),
+    # Windows: padded, strided, dilated; the generic one has no vjp (as in JAX).
+    Case(
+        "reduce_window_sum",
+        lambda L, x: L.lax.reduce_window(x, 0, L.lax.add, (2, 2), (1, 2), ((1, 0), (0, 1))),
+        operands((3, 5), lo=0.0, hi=3.0),
+    ),
+    Case(
+        "reduce_window_max",
+        lambda L, x: L.lax.reduce_window(x, -np.inf, L.lax.max, (2, 2), (2, 1), "SAME"),
+        with_ties((4, 3)),
+    ),
+    Case(
+        "reduce_window_min",
+        lambda L, x: L.lax.reduce_window(x, np.inf, L.lax.min, (2,), (1,), "VALID", (2,)),
+        with_ties((5,)),
+    ),
+    Case(
+        "reduce_window",
+        lambda L, x: L.lax.reduce_window(
+            x, np.ones((), x.dtype), L.lax.mul, (1, 3), (1, 1), "SAME", None, (1, 2)
+        ),
+        near_one((2, 6)),
+        grad_error=NotImplementedError,
+    ),
     # Linear algebra.
     Case(
         "dot_general",
@@ -648,6 +672,12 @@ NO_CASE: Final[dict[str, str]] = {
         "the primitive (tests/api/test_linalg.py checks float16), while JAX 0.10.2's "
         "typing accepts float16 and bfloat16 (jax.eval_shape passes) and only its "
         "lowering fails, so this harness cannot take JAX as the oracle",
+    ),
+    **dict.fromkeys(
+        ("select_and_gather_add", "select_and_scatter_add"),
+        "made only by the jvp and the transpose of a max/min window (as JAX's), never by "
+        "user code: the jvp and grad of the reduce_window_max and reduce_window_min cases "
+        "exercise them",
     ),
     "custom_lin": (
         "made only inside the linear jaxpr that grad transposes, never by user code: "

@@ -42,6 +42,7 @@ from didax.interpreters import (
     structural,
     transpose,
     while_loop,
+    windows,
 )
 
 __all__ = [
@@ -76,4 +77,5 @@ __all__ = [
     "structural",
     "transpose",
     "while_loop",
+    "windows",
 ]

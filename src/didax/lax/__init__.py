@@ -25,6 +25,8 @@ from didax.api import control_flow as _control_flow
 from didax.api import parallel as _parallel
 from didax.api.control_flow import *  # noqa: F403
 from didax.api.parallel import *  # noqa: F403
+from didax.api.windows import *  # noqa: F403
+from didax.api.windows import __all__ as _api_windows
 from didax.core.lax.bits import *  # noqa: F403
 from didax.core.lax.bits import __all__ as _bits
 from didax.core.lax.cond import *  # noqa: F403
@@ -59,6 +61,8 @@ from didax.core.lax.structural import *  # noqa: F403
 from didax.core.lax.structural import __all__ as _structural
 from didax.core.lax.while_loop import *  # noqa: F403
 from didax.core.lax.while_loop import __all__ as _while_loop
+from didax.core.lax.windows import *  # noqa: F403
+from didax.core.lax.windows import __all__ as _windows
 from didax.lax import linalg as linalg
 
 __all__ = [
@@ -82,4 +86,6 @@ __all__ = [
     *_special,
     *_structural,
     *_while_loop,
+    *_api_windows,
+    *_windows,
 ]

@@ -33,6 +33,7 @@ from didax.lowering import (
     special,
     structural,
     while_loop,
+    windows,
     xla,
 )
 
@@ -62,6 +63,7 @@ __all__ = [
     "sorting",
     "special",
     "while_loop",
+    "windows",
     "slicing",
     "structural",
     "xla",

@@ -80,6 +80,7 @@ from didax.core.lax.special import SPECIAL_PRIMITIVES as SPECIAL_PRIMITIVES
 from didax.core.lax.special import SPECIAL_UNARY as SPECIAL_UNARY
 from didax.core.lax.structural import *  # noqa: F403
 from didax.core.lax.while_loop import *  # noqa: F403
+from didax.core.lax.windows import *  # noqa: F403
 from didax.core.primitive import Primitive
 
 # Every standard primitive (the first-order families above that predate the
