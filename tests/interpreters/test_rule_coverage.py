@@ -314,6 +314,19 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         if p.name not in ("cholesky", "triangular_solve")  # StableHLO's ops everywhere
     },
     ("axis_index", "transpose"): "it has no operands, so nothing to transpose",
+    # issue 28: custom_linear_solve (interpreters.solves)
+    ("custom_linear_solve", "impl"): (
+        "a higher-order primitive: evaluated eagerly by its compiled program, in which its "
+        "solve program is inlined"
+    ),
+    **{
+        ("custom_linear_solve", table): (
+            "kept whole, as JAX's: under linearize the tangent solve is staged with its known "
+            "constants as residuals, which is what its transpose rule needs, and its results "
+            "come from one solve program"
+        )
+        for table in ("partial_eval", "dce")
+    },
     # The impl table holds the host route of eager evaluation (NumPy, the
     # CPU's fast path); a primitive without one takes the compiled route (its
     # one-equation program), which needs only its lowering.

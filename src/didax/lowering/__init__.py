@@ -29,6 +29,7 @@ from didax.lowering import (
     scatter,
     shard_map,
     slicing,
+    solves,
     sorting,
     special,
     structural,
@@ -63,6 +64,7 @@ __all__ = [
     "special",
     "while_loop",
     "slicing",
+    "solves",
     "structural",
     "xla",
 ]
