@@ -293,7 +293,9 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             [
                 "psum",
                 "pmax",
+                "pmin",
                 "all_gather",
+                "all_to_all",
                 "psum_scatter",
                 "ppermute",
                 "axis_index",
@@ -303,6 +305,7 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         for table in ("partial_eval", "dce")
     },
     ("pmax", "transpose"): "not linear (and not differentiable, as JAX's: its jvp raises)",
+    ("pmin", "transpose"): "not linear (and not differentiable, as JAX's: its jvp raises)",
     # issue 26: linear algebra per platform
     **{
         (p.name, "lowering[rocm]"): (

@@ -330,3 +330,17 @@ def test_custom_root_checks_structures() -> None:
         dlax.custom_root(lambda x: (x, x), 1.0, lambda f, x: x, lambda g, y: y)
     with pytest.raises(ValueError, match="auxiliary output was expected"):
         dlax.custom_root(lambda x: x, 1.0, lambda f, x: x, lambda g, y: y, has_aux=True)
+
+
+def test_a_solve_costs_its_solve_program() -> None:
+    from didax.api.flops import flops
+
+    a, b = _operands(np.float32)
+
+    def solve(mv: Fn, y: Any) -> Any:
+        return dnp.linalg.solve(a, y)
+
+    def f(b: Any) -> Any:
+        return dlax.custom_linear_solve(lambda x: a @ x, b, solve, symmetric=True)
+
+    assert flops(f)(b) == flops(lambda y: solve(lambda x: x, y))(b) > 0
