@@ -1,16 +1,16 @@
 """Checks of the newer collectives under ``shard_map`` on 8 host devices, against JAX.
 
 Run in one subprocess by ``test_collectives_more.py`` (XLA fixes the number
-of host devices at backend start-up): ``python collectives_more_checks.py``
-prints a JSON object, check name -> None or the failure.
+of host devices at backend start-up), reported as
+``tests/lowering/multidevice_checks.py`` reports its own.
 """
 
 from __future__ import annotations
 
-import json
+import importlib
 import sys
-import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
@@ -169,23 +169,12 @@ def pbroadcast_and_pcast_under_shard_map() -> None:
     )
 
 
-def main() -> None:
+if __name__ == "__main__":
     import jax
 
     import didax as dx
 
+    sys.path.insert(0, str(Path(__file__).parent.parent / "lowering"))
     jax.config.update("jax_enable_x64", True)
     dx.config.update("jax_enable_x64", True)
-    names = sys.argv[1:] or list(CHECKS)
-    results: dict[str, str | None] = {}
-    for name in names:
-        try:
-            CHECKS[name]()
-            results[name] = None
-        except Exception:
-            results[name] = traceback.format_exc()
-    print("RESULTS " + json.dumps(results))
-
-
-if __name__ == "__main__":
-    main()
+    importlib.import_module("multidevice_checks").main(CHECKS)

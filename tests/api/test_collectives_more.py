@@ -11,9 +11,6 @@ axis. Under ``shard_map`` on 8 host devices (the lowerings), the checks in
 from __future__ import annotations
 
 import importlib
-import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -26,9 +23,10 @@ import pytest
 import didax as dx
 
 HERE: Final = Path(__file__).parent
-SRC: Final = HERE.parent.parent / "src"
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "lowering"))
 checks: Any = importlib.import_module("collectives_more_checks")
+run_checks: Any = importlib.import_module("test_multidevice").run_checks
 
 Body = Any
 
@@ -155,22 +153,8 @@ def test_the_primitives_are_public_as_jaxs() -> None:
 
 @pytest.fixture(scope="module")
 def results() -> dict[str, str | None]:
-    env = dict(os.environ)
-    env["XLA_FLAGS"] = (
-        env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8"
-    ).strip()
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH", "")]))
-    done = subprocess.run(
-        [sys.executable, str(HERE / "collectives_more_checks.py")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("RESULTS ")]
-    assert lines, f"the checks did not report (exit {done.returncode}):\n{done.stderr[-5000:]}"
-    parsed: dict[str, str | None] = json.loads(lines[-1][len("RESULTS ") :])
-    return parsed
+    report: dict[str, str | None] = run_checks(HERE / "collectives_more_checks.py")
+    return report
 
 
 @pytest.mark.parametrize("name", list(checks.CHECKS))
