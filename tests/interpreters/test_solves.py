@@ -193,7 +193,7 @@ def _second_order(lib: tuple[ModuleType, ModuleType, ModuleType], name: str) -> 
 
 
 # JAX's own batching of the aux case's grad fails (out_axes None for a batched aux).
-@pytest.mark.parametrize("name", ["dense", "cholesky", "cg"])
+@pytest.mark.parametrize("name", ["dense", "cg"])
 def test_grad_of_grad_and_vmap_of_grad(name: str) -> None:
     a, b = _operands(np.float64)
     args = (a, b, np.stack([a, 2 * a]))
@@ -295,13 +295,14 @@ def _root_checks(lib: tuple[ModuleType, ModuleType, ModuleType]) -> Fn:
     return jitted
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_custom_root_scalar_newton(dtype: Any) -> None:
+def test_custom_root_scalar_newton() -> None:
     ours, theirs = newton_sqrt(*LIBS[0]), newton_sqrt(*LIBS[1])
-    a = np.array([2.0, 3.0, 9.0], dtype)
-    _close(ours(a), jax.jit(theirs)(a), dtype)
-    args = (a, np.stack([a, 2 * a]))
-    _close(_root_checks(LIBS[0])(*args), _root_checks(LIBS[1])(*args), dtype)
+    for dtype in DTYPES:
+        a = np.array([2.0, 3.0, 9.0], dtype)
+        _close(ours(a), jax.jit(theirs)(a), dtype)
+        _close(dx.jit(dx.grad(lambda a: ours(a).sum()))(a), 0.5 / np.sqrt(a), dtype)
+    args = (a, np.stack([a, 2 * a]))  # the derivatives against JAX's, in float64
+    _close(_root_checks(LIBS[0])(*args), _root_checks(LIBS[1])(*args), np.float64)
 
 
 def test_custom_root_vector_newton_with_aux() -> None:
