@@ -649,6 +649,10 @@ NO_CASE: Final[dict[str, str]] = {
         "typing accepts float16 and bfloat16 (jax.eval_shape passes) and only its "
         "lowering fails, so this harness cannot take JAX as the oracle",
     ),
+    "custom_linear_solve": (
+        "its dtypes are its programs' (a matvec and solves the user writes): "
+        "tests/interpreters/test_solves.py checks it against JAX in float32 and float64"
+    ),
     "custom_lin": (
         "made only inside the linear jaxpr that grad transposes, never by user code: "
         "the grad of the custom_vjp_call case exercises it"
@@ -657,7 +661,9 @@ NO_CASE: Final[dict[str, str]] = {
         [
             "psum",
             "pmax",
+            "pmin",
             "all_gather",
+            "all_to_all",
             "psum_scatter",
             "ppermute",
             "axis_index",
