@@ -643,6 +643,40 @@ LAX_CALLS.update(
     }
 )
 
+# Issue 28: implicit solves, ragged dot products, more collectives.
+_SPD = dnp.asarray(np.array([[2.0, 1.0], [1.0, 3.0]]))
+_GROUPS = dnp.asarray(np.array([1, 2], np.int32))
+
+
+def _newton(f: Callable[[Any], Any], x: Any) -> Any:
+    return lax.fori_loop(0, 5, lambda i, x: x - f(x) / (2 * x), x)
+
+
+LAX_CALLS.update(
+    {
+        "custom_linear_solve": lambda: lax.custom_linear_solve(
+            lambda x: _SPD @ x, V[:2], lambda mv, b: dnp.linalg.solve(_SPD, b), symmetric=True
+        ),
+        "custom_root": lambda: lax.custom_root(
+            lambda x: x * x - 2.0, 1.0, _newton, lambda g, y: y / g(1.0)
+        ),
+        "ragged_dot": lambda: lax.ragged_dot(X.T, dnp.ones((2, 2, 3)), _GROUPS),
+        "ragged_dot_general": lambda: lax.ragged_dot_general(
+            X,
+            dnp.ones((3, 2)),
+            _GROUPS,
+            lax.RaggedDotDimensionNumbers((([1], [0]), ([], [])), [1], []),
+        ),
+        "pmin": _named(_collective("pmin")),
+        "all_to_all": _named(lambda x: lax.all_to_all(x, "i", 0, 0, tiled=True)),
+        "pswapaxes": _named(lambda x: lax.pswapaxes(x.reshape(2, 2), "i", 0)),
+        "pshuffle": _named(lambda x: lax.pshuffle(x, "i", [1, 0])),
+        "pbroadcast": _named(lambda x: lax.pbroadcast(x, "i", 1)),
+        "pcast": _named(lambda x: lax.pcast(x, "i", to="varying")),
+        "axis_size": _named(lambda x: x * lax.axis_size("i")),
+    }
+)
+
 ALL_CALLS = [
     (f"{prefix}.{name}", call)
     for prefix, calls in (("didax", DIDAX_CALLS), ("numpy", NUMPY_CALLS), ("lax", LAX_CALLS))

@@ -303,7 +303,9 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             [
                 "psum",
                 "pmax",
+                "pmin",
                 "all_gather",
+                "all_to_all",
                 "psum_scatter",
                 "ppermute",
                 "axis_index",
@@ -313,6 +315,7 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         for table in ("partial_eval", "dce")
     },
     ("pmax", "transpose"): "not linear (and not differentiable, as JAX's: its jvp raises)",
+    ("pmin", "transpose"): "not linear (and not differentiable, as JAX's: its jvp raises)",
     # issue 26: linear algebra per platform
     **{
         (p.name, "lowering[rocm]"): (
@@ -324,6 +327,19 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         if p.name not in ("cholesky", "triangular_solve")  # StableHLO's ops everywhere
     },
     ("axis_index", "transpose"): "it has no operands, so nothing to transpose",
+    # issue 28: custom_linear_solve (interpreters.solves)
+    ("custom_linear_solve", "impl"): (
+        "a higher-order primitive: evaluated eagerly by its compiled program, in which its "
+        "solve program is inlined"
+    ),
+    **{
+        ("custom_linear_solve", table): (
+            "kept whole, as JAX's: under linearize the tangent solve is staged with its known "
+            "constants as residuals, which is what its transpose rule needs, and its results "
+            "come from one solve program"
+        )
+        for table in ("partial_eval", "dce")
+    },
     # The impl table holds the host route of eager evaluation (NumPy, the
     # CPU's fast path); a primitive without one takes the compiled route (its
     # one-equation program), which needs only its lowering.

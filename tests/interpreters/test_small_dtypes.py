@@ -679,6 +679,10 @@ NO_CASE: Final[dict[str, str]] = {
         "user code: the jvp and grad of the reduce_window_max and reduce_window_min cases "
         "exercise them",
     ),
+    "custom_linear_solve": (
+        "its dtypes are its programs' (a matvec and solves the user writes): "
+        "tests/interpreters/test_solves.py checks it against JAX in float32 and float64"
+    ),
     "custom_lin": (
         "made only inside the linear jaxpr that grad transposes, never by user code: "
         "the grad of the custom_vjp_call case exercises it"
@@ -687,7 +691,9 @@ NO_CASE: Final[dict[str, str]] = {
         [
             "psum",
             "pmax",
+            "pmin",
             "all_gather",
+            "all_to_all",
             "psum_scatter",
             "ppermute",
             "axis_index",

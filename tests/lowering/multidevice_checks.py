@@ -661,12 +661,13 @@ def collectives_in_16_bit_floats_equal_jax() -> None:
             _close(np.asarray(o, np.float32), np.asarray(t, np.float32), 1e-2)
 
 
-def main() -> None:
-    names = sys.argv[1:] or list(CHECKS)
+def main(checks: dict[str, Callable[[], None]] = CHECKS) -> None:
+    """Runs the checks named on the command line (all by default) and prints the report."""
+    names = sys.argv[1:] or list(checks)
     results: dict[str, str | None] = {}
     for name in names:
         try:
-            CHECKS[name]()
+            checks[name]()
             results[name] = None
         except Exception:
             results[name] = traceback.format_exc()

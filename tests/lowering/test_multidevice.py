@@ -25,15 +25,15 @@ sys.path.insert(0, str(HERE))
 multidevice_checks: Any = importlib.import_module("multidevice_checks")
 
 
-@pytest.fixture(scope="module")
-def results() -> dict[str, str | None]:
+def run_checks(script: Path) -> dict[str, str | None]:
+    """Runs a checks script on 8 host devices; its report (check name -> None or the failure)."""
     env = dict(os.environ)
     env["XLA_FLAGS"] = (
         env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8"
     ).strip()
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH", "")]))
     done = subprocess.run(
-        [sys.executable, str(HERE / "multidevice_checks.py")],
+        [sys.executable, str(script)],
         env=env,
         capture_output=True,
         text=True,
@@ -43,6 +43,11 @@ def results() -> dict[str, str | None]:
     assert lines, f"the checks did not report (exit {done.returncode}):\n{done.stderr[-5000:]}"
     parsed: dict[str, str | None] = json.loads(lines[-1][len("RESULTS ") :])
     return parsed
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, str | None]:
+    return run_checks(HERE / "multidevice_checks.py")
 
 
 @pytest.mark.parametrize("name", list(multidevice_checks.CHECKS))

@@ -11,7 +11,9 @@ Design rules:
   (``interpreters.shard_map``) divides cotangents of results replicated
   over an axis by its size and sums those of inputs replicated over it,
   which makes ``psum``'s self-transpose exact.
-- ``pmax`` is not differentiable (as API.md says of JAX's): its jvp raises.
+- ``pmax`` and ``pmin`` are not differentiable (as API.md says of JAX's):
+  their jvps raise. ``all_to_all`` is linear and transposes to itself with
+  ``split_axis`` and ``concat_axis`` swapped (each piece sent back).
 - Under an ordinary vmap (a batch axis that is not the collective's), a
   collective acts on each batch element alike: the batch axis stays, moved
   to the front where the collective's own axis numbering needs it.
@@ -38,8 +40,10 @@ from didax.core.basearray import HostArray, Value
 from didax.core.lax.parallel import (
     COLLECTIVE_PRIMITIVES,
     all_gather_p,
+    all_to_all_p,
     axis_index_p,
     pmax_p,
+    pmin_p,
     ppermute_p,
     psum_p,
     psum_scatter_p,
@@ -91,13 +95,21 @@ def _linear_jvp(prim: Primitive) -> None:
     JVP_RULES.register(prim, rule)
 
 
-for _p in (psum_p, all_gather_p, psum_scatter_p, ppermute_p, sharding_constraint_p):
+for _p in (psum_p, all_gather_p, psum_scatter_p, ppermute_p, all_to_all_p, sharding_constraint_p):
     _linear_jvp(_p)
 
 
-@JVP_RULES.defines(pmax_p)
-def _pmax_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: object) -> NoReturn:
-    raise TypeError("pmax is not differentiable (as JAX's): use psum-based reductions in a grad")
+def _not_differentiable(prim: Primitive) -> None:
+    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: object) -> NoReturn:
+        raise TypeError(
+            f"{prim.name} is not differentiable (as JAX's): use psum-based reductions in a grad"
+        )
+
+    JVP_RULES.register(prim, rule)
+
+
+_not_differentiable(pmax_p)
+_not_differentiable(pmin_p)
 
 
 @JVP_RULES.defines(axis_index_p)
@@ -168,6 +180,32 @@ def _ppermute_transpose(
     return [ppermute_p.bind(ct, axes=axes, perm=inverse)]
 
 
+@TRANSPOSE_RULES.defines(all_to_all_p)
+def _all_to_all_transpose(
+    ct: Value | Zero,
+    x: UndefinedPrimal,
+    *,
+    axes: tuple[str, ...],
+    axis_size: int,
+    split_axis: int,
+    concat_axis: int,
+    tiled: bool,
+) -> list[Any]:
+    # Each piece goes back where it came from: the axes' roles swap.
+    if isinstance(ct, Zero):
+        return [Zero(x.aval)]
+    return [
+        all_to_all_p.bind(
+            ct,
+            axes=axes,
+            axis_size=axis_size,
+            split_axis=concat_axis,
+            concat_axis=split_axis,
+            tiled=tiled,
+        )
+    ]
+
+
 @TRANSPOSE_RULES.defines(sharding_constraint_p)
 def _sharding_constraint_transpose(
     ct: Value | Zero, x: UndefinedPrimal, *, sharding: NamedSharding
@@ -189,8 +227,19 @@ def _same_dim_batcher(prim: Primitive) -> None:
     BATCH_RULES.register(prim, rule)
 
 
-for _p in (psum_p, pmax_p, ppermute_p):
+for _p in (psum_p, pmax_p, pmin_p, ppermute_p):
     _same_dim_batcher(_p)
+
+
+@BATCH_RULES.defines(all_to_all_p)
+def _all_to_all_batch(
+    size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+) -> tuple[Any, Dim]:
+    (x,), (d,) = args, dims
+    assert d is not None
+    split, concat = params["split_axis"], params["concat_axis"]
+    moved = {**params, "split_axis": split + (d <= split), "concat_axis": concat + (d <= concat)}
+    return all_to_all_p.bind(x, **moved), d
 
 
 @BATCH_RULES.defines(all_gather_p)
@@ -260,8 +309,9 @@ def _free(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], **_: ob
 
 FLOPS_RULES.register(psum_p, _reduction_flops)
 FLOPS_RULES.register(pmax_p, _reduction_flops)
+FLOPS_RULES.register(pmin_p, _reduction_flops)
 FLOPS_RULES.register(psum_scatter_p, _reduction_flops)
-for _p in (all_gather_p, ppermute_p, axis_index_p, sharding_constraint_p):
+for _p in (all_gather_p, all_to_all_p, ppermute_p, axis_index_p, sharding_constraint_p):
     FLOPS_RULES.register(_p, _free)
 
 
@@ -333,6 +383,7 @@ def _named_reduction(prim: Primitive, reduce: Callable[[Value, tuple[int, ...]],
 
 _named_reduction(psum_p, lax.reduce_sum)
 _named_reduction(pmax_p, lax.reduce_max)
+_named_reduction(pmin_p, lax.reduce_min)
 
 
 @NAMED_BATCH_RULES.defines(all_gather_p)
@@ -384,6 +435,46 @@ def _ppermute_named(
         else:
             rows.append(lax.full((1, *shape[1:]), 0, get_aval(x).dtype))
     return lax.concatenate(rows, 0), 0
+
+
+def _split_axis(x: ArrayLike, axis: int, factor: int) -> Value:
+    shape = list(get_aval(x).shape)
+    shape[axis : axis + 1] = [factor, shape[axis] // factor]
+    return lax.reshape(x, tuple(shape))
+
+
+def _fold_axis(x: ArrayLike, axis: int) -> Value:
+    shape = list(get_aval(x).shape)
+    shape[axis : axis + 2] = [shape[axis] * shape[axis + 1]]
+    return lax.reshape(x, tuple(shape))
+
+
+def _move(x: ArrayLike, src: int, dst: int) -> Value:
+    perm = [i for i in range(get_aval(x).ndim) if i != src]
+    perm.insert(dst, src)
+    return lax.transpose(x, perm)
+
+
+@NAMED_BATCH_RULES.defines(all_to_all_p)
+def _all_to_all_named(
+    size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+) -> tuple[Any, Dim]:
+    # Position i receives piece i of every position's split_axis, in order of
+    # the sender: with the positions as a batch axis, that is a reshuffle.
+    _only_this_axis(all_to_all_p, params["axes"], name)
+    x, d = args[0], dims[0]
+    if d is None:
+        x, d = bdim_at_front(x, None, size), 0
+    split, concat = params["split_axis"], params["concat_axis"]
+    if split == concat:
+        axis = split + (d <= split)
+        pieces = _split_axis(x, axis, size)  # (..., piece, chunk, ...)
+        d_after = d + (axis <= d)
+        perm = list(range(get_aval(pieces).ndim))
+        perm[d_after], perm[axis] = perm[axis], perm[d_after]
+        return _fold_axis(lax.transpose(pieces, perm), axis), d
+    gathered = _fold_axis(_move(x, d, concat), concat)
+    return _split_axis(gathered, split, size), split
 
 
 @NAMED_BATCH_RULES.defines(axis_index_p)

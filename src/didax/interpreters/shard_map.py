@@ -42,7 +42,7 @@ from typing import Any
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
-from didax.core.lax.parallel import axis_frame, axis_index_p, pmax_p, psum_p
+from didax.core.lax.parallel import axis_frame, axis_index_p, pmax_p, pmin_p, psum_p
 from didax.core.lax.shard_map import (
     REPLICATED,
     global_aval,
@@ -112,7 +112,7 @@ def _varying(jaxpr: Jaxpr, ins: Sequence[frozenset[str]]) -> list[frozenset[str]
 
     for eqn in jaxpr.eqns:
         operands = frozenset().union(*(read(x) for x in eqn.inputs))
-        if eqn.primitive in (psum_p, pmax_p):
+        if eqn.primitive in (psum_p, pmax_p, pmin_p):
             out = operands - set(eqn.params["axes"])
         elif eqn.primitive is axis_index_p:
             out = frozenset(eqn.params["axes"])

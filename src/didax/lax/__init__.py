@@ -23,10 +23,12 @@ family adds its two lines below. ``didax.lax.linalg`` is a submodule, as
 
 from didax.api import control_flow as _control_flow
 from didax.api import parallel as _parallel
+from didax.api import solves as _solves
 from didax.api.control_flow import *  # noqa: F403
 from didax.api.parallel import *  # noqa: F403
 from didax.api.windows import *  # noqa: F403
 from didax.api.windows import __all__ as _api_windows
+from didax.api.solves import *  # noqa: F403
 from didax.core.lax.bits import *  # noqa: F403
 from didax.core.lax.bits import __all__ as _bits
 from didax.core.lax.cond import *  # noqa: F403
@@ -45,6 +47,8 @@ from didax.core.lax.indexing import *  # noqa: F403
 from didax.core.lax.indexing import __all__ as _indexing
 from didax.core.lax.precision import *  # noqa: F403
 from didax.core.lax.precision import __all__ as _precision
+from didax.core.lax.ragged import *  # noqa: F403
+from didax.core.lax.ragged import __all__ as _ragged
 from didax.core.lax.reductions import *  # noqa: F403
 from didax.core.lax.reductions import __all__ as _reductions
 from didax.core.lax.scan import *  # noqa: F403
@@ -69,6 +73,7 @@ __all__ = [
     "linalg",
     *_control_flow.__all__,
     *_parallel.__all__,
+    *_solves.__all__,
     *_bits,
     *_cond,
     *_contractions,
@@ -78,6 +83,7 @@ __all__ = [
     *_fft,
     *_indexing,
     *_precision,
+    *_ragged,
     *_reductions,
     *_scan,
     *_scatter,

@@ -29,6 +29,7 @@ from didax.lowering import (
     scatter,
     shard_map,
     slicing,
+    solves,
     sorting,
     special,
     structural,
@@ -65,6 +66,7 @@ __all__ = [
     "while_loop",
     "windows",
     "slicing",
+    "solves",
     "structural",
     "xla",
 ]

@@ -2,9 +2,9 @@
 
 Design rules:
 - A collective lowers inside a ``shard_map`` body, which XLA partitions
-  manually: ``stablehlo.all_reduce``, ``all_gather``, ``reduce_scatter``
-  and ``collective_permute`` with explicit replica groups in the logical
-  device ids of the program's mesh (``use_global_device_ids``), each with
+  manually: ``stablehlo.all_reduce``, ``all_gather``, ``reduce_scatter``,
+  ``all_to_all`` and ``collective_permute`` with explicit replica groups
+  in the logical device ids of the program's mesh (``use_global_device_ids``), each with
   its own channel, as JAX lowers them. The group of a device is the
   devices that differ from it only along the collective's axes, ordered
   row-major over those axes (the order ``axis_index`` counts in).
@@ -30,8 +30,10 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from didax.core.abstract import ShapedArray
 from didax.core.lax.parallel import (
     all_gather_p,
+    all_to_all_p,
     axis_index_p,
     pmax_p,
+    pmin_p,
     ppermute_p,
     psum_p,
     psum_scatter_p,
@@ -110,6 +112,7 @@ def _all_reduce(combine: Callable[..., Any]) -> LoweringRule:
 
 LOWERING_RULES.register(psum_p, _all_reduce(hlo.add))
 LOWERING_RULES.register(pmax_p, _all_reduce(hlo.maximum))
+LOWERING_RULES.register(pmin_p, _all_reduce(hlo.minimum))
 
 
 def _reshape(x: IrValue, aval: ShapedArray) -> IrValue:
@@ -170,6 +173,32 @@ def _psum_scatter_lowering(
     _reducer(hlo.add, op.regions[0], aval_in.dtype)
     out = op.results[0]
     return [out if tiled else _reshape(out, aval_out)]
+
+
+@LOWERING_RULES.defines(all_to_all_p)
+def _all_to_all_lowering(
+    ctx: LoweringRuleContext,
+    x: IrValue,
+    *,
+    axes: tuple[str, ...],
+    axis_size: int,
+    split_axis: int,
+    concat_axis: int,
+    tiled: bool,
+) -> list[IrValue]:
+    mesh = _mesh(ctx, "all_to_all")
+    if axis_size == 1:
+        return [x]
+    op = hlo.AllToAllOp(
+        [x],
+        split_axis,
+        concat_axis,
+        axis_size,
+        _groups_attr(replica_groups(mesh, axes)),
+        channel_handle=_channel(ctx.module_context),
+        results=[aval_to_ir_type(ctx.avals_out[0])],
+    )
+    return [op.results[0]]
 
 
 @LOWERING_RULES.defines(ppermute_p)

@@ -73,6 +73,7 @@ from didax.core.lax.scatter import *  # noqa: F403
 from didax.core.lax.scatter import SCATTERS as SCATTERS
 from didax.core.lax.shard_map import *  # noqa: F403
 from didax.core.lax.slicing import *  # noqa: F403
+from didax.core.lax.solves import *  # noqa: F403
 from didax.core.lax.sorting import *  # noqa: F403
 from didax.core.lax.special import *  # noqa: F403
 from didax.core.lax.special import SPECIAL_BINARY as SPECIAL_BINARY

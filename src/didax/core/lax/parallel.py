@@ -35,6 +35,7 @@ from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
 from didax.core.basearray import Value
 from didax.core.lax.operands import as_operand, bind_value
+from didax.core.lax.structural import expand_dims, squeeze
 from didax.core.primitive import Primitive
 from didax.core.sharding import NamedSharding
 from didax.core.values import ArrayLike, get_aval
@@ -42,7 +43,9 @@ from didax.core.values import ArrayLike, get_aval
 __all__ = [
     "psum_p",
     "pmax_p",
+    "pmin_p",
     "all_gather_p",
+    "all_to_all_p",
     "psum_scatter_p",
     "ppermute_p",
     "axis_index_p",
@@ -53,6 +56,8 @@ __all__ = [
     "axes_tuple",
     "psum_one",
     "pmax_one",
+    "pmin_one",
+    "all_to_all_one",
     "all_gather_one",
     "psum_scatter_one",
     "ppermute_one",
@@ -62,6 +67,8 @@ __all__ = [
 
 psum_p: Final = Primitive("psum")
 pmax_p: Final = Primitive("pmax")
+pmin_p: Final = Primitive("pmin")
+all_to_all_p: Final = Primitive("all_to_all")
 all_gather_p: Final = Primitive("all_gather")
 psum_scatter_p: Final = Primitive("psum_scatter")
 ppermute_p: Final = Primitive("ppermute")
@@ -71,7 +78,9 @@ sharding_constraint_p: Final = Primitive("sharding_constraint")
 COLLECTIVE_PRIMITIVES: Final[tuple[Primitive, ...]] = (
     psum_p,
     pmax_p,
+    pmin_p,
     all_gather_p,
+    all_to_all_p,
     psum_scatter_p,
     ppermute_p,
     axis_index_p,
@@ -139,6 +148,7 @@ def _same_type(x: ShapedArray, **params: Any) -> ShapedArray:
 
 ABSTRACT_EVAL.register(psum_p, _same_type)
 ABSTRACT_EVAL.register(pmax_p, _same_type)
+ABSTRACT_EVAL.register(pmin_p, _same_type)
 ABSTRACT_EVAL.register(ppermute_p, _same_type)
 
 
@@ -181,6 +191,30 @@ def _psum_scatter_abstract_eval(
     return x.update(shape=x.shape[:d] + x.shape[d + 1 :])
 
 
+@ABSTRACT_EVAL.defines(all_to_all_p)
+def _all_to_all_abstract_eval(
+    x: ShapedArray,
+    *,
+    axes: tuple[str, ...],
+    axis_size: int,
+    split_axis: int,
+    concat_axis: int,
+    tiled: bool,
+) -> ShapedArray:
+    for name, d in (("split_axis", split_axis), ("concat_axis", concat_axis)):
+        if not 0 <= d < x.ndim:
+            raise shape_failure(f"{name} {d} is out of range for rank {x.ndim}")
+    if x.shape[split_axis] % axis_size:
+        raise shape_failure(
+            f"the size of all_to_all split_axis ({x.shape[split_axis]}) has to be divisible by "
+            f"the size of the named axis {axes} ({axis_size})"
+        )
+    shape = list(x.shape)
+    shape[split_axis] //= axis_size
+    shape[concat_axis] *= axis_size
+    return x.update(shape=tuple(shape), weak_type=False)
+
+
 @ABSTRACT_EVAL.defines(axis_index_p)
 def _axis_index_abstract_eval(*, axes: tuple[str, ...], axis_size: int) -> ShapedArray:
     return ShapedArray((), np.dtype(np.int32))
@@ -210,6 +244,64 @@ def pmax_one(x: ArrayLike, axis_name: AxisName) -> Value:
     """The maximum of ``x`` over the positions along ``axis_name`` (one array)."""
     axes = axes_tuple(axis_name)
     return bind_value(pmax_p, as_operand(x), axes=axes, axis_size=_size_of(axes))
+
+
+def pmin_one(x: ArrayLike, axis_name: AxisName) -> Value:
+    """The minimum of ``x`` over the positions along ``axis_name`` (one array)."""
+    axes = axes_tuple(axis_name)
+    return bind_value(pmin_p, as_operand(x), axes=axes, axis_size=_size_of(axes))
+
+
+def all_to_all_one(
+    x: ArrayLike, axis_name: AxisName, split_axis: int, concat_axis: int, tiled: bool = False
+) -> Value:
+    """``x``'s ``split_axis`` scattered over the positions, theirs gathered at ``concat_axis``.
+
+    As JAX's: untiled, ``split_axis`` (of the axes' size) goes away and a
+    new axis of that size appears at ``concat_axis``; tiled, ``split_axis``
+    is divided by the size and ``concat_axis`` multiplied by it.
+    """
+    axes = axes_tuple(axis_name)
+    size = _size_of(axes)
+    aval = get_aval(x)
+    split, concat = int(split_axis), int(concat_axis)
+    if split < 0:
+        split += aval.ndim
+    if concat < 0:
+        concat += aval.ndim
+    if not 0 <= split < aval.ndim:
+        raise ValueError(
+            f"all_to_all: split_axis {split_axis} is out of range for rank {aval.ndim}"
+        )
+    if tiled:
+        if aval.shape[split] % size:
+            raise ValueError(
+                f"The size of all_to_all split_axis ({aval.shape[split]}) has to be divisible by "
+                f"the size of the named axis {axis_name} ({size})"
+            )
+    else:
+        if size != aval.shape[split]:
+            raise ValueError(
+                "all_to_all requires the size of the mapped axis axis_name to equal "
+                f"x.shape[split_axis], but they are {size} and {aval.shape[split]} respectively."
+            )
+        # The primitive keeps the rank: a unit axis receives the gathered pieces.
+        if split < concat:
+            concat += 1
+            x = expand_dims(x, (concat,))
+        elif concat < split:
+            x = expand_dims(x, (concat,))
+            split += 1
+    out = bind_value(
+        all_to_all_p,
+        as_operand(x),
+        axes=axes,
+        axis_size=size,
+        split_axis=split,
+        concat_axis=concat,
+        tiled=bool(tiled),
+    )
+    return out if tiled or split == concat else squeeze(out, (split,))
 
 
 def all_gather_one(x: ArrayLike, axis_name: AxisName, axis: int = 0, tiled: bool = False) -> Value:
