@@ -26,9 +26,9 @@ from didax.api import parallel as _parallel
 from didax.api import solves as _solves
 from didax.api.control_flow import *  # noqa: F403
 from didax.api.parallel import *  # noqa: F403
+from didax.api.solves import *  # noqa: F403
 from didax.api.windows import *  # noqa: F403
 from didax.api.windows import __all__ as _api_windows
-from didax.api.solves import *  # noqa: F403
 from didax.core.lax.bits import *  # noqa: F403
 from didax.core.lax.bits import __all__ as _bits
 from didax.core.lax.cond import *  # noqa: F403
