@@ -70,6 +70,9 @@ SPECIAL_NAMES: Final = tuple(p.name for p in SPECIAL_PRIMITIVES)
 # The special functions XLA defines (chlo ops it expands with its own algorithms).
 SPECIAL_XLA_DEFINED: Final = tuple(p.name for p in XLA_DEFINED)
 
+# issue 28's first-order primitives of the structural family.
+STRUCTURE_28: Final = ("split", "tile", "stack", "unstack", "optimization_barrier")
+
 # (primitive name, table name) -> why that primitive needs no rule in that table.
 EXEMPT: Final[dict[tuple[str, str], str]] = {
     **{
@@ -345,6 +348,16 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "(that same scan)"
         )
         for name in ("cummax", "cummin")
+    },
+    # issue 28: structure, scatter_sub, random bits
+    **{
+        (name, table): (
+            "a first-order primitive (split, tile, stack, unstack, optimization_barrier): "
+            "partial evaluation stages it whole when an operand is unknown, and DCE drops it "
+            "whole when no result is used; neither can do better"
+        )
+        for name in STRUCTURE_28
+        for table in ("partial_eval", "dce")
     },
 }
 

@@ -22,8 +22,10 @@ family adds its two lines below. ``didax.lax.linalg`` is a submodule, as
 """
 
 from didax.api import control_flow as _control_flow
+from didax.api import lax_extras as _lax_extras
 from didax.api import parallel as _parallel
 from didax.api.control_flow import *  # noqa: F403
+from didax.api.lax_extras import *  # noqa: F403
 from didax.api.parallel import *  # noqa: F403
 from didax.core.lax.bits import *  # noqa: F403
 from didax.core.lax.bits import __all__ as _bits
@@ -64,6 +66,7 @@ from didax.lax import linalg as linalg
 __all__ = [
     "linalg",
     *_control_flow.__all__,
+    *_lax_extras.__all__,
     *_parallel.__all__,
     *_bits,
     *_cond,
