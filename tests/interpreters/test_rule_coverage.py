@@ -123,6 +123,7 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "gather",
             "scatter",
             "scatter-add",
+            "scatter-sub",
             "scatter-mul",
             "scatter-min",
             "scatter-max",
