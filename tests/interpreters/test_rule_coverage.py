@@ -357,9 +357,28 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "partial evaluation stages it whole when an operand is unknown, and DCE drops it "
             "whole when no result is used; neither can do better"
         )
-        for name in STRUCTURE_28
+        for name in (*STRUCTURE_28, "rng_bit_generator", "rng_uniform")
         for table in ("partial_eval", "dce")
     },
+    **{
+        (name, "impl"): (
+            "XLA's random-number algorithm: evaluated eagerly by its compiled program, so "
+            "its bits are XLA's (JAX's), bit for bit"
+        )
+        for name in ("rng_bit_generator", "rng_uniform")
+    },
+    ("rng_bit_generator", "transpose"): (
+        "integer results: the tangent is zero, so it never has an UndefinedPrimal operand"
+    ),
+    ("rng_uniform", "transpose"): "not linear, and JAX defines no derivative for it",
+    ("rng_uniform", "jvp"): (
+        "JAX defines none (jax.jvp of lax.rng_uniform raises): XLA's stateful draw has no "
+        "derivative; the missing rule's NotImplementedError names it"
+    ),
+    ("rng_uniform", "batching"): (
+        "JAX defines none: a stateful draw per batch element is not a vmap of one draw; "
+        "the missing rule's NotImplementedError names it"
+    ),
 }
 
 

@@ -45,6 +45,8 @@ from didax.core.lax.indexing import *  # noqa: F403
 from didax.core.lax.indexing import __all__ as _indexing
 from didax.core.lax.precision import *  # noqa: F403
 from didax.core.lax.precision import __all__ as _precision
+from didax.core.lax.random_bits import *  # noqa: F403
+from didax.core.lax.random_bits import __all__ as _random_bits
 from didax.core.lax.reductions import *  # noqa: F403
 from didax.core.lax.reductions import __all__ as _reductions
 from didax.core.lax.scan import *  # noqa: F403
@@ -77,6 +79,7 @@ __all__ = [
     *_fft,
     *_indexing,
     *_precision,
+    *_random_bits,
     *_reductions,
     *_scan,
     *_scatter,

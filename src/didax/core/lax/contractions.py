@@ -47,7 +47,7 @@ from didax.core.primitive import Primitive
 from didax.core.promotion import coerce_weak
 from didax.core.values import ArrayLike
 
-__all__ = ["dot_general_p", "DotDimensionNumbers", "dot_general", "dot"]
+__all__ = ["dot_general_p", "DotDimensionNumbers", "dot_general", "dot", "batch_matmul"]
 
 dot_general_p: Final = Primitive("dot_general")
 
@@ -194,3 +194,18 @@ def dot(
             raise TypeError(f"dot needs vectors or matrices, got ranks {nl} and {nr}")
         dimension_numbers = (((nl - 1,), (0,)), ((), ()))
     return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
+
+
+def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None) -> Value:
+    """Matrix products over leading batch axes: ``(..., m, k) @ (..., k, n)``, equal ranks.
+
+    >>> batch_matmul(np.ones((4, 2, 3), np.float32), np.ones((4, 3, 5), np.float32)).shape
+    (4, 2, 5)
+    """
+    nl, nr = ndim(lhs), ndim(rhs)
+    if builtins.min(nl, nr) < 2:
+        raise ValueError(f"Arguments to batch_matmul must be at least 2D, got {nl}, {nr}")
+    if nl != nr:
+        raise ValueError(f"Arguments to batch_matmul must have same ndim, got {nl}, {nr}")
+    batch = tuple(range(nl - 2))
+    return dot_general(lhs, rhs, (((nl - 1,), (nr - 2,)), (batch, batch)), precision)
