@@ -450,10 +450,10 @@ def empty(shape: int | Sequence[int], dtype: DTypeLike) -> Value:
 
 
 def shape_as_value(shape: Sequence[int]) -> np.ndarray[tuple[int], np.dtype[np.signedinteger]]:
-    """``shape`` as a NumPy vector of the default signed int (a constant: shapes are static)."""
+    """``shape`` as a NumPy vector: int32, int64 if a size needs it (a constant: shapes are static)."""
     dims = tuple(int(d) for d in shape)
     wide = builtins.any(d >= 2**31 for d in dims)
-    return np.asarray(dims, np.int64 if wide else dtypes.default_int())
+    return np.asarray(dims, np.int64 if wide else np.int32)
 
 
 def dtype(x: object) -> DType:
