@@ -334,3 +334,13 @@ def test_shape_and_dtype_helpers() -> None:
     assert lax.empty(4, np.int32).shape == jlax.empty(4, np.int32).shape
     bi = lax.broadcasted_iota(np.int8, (2, 3, 4), -1)
     _assert_same(bi, jlax.broadcasted_iota(np.int8, (2, 3, 4), 2), 0)
+
+
+def test_accuracy_hints() -> None:
+    assert [m.name for m in lax.AccuracyMode] == [m.name for m in jlax.AccuracyMode]
+    assert [m.value for m in lax.AccuracyMode] == [m.value for m in jlax.AccuracyMode]
+    t = lax.Tolerance(atol=1e-3, ulps=2)
+    assert (t.atol, t.rtol, t.ulps) == (1e-3, 0.0, 2)
+    for bad in ({}, {"atol": -1.0}):
+        with pytest.raises(ValueError, match="Tolerances|At least one"):
+            lax.Tolerance(**bad)

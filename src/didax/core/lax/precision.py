@@ -30,7 +30,7 @@ from typing import Final, TypeAlias
 
 from didax.core.config import DOT_ALGORITHM_PRESETS, config
 
-__all__ = ["Precision", "PrecisionLike"]
+__all__ = ["Precision", "PrecisionLike", "AccuracyMode", "Tolerance"]
 
 
 class Precision(enum.Enum):
@@ -145,3 +145,32 @@ def canonicalize_precision(precision: object) -> CanonicalPrecision:
         "- a tuple of two lax.Precision values or strings;\n"
         f"but got {precision}."
     )
+
+
+class AccuracyMode(enum.Enum):
+    """An accuracy asked of a transcendental function's implementation (JAX's ``lax.AccuracyMode``).
+
+    JAX's element-wise functions take it as ``accuracy=``, for XLA to pick
+    among implementations where a platform has several; on CPUs there is
+    one, which ``DEFAULT`` and ``HIGHEST`` both get.
+    """
+
+    HIGHEST = 1
+    DEFAULT = 2
+
+
+class Tolerance:
+    """Tolerances asked of a transcendental function (JAX's ``lax.Tolerance``): at most two.
+
+    >>> Tolerance(atol=1e-6).atol
+    1e-06
+    """
+
+    def __init__(self, atol: float = 0.0, rtol: float = 0.0, ulps: int = 0) -> None:
+        if atol < 0.0 or rtol < 0.0 or ulps < 0:
+            raise ValueError("Tolerances must be non-negative.")
+        if atol == 0.0 and rtol == 0.0 and ulps == 0:
+            raise ValueError("At least one of atol, rtol, or ulps must be set.")
+        self.atol = atol
+        self.rtol = rtol
+        self.ulps = ulps
