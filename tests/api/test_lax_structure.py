@@ -342,5 +342,5 @@ def test_accuracy_hints() -> None:
     t = lax.Tolerance(atol=1e-3, ulps=2)
     assert (t.atol, t.rtol, t.ulps) == (1e-3, 0.0, 2)
     for bad in ({}, {"atol": -1.0}):
-        with pytest.raises(ValueError, match="Tolerances|At least one"):
+        with pytest.raises(ValueError, match=r"Tolerances|At least one"):
             lax.Tolerance(**bad)
