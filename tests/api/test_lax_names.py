@@ -181,12 +181,6 @@ MISSING: Final[dict[str, str]] = {
         "declined: JAX's block-scaled (microscaling) dot of fp8/fp4 operands with scale "
         "arrays; didax has no fp8/fp4 dtypes"
     ),
-    "DotAlgorithm": (
-        "not yet: explicit dot algorithms change dot_general's lowering (operand "
-        "conversions, the algorithm attribute) and its eager route; refused with "
-        "NotImplementedError by dot_general"
-    ),
-    "DotAlgorithmPreset": "not yet: see DotAlgorithm",
 }
 
 

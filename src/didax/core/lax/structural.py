@@ -450,7 +450,7 @@ def empty(shape: int | Sequence[int], dtype: DTypeLike) -> Value:
 
 
 def shape_as_value(shape: Sequence[int]) -> np.ndarray[tuple[int], np.dtype[np.signedinteger]]:
-    """``shape`` as a NumPy vector: int32, int64 if a size needs it (a constant: shapes are static)."""
+    """``shape`` as a NumPy int32 vector (int64 if a size needs it): shapes are static."""
     dims = tuple(int(d) for d in shape)
     wide = builtins.any(d >= 2**31 for d in dims)
     return np.asarray(dims, np.int64 if wide else np.int32)
