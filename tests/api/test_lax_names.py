@@ -173,10 +173,6 @@ MISSING: Final[dict[str, str]] = {
         "declined: didax's device_put places concrete arrays (api.sharding) and "
         "with_sharding_constraint lays traced ones out; no primitive is staged for it"
     ),
-    "copy_p": (
-        "declined: JAX stages copy_p for jnp.array(copy=True) under jit; didax's arrays are "
-        "immutable and a staged copy is the identity"
-    ),
     "scaled_dot": (
         "declined: JAX's block-scaled (microscaling) dot of fp8/fp4 operands with scale "
         "arrays; didax has no fp8/fp4 dtypes"

@@ -50,6 +50,7 @@ CASES: Final[dict[str, Case]] = {
     "unstack": lambda L: lambda x: L.unstack(x, axis=1),
     "unstack_0": lambda L: lambda x: L.unstack(x),
     "barrier": lambda L: lambda x: L.optimization_barrier((x, L.sin(x))),
+    "copy": lambda L: lambda x: L.copy_p.bind(L.mul(x, x)),
     "broadcasted_iota": lambda L: lambda x: L.add(x, L.broadcasted_iota(x.dtype, (3, 4), 1)),
     "broadcast_like": lambda L: (
         lambda x: L.broadcast_like(L.index_in_dim(x, 1, keepdims=False), L.broadcast(x, (2,)))

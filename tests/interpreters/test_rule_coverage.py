@@ -71,7 +71,7 @@ SPECIAL_NAMES: Final = tuple(p.name for p in SPECIAL_PRIMITIVES)
 SPECIAL_XLA_DEFINED: Final = tuple(p.name for p in XLA_DEFINED)
 
 # issue 28's first-order primitives of the structural family.
-STRUCTURE_28: Final = ("split", "tile", "stack", "unstack", "optimization_barrier")
+STRUCTURE_28: Final = ("split", "tile", "stack", "unstack", "optimization_barrier", "copy")
 
 # (primitive name, table name) -> why that primitive needs no rule in that table.
 EXEMPT: Final[dict[tuple[str, str], str]] = {

@@ -515,6 +515,7 @@ CASES: Final[tuple[Case, ...]] = (
     Case("stack", lambda L, x, y: L.lax.stack([x, y], axis=1), BINARY),
     Case("unstack", lambda L, x: L.lax.unstack(x, axis=1), UNARY),
     Case("optimization_barrier", lambda L, x, y: L.lax.optimization_barrier((x, y)), BINARY),
+    Case("copy", lambda L, x: L.lax.copy_p.bind(x), UNARY),
     # Reductions and scans; sums over a long axis.
     Case("reduce_sum", lambda L, x: L.lax.reduce_sum(x, (1,)), operands((2, LONG), lo=0.0, hi=3.0)),
     Case("reduce_max", lambda L, x: L.lax.reduce_max(x, (0, 1)), with_ties((3, 4))),

@@ -32,6 +32,7 @@ from didax.core.basearray import HostArray
 from didax.core.lax.structural import (
     broadcast_in_dim_p,
     concatenate_p,
+    copy_p,
     expand_dims_p,
     iota_p,
     optimization_barrier_p,
@@ -74,6 +75,7 @@ STRUCTURAL: tuple[Primitive, ...] = (
     stack_p,
     unstack_p,
     optimization_barrier_p,
+    copy_p,
 )
 
 # --- impl -----------------------------------------------------------------------------------
@@ -144,6 +146,11 @@ def _unstack_impl(x: HostArray, *, axis: int) -> list[HostArray]:
     return [np.take(x, i, axis=axis) for i in range(x.shape[axis])]
 
 
+@IMPL_RULES.defines(copy_p)
+def _copy_impl(x: HostArray) -> HostArray:
+    return x.copy()
+
+
 @IMPL_RULES.defines(optimization_barrier_p)
 def _optimization_barrier_impl(*xs: HostArray) -> list[HostArray]:
     # Outside a compiled program there is nothing to keep apart.
@@ -174,6 +181,7 @@ front_batcher(
 for _p in (squeeze_p, expand_dims_p, rev_p):
     front_batcher(_p, lambda n, *, dimensions: dict(dimensions=shift_axes(dimensions)))
 front_batcher(tile_p, lambda n, *, reps: dict(reps=(1, *reps)))
+front_batcher(copy_p, lambda n: {})
 
 
 @BATCH_RULES.defines(split_p)
@@ -315,6 +323,11 @@ def _tile_transpose(ct: ArrayLike, x: UndefinedPrimal, *, reps: tuple[int, ...])
     pairs = tuple(k for r, n in zip(reps, x.aval.shape, strict=True) for k in (r, n))
     summed = tuple(range(0, len(pairs), 2))
     return [lax.reduce_sum(lax.reshape(ct, pairs), summed) if summed else ct]
+
+
+@TRANSPOSE_RULES.defines(copy_p)
+def _copy_transpose(ct: ArrayLike, x: UndefinedPrimal) -> list[Any]:
+    return [copy_p.bind(ct)]
 
 
 @TRANSPOSE_RULES.defines(optimization_barrier_p)

@@ -9,7 +9,8 @@ Design rules:
   reshape drops ``unstack``'s axis), ``stack`` reshapes each operand to
   the new axis and concatenates, ``tile`` broadcasts to ``(reps[i],
   n_i)`` pairs and reshapes, as JAX's lowerings; ``optimization_barrier``
-  is ``stablehlo.optimization_barrier``.
+  is ``stablehlo.optimization_barrier``; ``copy`` lowers to its operand
+  (XLA makes the buffer a program's result needs), as JAX's.
 - XLA has no boolean iota: NumPy's (``[False, True]`` at most) is an
   unsigned iota compared with zero.
 """
@@ -24,6 +25,7 @@ from didax.core.dtypes import DType
 from didax.core.lax.structural import (
     broadcast_in_dim_p,
     concatenate_p,
+    copy_p,
     expand_dims_p,
     iota_p,
     optimization_barrier_p,
@@ -166,3 +168,8 @@ def _tile_lowering(ctx: LoweringRuleContext, x: IrValue, *, reps: tuple[int, ...
 @LOWERING_RULES.defines(optimization_barrier_p)
 def _optimization_barrier_lowering(ctx: LoweringRuleContext, *xs: IrValue) -> list[IrValue]:
     return list(hlo.OptimizationBarrierOp(list(xs)).results)
+
+
+@LOWERING_RULES.defines(copy_p)
+def _copy_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
+    return [x]

@@ -3,8 +3,8 @@
 The primitives that move, replicate or make elements without computing on
 them and without picking a window of them: ``broadcast_in_dim``,
 ``reshape``, ``transpose``, ``squeeze``, ``expand_dims``, ``concatenate``,
-``rev``, ``iota``, ``split``, ``tile``, ``stack``, ``unstack`` and
-``optimization_barrier`` (JAX's of those names), and the helpers JAX
+``rev``, ``iota``, ``split``, ``tile``, ``stack``, ``unstack``,
+``optimization_barrier`` and ``copy`` (JAX's of those names), and the helpers JAX
 writes over them (``broadcasted_iota``, ``broadcast_to_rank``,
 ``collapse``, ...). Windows of an array
 (``slice``, the dynamic slices, ``pad``) are ``core.lax.slicing``'s. The
@@ -59,6 +59,7 @@ __all__ = [
     "stack_p",
     "unstack_p",
     "optimization_barrier_p",
+    "copy_p",
     "broadcast_in_dim",
     "full",
     "full_like",
@@ -97,6 +98,8 @@ tile_p: Final = Primitive("tile")
 stack_p: Final = Primitive("stack")
 unstack_p: Final = Primitive("unstack", multiple_results=True)
 optimization_barrier_p: Final = Primitive("optimization_barrier", multiple_results=True)
+# JAX's copy of a runtime array (jnp.array(x, copy=True)): the identity, kept in programs.
+copy_p: Final = Primitive("copy")
 
 
 # --- typing ---------------------------------------------------------------------------
@@ -231,6 +234,11 @@ def _unstack_abstract_eval(x: ShapedArray, *, axis: int) -> list[ShapedArray]:
     check_axes((axis,), x.ndim, "axis")
     out = ShapedArray(x.shape[:axis] + x.shape[axis + 1 :], x.dtype, x.weak_type)
     return [out] * x.shape[axis]
+
+
+@ABSTRACT_EVAL.defines(copy_p)
+def _copy_abstract_eval(x: ShapedArray) -> ShapedArray:
+    return x
 
 
 @ABSTRACT_EVAL.defines(optimization_barrier_p)
