@@ -25,10 +25,6 @@ _TOKENS: Final = (
     "declined: tokens order side effects in JAX's effect system, which didax does not have "
     "(its programs have no effects to order)"
 )
-_DIM_COMPARE: Final = (
-    "declined: JAX's comparisons of symbolic dimensions (shape polymorphism); didax's shapes "
-    "are static"
-)
 
 MISSING: Final[dict[str, str]] = {
     **dict.fromkeys(
@@ -154,7 +150,6 @@ MISSING: Final[dict[str, str]] = {
         _COLLECTIVES,
     ),
     **dict.fromkeys(("after_all", "after_all_p", "create_token", "create_token_p"), _TOKENS),
-    **dict.fromkeys(("eq_to_p", "le_to_p", "lt_to_p"), _DIM_COMPARE),
     "stage": (
         "declined: JAX's staging of a function into a named sub-computation for its "
         "compiler passes (stage_p); didax's jit already stages"

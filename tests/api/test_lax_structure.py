@@ -393,3 +393,30 @@ def test_dot_algorithms_cpus_do_not_run_raise_as_jax() -> None:
             lax.dot(a, a, precision=bad)
     assert [p.name for p in lax.DotAlgorithmPreset] == [p.name for p in jlax.DotAlgorithmPreset]
     assert str(lax.DotAlgorithmPreset.F16_F16_F32) == "F16_F16_F32"
+
+
+# --- comparisons in XLA's total order --------------------------------------------------------
+
+EDGES: Final = np.array([-0.0, 0.0, np.nan, -np.nan, 1.0, -np.inf, 3.0, -2.0, np.inf])
+
+
+def _total_order(L: Any) -> Fn:
+    def compare(x: Any, y: Any) -> list[Any]:
+        prims = (L.eq_to_p, L.le_to_p, L.lt_to_p)
+        return [p.bind(x, y) for p in prims] + [p.bind(x[0], y) for p in prims]
+
+    return compare
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float16, jnp.bfloat16, np.int32])
+def test_total_order_comparisons(dtype: Any) -> None:
+    x = EDGES.astype(dtype) if np.dtype(dtype).kind == "f" else np.arange(-4, 5).astype(dtype)
+    y = x[::-1].copy()
+    want = jax.jit(_total_order(jlax))(x, y)
+    _assert_same(_total_order(lax)(x, y), want, 0)
+    _assert_same(dx.jit(_total_order(lax))(x, y), want, 0)
+    xs, ys = np.stack([x, y]), np.stack([y, x])
+    _assert_same(dx.vmap(_total_order(lax))(xs, ys), jax.vmap(_total_order(jlax))(xs, ys), 0)
+    cost = jax.jit(lambda a, b: jlax.lt_to_p.bind(a, b)).lower(x, y).compile().cost_analysis()
+    assert cost is not None
+    assert dx.flops(lambda a, b: lax.lt_to_p.bind(a, b))(x, y) == cost["flops"]

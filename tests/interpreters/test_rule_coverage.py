@@ -73,6 +73,9 @@ SPECIAL_XLA_DEFINED: Final = tuple(p.name for p in XLA_DEFINED)
 # issue 28's first-order primitives of the structural family.
 STRUCTURE_28: Final = ("split", "tile", "stack", "unstack", "optimization_barrier", "copy")
 
+# issue 28's comparisons in XLA's total order (the sorting family).
+TOTAL_ORDER_28: Final = ("eq_to", "le_to", "lt_to")
+
 # (primitive name, table name) -> why that primitive needs no rule in that table.
 EXEMPT: Final[dict[tuple[str, str], str]] = {
     **{
@@ -357,8 +360,14 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "partial evaluation stages it whole when an operand is unknown, and DCE drops it "
             "whole when no result is used; neither can do better"
         )
-        for name in (*STRUCTURE_28, "rng_bit_generator", "rng_uniform")
+        for name in (*STRUCTURE_28, *TOTAL_ORDER_28, "rng_bit_generator", "rng_uniform")
         for table in ("partial_eval", "dce")
+    },
+    **{
+        (name, "transpose"): (
+            "boolean results: the tangent is zero, so it never has an UndefinedPrimal operand"
+        )
+        for name in TOTAL_ORDER_28
     },
     **{
         (name, "impl"): (
