@@ -297,6 +297,10 @@ def test_rng_uniform() -> None:
     assert "UNIFORM" in text
     with pytest.raises(TypeError, match="identical dtypes"):
         lax.rng_uniform(np.float32(0), np.float64(1), (2,))
+    # XLA aborts on 8-bit integers: refused at trace time.
+    with pytest.raises(TypeError, match="32/64-bit integers"):
+        lax.rng_uniform(np.int8(0), np.int8(1), (2,))
+    assert lax.rng_uniform(jnp.bfloat16(0), jnp.bfloat16(1), (2,)).dtype == jnp.bfloat16
 
 
 # --- helpers ------------------------------------------------------------------------------

@@ -95,7 +95,8 @@ def _rng_uniform_abstract_eval(
         raise dtype_failure(f"a and b must have identical dtypes, got {a.dtype} and {b.dtype}")
     if a.shape != () or b.shape != ():
         raise shape_failure(f"a and b must be scalars, got shapes {a.shape} and {b.shape}")
-    if a.dtype.kind not in "iuf" or (a.dtype.itemsize < 4 and a.dtype.kind != "f"):
+    # XLA's expander takes floats and 32/64-bit integers (it aborts on smaller ones).
+    if not dtypes.is_float(a.dtype) and (a.dtype.kind not in "iu" or a.dtype.itemsize < 4):
         raise dtype_failure(f"a and b must be floats or 32/64-bit integers, got {a.dtype}")
     _check_shape(shape)
     return ShapedArray(shape, a.dtype, a.weak_type and b.weak_type)
