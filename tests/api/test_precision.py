@@ -230,15 +230,8 @@ def test_invalid_precision_is_refused_as_by_jax(bad: Any) -> None:
     assert str(ours.value).splitlines()[2] == str(theirs.value).splitlines()[2]
 
 
-@pytest.mark.parametrize(
-    "algorithm",
-    ["F32_F32_F32", "DEFAULT", jax.lax.DotAlgorithmPreset.BF16_BF16_F32],
-    ids=str,
-)
-def test_dot_algorithms_are_refused(algorithm: Any) -> None:
-    a = _mat(2, 2)
-    with pytest.raises(NotImplementedError, match="dot algorithms"):
-        lax.dot(a, a, precision=algorithm)
+def test_dot_algorithm_presets_are_refused_by_the_option() -> None:
+    # dot_general takes them (tests/api/test_lax_structure.py); the option does not.
     with pytest.raises(NotImplementedError, match="dot algorithm presets"):
         dx.config.update("jax_default_matmul_precision", "F32_F32_F32")
 

@@ -79,6 +79,11 @@ WINDOW_NAMES: Final = (
     "select_and_gather_add",
     "select_and_scatter_add",
 )
+# issue 28's first-order primitives of the structural family.
+STRUCTURE_28: Final = ("split", "tile", "stack", "unstack", "optimization_barrier", "copy")
+
+# issue 28's comparisons in XLA's total order (the sorting family).
+TOTAL_ORDER_28: Final = ("eq_to", "le_to", "lt_to")
 
 # (primitive name, table name) -> why that primitive needs no rule in that table.
 EXEMPT: Final[dict[tuple[str, str], str]] = {
@@ -130,6 +135,7 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "gather",
             "scatter",
             "scatter-add",
+            "scatter-sub",
             "scatter-mul",
             "scatter-min",
             "scatter-max",
@@ -398,6 +404,41 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         )
         for name in ("reduce_window", "reduce_window_max", "reduce_window_min")
     },
+    # issue 28: structure, scatter_sub, random bits
+    **{
+        (name, table): (
+            "a first-order primitive (split, tile, stack, unstack, optimization_barrier): "
+            "partial evaluation stages it whole when an operand is unknown, and DCE drops it "
+            "whole when no result is used; neither can do better"
+        )
+        for name in (*STRUCTURE_28, *TOTAL_ORDER_28, "rng_bit_generator", "rng_uniform")
+        for table in ("partial_eval", "dce")
+    },
+    **{
+        (name, "transpose"): (
+            "boolean results: the tangent is zero, so it never has an UndefinedPrimal operand"
+        )
+        for name in TOTAL_ORDER_28
+    },
+    **{
+        (name, "impl"): (
+            "XLA's random-number algorithm: evaluated eagerly by its compiled program, so "
+            "its bits are XLA's (JAX's), bit for bit"
+        )
+        for name in ("rng_bit_generator", "rng_uniform")
+    },
+    ("rng_bit_generator", "transpose"): (
+        "integer results: the tangent is zero, so it never has an UndefinedPrimal operand"
+    ),
+    ("rng_uniform", "transpose"): "not linear, and JAX defines no derivative for it",
+    ("rng_uniform", "jvp"): (
+        "JAX defines none (jax.jvp of lax.rng_uniform raises): XLA's stateful draw has no "
+        "derivative; the missing rule's NotImplementedError names it"
+    ),
+    ("rng_uniform", "batching"): (
+        "JAX defines none: a stateful draw per batch element is not a vmap of one draw; "
+        "the missing rule's NotImplementedError names it"
+    ),
 }
 
 

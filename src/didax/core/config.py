@@ -75,8 +75,8 @@ def _as_collectives(name: str, value: object) -> object:
 MATMUL_PRECISIONS: Final = ("default", "high", "highest", "bfloat16", "tensorfloat32", "float32")
 
 # The names of JAX's ``DotAlgorithmPreset`` members, which JAX also takes
-# as precisions (the option's values and ``precision=`` strings): didax
-# does not implement dot algorithms, and refuses them by name.
+# as precisions (the option's values and ``precision=`` strings): the
+# option refuses them by name; ``dot_general`` takes them (core.lax.precision).
 DOT_ALGORITHM_PRESETS: Final = frozenset(
     {
         "DEFAULT",

@@ -31,6 +31,7 @@ from didax.interpreters import (
     loop_flops,
     parallel,
     partial_eval,
+    random_bits,
     reductions,
     scan,
     scatter,
@@ -47,6 +48,7 @@ from didax.interpreters import (
 )
 
 __all__ = [
+    "random_bits",
     "batching",
     "bits",
     "checkpoint",

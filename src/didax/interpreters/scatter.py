@@ -10,8 +10,9 @@ Design rules:
   that gather's impl builds, which applies repeated indices in order, as
   XLA does on CPUs; a window that is not wholly inside is dropped (or
   clamped, in ``CLIP`` mode).
-- The differentiation rules are JAX's: scatter-add is linear in operand
-  and updates (transpose: the operand's cotangent and a gather),
+- The differentiation rules are JAX's: scatter-add and scatter-sub are
+  linear in operand and updates (transpose: the operand's cotangent and a
+  gather, negated for scatter-sub),
   scatter-mul in its operand; a scatter with possibly repeated indices is
   differentiated by scattering update ids, so that only the update that
   landed gets a tangent; min/max share the tangent among the values that
@@ -121,6 +122,7 @@ def _ufunc_at(ufunc: np.ufunc) -> Callable[[HostArray, tuple[Any, ...], HostArra
 
 IMPL_RULES.register(lax.scatter_p, _scatter_impl(_replace))
 IMPL_RULES.register(lax.scatter_add_p, _scatter_impl(_ufunc_at(np.add)))
+IMPL_RULES.register(lax.scatter_sub_p, _scatter_impl(_ufunc_at(np.subtract)))
 IMPL_RULES.register(lax.scatter_mul_p, _scatter_impl(_ufunc_at(np.multiply)))
 # On booleans minimum is "and" and maximum "or", in NumPy as in XLA.
 IMPL_RULES.register(lax.scatter_min_p, _scatter_impl(_ufunc_at(np.minimum)))
@@ -155,17 +157,21 @@ def _inverse_gather(
     return lax.gather(x, indices, gather_dnums_of_scatter(dn), sizes)
 
 
-@JVP_RULES.defines(lax.scatter_add_p)
-def _scatter_add_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], **params: Any
-) -> tuple[Any, Any]:
-    operand, indices, updates = primals
-    t_operand, _, t_updates = tangents
-    out = lax.scatter_add_p.bind(operand, indices, updates, **params)
-    t_out = lax.scatter_add_p.bind(
-        instantiate_zeros(t_operand), indices, instantiate_zeros(t_updates), **params
-    )
-    return out, t_out
+def _scatter_addsub_jvp(prim: Primitive) -> JVPRule:
+    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
+        operand, indices, updates = primals
+        t_operand, _, t_updates = tangents
+        out = prim.bind(operand, indices, updates, **params)
+        t_out = prim.bind(
+            instantiate_zeros(t_operand), indices, instantiate_zeros(t_updates), **params
+        )
+        return out, t_out
+
+    return rule
+
+
+JVP_RULES.register(lax.scatter_add_p, _scatter_addsub_jvp(lax.scatter_add_p))
+JVP_RULES.register(lax.scatter_sub_p, _scatter_addsub_jvp(lax.scatter_sub_p))
 
 
 @JVP_RULES.defines(lax.scatter_mul_p)
@@ -304,19 +310,29 @@ def _updates_ct(
     )
 
 
-@TRANSPOSE_RULES.defines(lax.scatter_add_p)
-def _scatter_add_transpose(
-    ct: ArrayLike,
-    operand: PrimalOrUndefined,
-    indices: PrimalOrUndefined,
-    updates: PrimalOrUndefined,
-    **params: Any,
-) -> list[ArrayLike | None]:
-    if isinstance(indices, UndefinedPrimal):
-        raise _not_linear(lax.scatter_add_p, "the indices are a linear input")
-    operand_ct = ct if is_undefined(operand) else None
-    updates_ct = _updates_ct(ct, indices, updates, params) if is_undefined(updates) else None
-    return [operand_ct, None, updates_ct]
+def _scatter_addsub_transpose(prim: Primitive) -> None:
+    def rule(
+        ct: ArrayLike,
+        operand: PrimalOrUndefined,
+        indices: PrimalOrUndefined,
+        updates: PrimalOrUndefined,
+        **params: Any,
+    ) -> list[ArrayLike | None]:
+        if isinstance(indices, UndefinedPrimal):
+            raise _not_linear(prim, "the indices are a linear input")
+        operand_ct = ct if is_undefined(operand) else None
+        updates_ct: ArrayLike | None = None
+        if is_undefined(updates):
+            updates_ct = _updates_ct(ct, indices, updates, params)
+            if prim is lax.scatter_sub_p:
+                updates_ct = lax.neg(updates_ct)
+        return [operand_ct, None, updates_ct]
+
+    TRANSPOSE_RULES.register(prim, rule)
+
+
+_scatter_addsub_transpose(lax.scatter_add_p)
+_scatter_addsub_transpose(lax.scatter_sub_p)
 
 
 @TRANSPOSE_RULES.defines(lax.scatter_mul_p)
@@ -423,5 +439,11 @@ def _scatter_flops(per_update: int) -> FlopsRule:
 
 
 FLOPS_RULES.register(lax.scatter_p, _scatter_flops(0))
-for _p in (lax.scatter_add_p, lax.scatter_mul_p, lax.scatter_min_p, lax.scatter_max_p):
+for _p in (
+    lax.scatter_add_p,
+    lax.scatter_sub_p,
+    lax.scatter_mul_p,
+    lax.scatter_min_p,
+    lax.scatter_max_p,
+):
     FLOPS_RULES.register(_p, _scatter_flops(1))

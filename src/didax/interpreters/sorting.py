@@ -18,6 +18,11 @@ Design rules:
   permutation is its inverse, which is again a sort: the cotangents sorted
   by the permutation's indices (``sort`` of the keys with an iota).
 - vmap moves every batch axis to the front (the sort axis moves by one).
+- ``eq_to``, ``le_to`` and ``lt_to`` compare floats by their total-order
+  keys (the bits as signed integers, the magnitude bits of negatives
+  flipped), which order as XLA's ``TOTALORDER``; their tangents are zero,
+  and they batch element-wise. XLA's cost is 9 flops an element for
+  floats (its expansion of the total order), 1 for the others.
 - Flops are XLA's cost analysis: ``n * ceil(log2 n)`` comparisons for
   ``n`` elements of an operand, whatever the number of operands.
 """
@@ -33,12 +38,12 @@ from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.basearray import HostArray, Value
 from didax.core.dtypes import DType
-from didax.core.lax.sorting import sort_p
+from didax.core.lax.sorting import TOTAL_ORDER_COMPARISONS, eq_to_p, le_to_p, lt_to_p, sort_p
 from didax.core.values import get_aval
-from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
+from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, elementwise_batcher
 from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.flops import FLOPS_RULES, Cost, Operand
-from didax.interpreters.jvp import JVP_RULES, Zero
+from didax.interpreters.jvp import JVP_RULES, Zero, zero_jvp
 from didax.interpreters.transpose import (
     TRANSPOSE_RULES,
     NonlinearError,
@@ -165,3 +170,35 @@ def _sort_flops(
     # XLA's HloCostAnalysis::HandleSort: n * ceil(log2(n)) for n elements.
     n = operands[0].aval.size
     return Cost(n * (n - 1).bit_length()) if n > 1 else Cost()
+
+
+# --- the total-order comparisons ---------------------------------------------------------
+
+
+def total_order_key(x: HostArray) -> HostArray:
+    """``x`` as integers that order as XLA's ``TOTALORDER`` (floats; others as they are)."""
+    if not dtypes.is_float(x.dtype):
+        return x
+    bits = np.asarray(x).view(f"i{x.dtype.itemsize}")
+    return np.where(bits < 0, bits ^ np.iinfo(bits.dtype).max, bits)
+
+
+for _p, _op in ((eq_to_p, np.equal), (le_to_p, np.less_equal), (lt_to_p, np.less)):
+
+    def _impl(x: HostArray, y: HostArray, op: np.ufunc = _op) -> HostArray:
+        return np.asarray(op(total_order_key(np.asarray(x)), total_order_key(np.asarray(y))))
+
+    IMPL_RULES.register(_p, _impl)
+
+
+def _total_order_flops(
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: object
+) -> Cost:
+    per = 9 if dtypes.is_float(operands[0].aval.dtype) else 1
+    return Cost(per * out_avals[0].size)
+
+
+for _p in TOTAL_ORDER_COMPARISONS:
+    zero_jvp(_p)
+    elementwise_batcher(_p)
+    FLOPS_RULES.register(_p, _total_order_flops)

@@ -9,6 +9,12 @@ Design rules:
   its inverse: a broadcast sums over the axes it added or stretched,
   ``reshape``, ``transpose``, ``squeeze`` and ``expand_dims`` undo one
   another, ``concatenate`` slices its cotangent back apart.
+- ``split``, ``tile``, ``stack``, ``unstack`` and ``optimization_barrier``
+  are linear too: ``split`` and ``unstack`` transpose to ``concatenate``
+  and ``stack`` of their cotangents, ``stack`` to ``unstack``, ``tile`` to
+  a sum over its repetitions, the barrier to a barrier on the cotangents
+  (as JAX's). Zero cotangents of several results are made real zeros
+  first, as JAX's ``instantiate_zeros``.
 - Batching moves the batch axis to the front and shifts the axis params
   by one (``front_batcher``).
 - Structural operations cost no flops, as XLA counts them.
@@ -26,19 +32,25 @@ from didax.core.basearray import HostArray
 from didax.core.lax.structural import (
     broadcast_in_dim_p,
     concatenate_p,
+    copy_p,
     expand_dims_p,
     iota_p,
+    optimization_barrier_p,
     reshape_p,
     rev_p,
+    split_p,
     squeeze_p,
+    stack_p,
+    tile_p,
     transpose_p,
+    unstack_p,
 )
 from didax.core.primitive import Primitive
 from didax.core.values import ArrayLike
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, front_batcher, shift_axes
 from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.flops import FLOPS_RULES, per_element
-from didax.interpreters.jvp import linear_jvp, zero_jvp
+from didax.interpreters.jvp import instantiate_zeros, linear_jvp, zero_jvp
 from didax.interpreters.transpose import (
     TRANSPOSE_RULES,
     PrimalOrUndefined,
@@ -58,6 +70,12 @@ STRUCTURAL: tuple[Primitive, ...] = (
     concatenate_p,
     rev_p,
     iota_p,
+    split_p,
+    tile_p,
+    stack_p,
+    unstack_p,
+    optimization_barrier_p,
+    copy_p,
 )
 
 # --- impl -----------------------------------------------------------------------------------
@@ -108,6 +126,37 @@ def _iota_impl(*, dtype: np.dtype[Any], size: int) -> HostArray:
     return np.arange(size, dtype=dtype)
 
 
+@IMPL_RULES.defines(split_p)
+def _split_impl(x: HostArray, *, sizes: tuple[int, ...], axis: int) -> list[HostArray]:
+    return np.split(x, np.cumsum(sizes[:-1]).astype(int), axis=axis)
+
+
+@IMPL_RULES.defines(tile_p)
+def _tile_impl(x: HostArray, *, reps: tuple[int, ...]) -> HostArray:
+    return np.tile(x, reps) if reps else x
+
+
+@IMPL_RULES.defines(stack_p)
+def _stack_impl(*xs: HostArray, axis: int) -> HostArray:
+    return np.stack(xs, axis=axis)
+
+
+@IMPL_RULES.defines(unstack_p)
+def _unstack_impl(x: HostArray, *, axis: int) -> list[HostArray]:
+    return [np.take(x, i, axis=axis) for i in range(x.shape[axis])]
+
+
+@IMPL_RULES.defines(copy_p)
+def _copy_impl(x: HostArray) -> HostArray:
+    return x.copy()
+
+
+@IMPL_RULES.defines(optimization_barrier_p)
+def _optimization_barrier_impl(*xs: HostArray) -> list[HostArray]:
+    # Outside a compiled program there is nothing to keep apart.
+    return list(xs)
+
+
 # --- jvp ------------------------------------------------------------------------------------
 
 for _p in STRUCTURAL:
@@ -131,6 +180,40 @@ front_batcher(
 )
 for _p in (squeeze_p, expand_dims_p, rev_p):
     front_batcher(_p, lambda n, *, dimensions: dict(dimensions=shift_axes(dimensions)))
+front_batcher(tile_p, lambda n, *, reps: dict(reps=(1, *reps)))
+front_batcher(copy_p, lambda n: {})
+
+
+@BATCH_RULES.defines(split_p)
+def _split_batch(
+    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], *, sizes: tuple[int, ...], axis: int
+) -> tuple[Any, Any]:
+    x = bdim_at_front(args[0], dims[0], axis_size)
+    return split_p.bind(x, sizes=sizes, axis=axis + 1), [0] * len(sizes)
+
+
+@BATCH_RULES.defines(unstack_p)
+def _unstack_batch(
+    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], *, axis: int
+) -> tuple[Any, Any]:
+    x = bdim_at_front(args[0], dims[0], axis_size)
+    outs = unstack_p.bind(x, axis=axis + 1)
+    return outs, [0] * len(outs)
+
+
+@BATCH_RULES.defines(stack_p)
+def _stack_batch(
+    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], *, axis: int
+) -> tuple[Any, Any]:
+    args = [bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)]
+    return stack_p.bind(*args, axis=axis + 1), 0
+
+
+@BATCH_RULES.defines(optimization_barrier_p)
+def _optimization_barrier_batch(
+    axis_size: int, args: Sequence[Any], dims: Sequence[Dim]
+) -> tuple[Any, Any]:
+    return optimization_barrier_p.bind(*args), list(dims)
 
 
 @BATCH_RULES.defines(concatenate_p)
@@ -214,6 +297,44 @@ def _concatenate_transpose(ct: ArrayLike, *xs: PrimalOrUndefined, dimension: int
             cts.append(None)
         offset += size
     return cts
+
+
+@TRANSPOSE_RULES.defines(split_p)
+def _split_transpose(
+    cts: Sequence[Any], x: UndefinedPrimal, *, sizes: tuple[int, ...], axis: int
+) -> list[Any]:
+    return [lax.concatenate([instantiate_zeros(ct) for ct in cts], axis)]
+
+
+@TRANSPOSE_RULES.defines(unstack_p)
+def _unstack_transpose(cts: Sequence[Any], x: UndefinedPrimal, *, axis: int) -> list[Any]:
+    return [lax.stack([instantiate_zeros(ct) for ct in cts], axis)]
+
+
+@TRANSPOSE_RULES.defines(stack_p)
+def _stack_transpose(ct: ArrayLike, *xs: PrimalOrUndefined, axis: int) -> list[Any]:
+    pieces = lax.unstack(ct, axis)
+    return [p if is_undefined(x) else None for p, x in zip(pieces, xs, strict=True)]
+
+
+@TRANSPOSE_RULES.defines(tile_p)
+def _tile_transpose(ct: ArrayLike, x: UndefinedPrimal, *, reps: tuple[int, ...]) -> list[Any]:
+    # Result axis i is (reps[i], n_i) row-major: sum over each repetition axis.
+    pairs = tuple(k for r, n in zip(reps, x.aval.shape, strict=True) for k in (r, n))
+    summed = tuple(range(0, len(pairs), 2))
+    return [lax.reduce_sum(lax.reshape(ct, pairs), summed) if summed else ct]
+
+
+@TRANSPOSE_RULES.defines(copy_p)
+def _copy_transpose(ct: ArrayLike, x: UndefinedPrimal) -> list[Any]:
+    return [copy_p.bind(ct)]
+
+
+@TRANSPOSE_RULES.defines(optimization_barrier_p)
+def _optimization_barrier_transpose(cts: Sequence[Any], *xs: PrimalOrUndefined) -> list[Any]:
+    live = [instantiate_zeros(ct) for ct, x in zip(cts, xs, strict=True) if is_undefined(x)]
+    back = iter(optimization_barrier_p.bind(*live) if live else [])
+    return [next(back) if is_undefined(x) else None for x in xs]
 
 
 # --- flops ----------------------------------------------------------------------------------

@@ -22,9 +22,11 @@ family adds its two lines below. ``didax.lax.linalg`` is a submodule, as
 """
 
 from didax.api import control_flow as _control_flow
+from didax.api import lax_extras as _lax_extras
 from didax.api import parallel as _parallel
 from didax.api import solves as _solves
 from didax.api.control_flow import *  # noqa: F403
+from didax.api.lax_extras import *  # noqa: F403
 from didax.api.parallel import *  # noqa: F403
 from didax.api.solves import *  # noqa: F403
 from didax.api.windows import *  # noqa: F403
@@ -49,6 +51,8 @@ from didax.core.lax.precision import *  # noqa: F403
 from didax.core.lax.precision import __all__ as _precision
 from didax.core.lax.ragged import *  # noqa: F403
 from didax.core.lax.ragged import __all__ as _ragged
+from didax.core.lax.random_bits import *  # noqa: F403
+from didax.core.lax.random_bits import __all__ as _random_bits
 from didax.core.lax.reductions import *  # noqa: F403
 from didax.core.lax.reductions import __all__ as _reductions
 from didax.core.lax.scan import *  # noqa: F403
@@ -72,6 +76,7 @@ from didax.lax import linalg as linalg
 __all__ = [
     "linalg",
     *_control_flow.__all__,
+    *_lax_extras.__all__,
     *_parallel.__all__,
     *_solves.__all__,
     *_bits,
@@ -84,6 +89,7 @@ __all__ = [
     *_indexing,
     *_precision,
     *_ragged,
+    *_random_bits,
     *_reductions,
     *_scan,
     *_scatter,

@@ -22,6 +22,7 @@ from didax.lowering import (
     linalg,
     mlir,
     parallel,
+    random_bits,
     reductions,
     rules,
     scan,
@@ -39,6 +40,7 @@ from didax.lowering import (
 )
 
 __all__ = [
+    "random_bits",
     "array",
     "bits",
     "checkpoint",

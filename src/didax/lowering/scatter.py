@@ -156,6 +156,7 @@ def _is_bool(dtype: DType) -> bool:
 _COMBINERS: Final[dict[Primitive, Callable[[IrValue, IrValue, DType], IrValue]]] = {
     lax.scatter_p: lambda x, y, d: y,
     lax.scatter_add_p: lambda x, y, d: hlo.add(x, y),
+    lax.scatter_sub_p: lambda x, y, d: hlo.subtract(x, y),
     lax.scatter_mul_p: lambda x, y, d: hlo.multiply(x, y),
     lax.scatter_min_p: lambda x, y, d: hlo.and_(x, y) if _is_bool(d) else hlo.minimum(x, y),
     lax.scatter_max_p: lambda x, y, d: hlo.or_(x, y) if _is_bool(d) else hlo.maximum(x, y),

@@ -1,4 +1,7 @@
-"""The StableHLO lowering of the sort primitive (``core.lax.sorting``).
+"""The StableHLO lowering of the sort primitive and the total-order comparisons.
+
+``eq_to``, ``le_to`` and ``lt_to`` are ``stablehlo.compare`` with the
+``TOTALORDER`` comparison type for floats, as JAX lowers them.
 
 A ``stablehlo.sort`` whose comparator is JAX's: lexicographic over the
 first ``num_keys`` operands, each compared "less than" in a total order.
@@ -19,7 +22,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core import dtypes
 from didax.core.dtypes import DType
-from didax.core.lax.sorting import sort_p
+from didax.core.lax.sorting import eq_to_p, le_to_p, lt_to_p, sort_p
 from didax.lowering.mlir import (
     LOWERING_RULES,
     IrValue,
@@ -86,3 +89,19 @@ def _sort_lowering(
         key_dtypes = [a.dtype for a in ctx.avals_in[:num_keys]]
         hlo.return_([comparator_body(list(block.arguments), key_dtypes)])
     return list(op.results)
+
+
+def _total_order_rule(direction: str) -> Any:
+    def rule(ctx: LoweringRuleContext, x: IrValue, y: IrValue) -> list[IrValue]:
+        dtype = ctx.avals_in[0].dtype
+        if dtypes.is_float(dtype):
+            compare_type = "TOTALORDER"
+        else:
+            compare_type = "SIGNED" if dtype.kind == "i" else "UNSIGNED"
+        return [_compare(x, y, direction, compare_type)]
+
+    return rule
+
+
+for _prim, _direction in ((eq_to_p, "EQ"), (le_to_p, "LE"), (lt_to_p, "LT")):
+    LOWERING_RULES.register(_prim, _total_order_rule(_direction))

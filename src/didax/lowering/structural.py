@@ -5,6 +5,12 @@ Design rules:
   ``transpose``, ``concatenate``, ``reverse``, ``iota``); ``reshape``,
   ``squeeze`` and ``expand_dims`` are all row-major ``stablehlo.reshape``
   to the result type, as NumPy's.
+- ``split`` and ``unstack`` are one ``stablehlo.slice`` per result (a
+  reshape drops ``unstack``'s axis), ``stack`` reshapes each operand to
+  the new axis and concatenates, ``tile`` broadcasts to ``(reps[i],
+  n_i)`` pairs and reshapes, as JAX's lowerings; ``optimization_barrier``
+  is ``stablehlo.optimization_barrier``; ``copy`` lowers to its operand
+  (XLA makes the buffer a program's result needs), as JAX's.
 - XLA has no boolean iota: NumPy's (``[False, True]`` at most) is an
   unsigned iota compared with zero.
 """
@@ -19,12 +25,18 @@ from didax.core.dtypes import DType
 from didax.core.lax.structural import (
     broadcast_in_dim_p,
     concatenate_p,
+    copy_p,
     expand_dims_p,
     iota_p,
+    optimization_barrier_p,
     reshape_p,
     rev_p,
+    split_p,
     squeeze_p,
+    stack_p,
+    tile_p,
     transpose_p,
+    unstack_p,
 )
 from didax.lowering.mlir import (
     LOWERING_RULES,
@@ -106,3 +118,58 @@ def _iota_lowering(ctx: LoweringRuleContext, *, dtype: DType, size: int) -> list
         counted = hlo.iota(aval_to_ir_type(ints), 0)
         return [compare(counted, full(ints, 0), "NE", ints.dtype)]
     return [hlo.iota(aval_to_ir_type(aval), 0)]
+
+
+def _slices_along(
+    ctx: LoweringRuleContext, x: IrValue, axis: int, sizes: tuple[int, ...]
+) -> list[IrValue]:
+    """``x`` cut along ``axis`` into consecutive slices of ``sizes``."""
+    shape = ctx.avals_in[0].shape
+    outs: list[IrValue] = []
+    start = 0
+    for size in sizes:
+        lo = tuple(start if d == axis else 0 for d in range(len(shape)))
+        hi = tuple(start + size if d == axis else n for d, n in enumerate(shape))
+        outs.append(hlo.slice(x, dense_i64(lo), dense_i64(hi), dense_i64((1,) * len(shape))))
+        start += size
+    return outs
+
+
+@LOWERING_RULES.defines(split_p)
+def _split_lowering(
+    ctx: LoweringRuleContext, x: IrValue, *, sizes: tuple[int, ...], axis: int
+) -> list[IrValue]:
+    return _slices_along(ctx, x, axis, sizes)
+
+
+@LOWERING_RULES.defines(unstack_p)
+def _unstack_lowering(ctx: LoweringRuleContext, x: IrValue, *, axis: int) -> list[IrValue]:
+    pieces = _slices_along(ctx, x, axis, (1,) * ctx.avals_in[0].shape[axis])
+    return [hlo.reshape(aval_to_ir_type(a), p) for a, p in zip(ctx.avals_out, pieces, strict=True)]
+
+
+@LOWERING_RULES.defines(stack_p)
+def _stack_lowering(ctx: LoweringRuleContext, *xs: IrValue, axis: int) -> list[IrValue]:
+    aval = ctx.avals_in[0]
+    one = ShapedArray((*aval.shape[:axis], 1, *aval.shape[axis:]), aval.dtype)
+    return [hlo.concatenate([hlo.reshape(aval_to_ir_type(one), x) for x in xs], axis)]
+
+
+@LOWERING_RULES.defines(tile_p)
+def _tile_lowering(ctx: LoweringRuleContext, x: IrValue, *, reps: tuple[int, ...]) -> list[IrValue]:
+    aval = ctx.avals_in[0]
+    pairs = tuple(k for r, n in zip(reps, aval.shape, strict=True) for k in (r, n))
+    wide = ShapedArray(pairs, aval.dtype)
+    odd = dense_i64(tuple(range(1, len(pairs), 2)))
+    spread = hlo.broadcast_in_dim(aval_to_ir_type(wide), x, odd)
+    return [hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), spread)]
+
+
+@LOWERING_RULES.defines(optimization_barrier_p)
+def _optimization_barrier_lowering(ctx: LoweringRuleContext, *xs: IrValue) -> list[IrValue]:
+    return list(hlo.OptimizationBarrierOp(list(xs)).results)
+
+
+@LOWERING_RULES.defines(copy_p)
+def _copy_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
+    return [x]

@@ -66,6 +66,7 @@ from didax.core.lax.jit import *  # noqa: F403
 from didax.core.lax.linalg import LINALG_PRIMITIVES as LINALG_PRIMITIVES
 from didax.core.lax.parallel import *  # noqa: F403
 from didax.core.lax.precision import *  # noqa: F403
+from didax.core.lax.random_bits import *  # noqa: F403
 from didax.core.lax.reductions import *  # noqa: F403
 from didax.core.lax.reductions import REDUCTIONS as REDUCTIONS
 from didax.core.lax.scan import *  # noqa: F403

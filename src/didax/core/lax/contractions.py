@@ -36,18 +36,23 @@ from didax.core.abstract_eval import (
 )
 from didax.core.basearray import Value
 from didax.core.dtypes import DType
+from didax.core.lax.conversions import convert_element_type
 from didax.core.lax.operands import bind_value, ndim, normalize_axes
 from didax.core.lax.precision import (
     CanonicalPrecision,
+    DotAlgorithm,
+    DotAlgorithmPreset,
     Precision,
     PrecisionLike,
+    algorithm_types,
     canonicalize_precision,
+    dot_algorithm,
 )
 from didax.core.primitive import Primitive
 from didax.core.promotion import coerce_weak
-from didax.core.values import ArrayLike
+from didax.core.values import ArrayLike, get_aval
 
-__all__ = ["dot_general_p", "DotDimensionNumbers", "dot_general", "dot"]
+__all__ = ["dot_general_p", "DotDimensionNumbers", "dot_general", "dot", "batch_matmul"]
 
 dot_general_p: Final = Primitive("dot_general")
 
@@ -162,6 +167,9 @@ def dot_general(
     preferred = (
         None if preferred_element_type is None else dtypes.canonicalize(preferred_element_type)
     )
+    algorithm = dot_algorithm(precision)
+    if algorithm is not None:
+        return _dot_by_algorithm(lhs, rhs, dims, algorithm, preferred)
     return bind_value(
         dot_general_p,
         lhs,
@@ -170,6 +178,30 @@ def dot_general(
         precision=canonicalize_precision(precision),
         preferred_element_type=preferred,
     )
+
+
+def _dot_by_algorithm(
+    lhs: ArrayLike,
+    rhs: ArrayLike,
+    dims: DotDimensionNumbers,
+    algorithm: DotAlgorithm | DotAlgorithmPreset,
+    preferred: DType | None,
+) -> Value:
+    """A dot by a dot algorithm, as CPUs compute it: its conversions around a dot.
+
+    The dot itself asks ``HIGHEST`` precision of the converted operands (so
+    that an accelerator computes in the algorithm's types, not in a faster
+    one of its own); CPUs compute so anyway.
+    """
+    lhs_dtype, rhs_dtype = get_aval(lhs).dtype, get_aval(rhs).dtype
+    out = lhs_dtype if preferred is None else preferred
+    lt, rt, acc = algorithm_types(algorithm, lhs_dtype, rhs_dtype, out)
+    if algorithm is DotAlgorithmPreset.DEFAULT:
+        return dot_general(lhs, rhs, dims, Precision.DEFAULT, preferred)
+    lhs = lhs if lt == lhs_dtype else convert_element_type(lhs, lt)
+    rhs = rhs if rt == rhs_dtype else convert_element_type(rhs, rt)
+    result = dot_general(lhs, rhs, dims, Precision.HIGHEST, None if acc == lt else acc)
+    return result if acc == out else convert_element_type(result, out)
 
 
 def dot(
@@ -194,3 +226,18 @@ def dot(
             raise TypeError(f"dot needs vectors or matrices, got ranks {nl} and {nr}")
         dimension_numbers = (((nl - 1,), (0,)), ((), ()))
     return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
+
+
+def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None) -> Value:
+    """Matrix products over leading batch axes: ``(..., m, k) @ (..., k, n)``, equal ranks.
+
+    >>> batch_matmul(np.ones((4, 2, 3), np.float32), np.ones((4, 3, 5), np.float32)).shape
+    (4, 2, 5)
+    """
+    nl, nr = ndim(lhs), ndim(rhs)
+    if builtins.min(nl, nr) < 2:
+        raise ValueError(f"Arguments to batch_matmul must be at least 2D, got {nl}, {nr}")
+    if nl != nr:
+        raise ValueError(f"Arguments to batch_matmul must have same ndim, got {nl}, {nr}")
+    batch = tuple(range(nl - 2))
+    return dot_general(lhs, rhs, (((nl - 1,), (nr - 2,)), (batch, batch)), precision)

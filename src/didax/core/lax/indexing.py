@@ -51,7 +51,9 @@ from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
 from didax.core.array import Array
 from didax.core.basearray import Value
 from didax.core.dtypes import DType
+from didax.core.lax.elementwise import add, lt, rem, select
 from didax.core.lax.operands import bind_value
+from didax.core.lax.structural import concatenate, expand_dims
 from didax.core.primitive import Primitive
 from didax.core.trace import Tracer
 from didax.core.values import ArrayLike, as_array, get_aval, is_python_scalar, wrap_host
@@ -62,6 +64,7 @@ __all__ = [
     "ScatterDimensionNumbers",
     "GatherScatterMode",
     "gather",
+    "index_take",
 ]
 
 gather_p: Final = Primitive("gather")
@@ -477,3 +480,32 @@ def gather(
         mode=parsed,
         fill_value=fill,
     )
+
+
+def index_take(src: ArrayLike, idxs: Sequence[ArrayLike], axes: Sequence[int]) -> Value:
+    """``src`` at the index arrays ``idxs`` along ``axes`` (indices modulo each size).
+
+    Indices wrap as Python's ``%``: -1 is the last. Result axis 0 runs over
+    the index arrays' (equal) length; ``src``'s other axes follow, in order
+    (JAX's ``index_take``: a gather).
+
+    >>> index_take(np.arange(6).reshape(2, 3), [np.array([1, -1])], [1])
+    Array([[1, 4],
+           [2, 5]], dtype=int32)
+    """
+    src_shape = get_aval(src).shape
+    axes = tuple(int(a) for a in axes)
+    indices = concatenate([expand_dims(_indices(i), (1,)) for i in idxs], 1)
+    aval = get_aval(indices)
+    sizes = np.asarray([src_shape[a] for a in axes], aval.dtype)
+    sizes = np.broadcast_to(sizes, aval.shape)
+    # Python's (floor) modulo, as JAX's ``%`` on arrays: -1 is the last.
+    wrapped = rem(indices, sizes)
+    indices = select(lt(wrapped, np.zeros_like(sizes)), add(wrapped, sizes), wrapped)
+    slice_sizes = tuple(1 if d in axes else n for d, n in enumerate(src_shape))
+    dnums = GatherDimensionNumbers(
+        offset_dims=tuple(range(1, len(src_shape) - len(axes) + 1)),
+        collapsed_slice_dims=axes,
+        start_index_map=axes,
+    )
+    return gather(src, indices, dnums, slice_sizes)

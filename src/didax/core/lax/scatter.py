@@ -1,7 +1,9 @@
 """The scatter family: its primitives, typing rule and ``didax.lax`` wrappers.
 
-``scatter_p`` replaces; ``scatter_add_p``, ``scatter_mul_p``,
-``scatter_min_p`` and ``scatter_max_p`` combine. Their dimension numbers
+``scatter_p`` replaces; ``scatter_add_p``, ``scatter_sub_p``,
+``scatter_mul_p``, ``scatter_min_p`` and ``scatter_max_p`` combine
+(``scatter_apply``, a function applied at the indices, is
+``api.lax_extras``'). Their dimension numbers
 and modes are shared with ``gather_p`` and live beside it in
 ``core.lax.indexing``: a scatter's dimension numbers are those of the
 gather that reads back the windows it writes
@@ -10,7 +12,7 @@ gather that reads back the windows it writes
 
 Design rules:
 - The scatters have no ``update_jaxpr`` param: each primitive is one
-  combiner (replace, +, *, min, max), which its lowering writes as the
+  combiner (replace, +, -, *, min, max), which its lowering writes as the
   scatter's update region.
 - The typing rule is XLA's shape inference, as JAX checks it; the operand
   and updates have one dtype (the wrappers give a weakly typed update the
@@ -49,11 +51,13 @@ from didax.core.values import ArrayLike, get_aval
 __all__ = [
     "scatter_p",
     "scatter_add_p",
+    "scatter_sub_p",
     "scatter_mul_p",
     "scatter_min_p",
     "scatter_max_p",
     "scatter",
     "scatter_add",
+    "scatter_sub",
     "scatter_max",
     "scatter_min",
     "scatter_mul",
@@ -61,11 +65,19 @@ __all__ = [
 
 scatter_p: Final = Primitive("scatter")
 scatter_add_p: Final = Primitive("scatter-add")
+scatter_sub_p: Final = Primitive("scatter-sub")
 scatter_mul_p: Final = Primitive("scatter-mul")
 scatter_min_p: Final = Primitive("scatter-min")
 scatter_max_p: Final = Primitive("scatter-max")
 
-SCATTERS: Final = (scatter_p, scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p)
+SCATTERS: Final = (
+    scatter_p,
+    scatter_add_p,
+    scatter_sub_p,
+    scatter_mul_p,
+    scatter_min_p,
+    scatter_max_p,
+)
 
 
 # --- typing rule ------------------------------------------------------------------------
@@ -163,6 +175,7 @@ def _scatter_rule(kinds: str, what: str) -> AbstractEvalRule:
 
 ABSTRACT_EVAL.register(scatter_p, _scatter_rule("biufc", "arrays"))
 ABSTRACT_EVAL.register(scatter_add_p, _scatter_rule("iufc", "numbers"))
+ABSTRACT_EVAL.register(scatter_sub_p, _scatter_rule("iufc", "numbers"))
 ABSTRACT_EVAL.register(scatter_mul_p, _scatter_rule("iufc", "numbers"))
 ABSTRACT_EVAL.register(scatter_min_p, _scatter_rule("biuf", "arrays"))
 ABSTRACT_EVAL.register(scatter_max_p, _scatter_rule("biuf", "arrays"))
@@ -326,4 +339,28 @@ def scatter_max(
         indices_are_sorted,
         unique_indices,
         mode,
+    )
+
+
+def scatter_sub(
+    operand: ArrayLike,
+    scatter_indices: ArrayLike,
+    updates: ArrayLike,
+    dimension_numbers: ScatterDimensionNumbers,
+    *,
+    indices_are_sorted: bool = False,
+    unique_indices: bool = False,
+    mode: str | GatherScatterMode | None = None,
+) -> Value:
+    """``operand`` minus ``updates`` at ``scatter_indices``; repeated indices accumulate.
+
+    >>> from didax import lax
+    >>> dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+    ...                                     scatter_dims_to_operand_dims=(0,))
+    >>> lax.scatter_sub(np.zeros(3), np.array([[2], [2], [7]]), np.ones(3), dnums)
+    Array([ 0.,  0., -2.], dtype=float32)
+    """
+    flags = (indices_are_sorted, unique_indices, mode)
+    return _bind_scatter(
+        scatter_sub_p, operand, scatter_indices, updates, dimension_numbers, *flags
     )

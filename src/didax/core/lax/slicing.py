@@ -4,13 +4,18 @@ Windows of an array and their inverses: ``slice`` (static bounds and
 strides), ``dynamic_slice`` and ``dynamic_update_slice`` (start indices
 that are values, clamped into bounds as XLA does), and ``pad`` (``slice``'s
 transpose: edges, which may be negative, and interior padding), as JAX's
-``lax.slicing`` and ``lax.pad``. Gathers and scatters, the general forms,
+``lax.slicing`` and ``lax.pad``, and JAX's helpers over them for one
+axis (``slice_in_dim``, ``index_in_dim``, ``dynamic_slice_in_dim``, ...).
+Gathers and scatters, the general forms,
 are ``core.lax.indexing``'s. The interpreters' rules are in
 ``interpreters.slicing``, the lowerings in ``lowering.slicing``.
 
 Design rules:
 - Start indices of the dynamic slices are integer scalars (Python ints
   become the default int); the window's sizes are params.
+- The one-axis helpers take negative indices from the end, as JAX's
+  (``allow_negative_indices``): a static one is wrapped here, a traced
+  one by a ``select`` staged before the slice.
 - A Python scalar or weakly typed ``update`` or padding value takes the
   operand's dtype (``core.promotion``); nothing else is converted.
 """
@@ -27,7 +32,10 @@ from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
 from didax.core.basearray import Value
-from didax.core.lax.operands import as_operand, bind_value
+from didax.core.lax.elementwise import add, lt, select
+from didax.core.lax.operands import as_operand, bind_value, normalize_axis
+from didax.core.lax.operands import ndim as ndim_of
+from didax.core.lax.structural import reshape_p, squeeze
 from didax.core.primitive import Primitive
 from didax.core.promotion import coerce_to, coerce_weak
 from didax.core.trace import Tracer
@@ -42,6 +50,12 @@ __all__ = [
     "dynamic_slice",
     "dynamic_update_slice",
     "pad",
+    "slice_in_dim",
+    "index_in_dim",
+    "dynamic_slice_in_dim",
+    "dynamic_index_in_dim",
+    "dynamic_update_slice_in_dim",
+    "dynamic_update_index_in_dim",
 ]
 
 slice_p: Final = Primitive("slice")
@@ -196,3 +210,139 @@ def pad(
     padding_value = coerce_to(pad_p, padding_value, ShapedArray((), aval.dtype))
     config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
     return bind_value(pad_p, operand, padding_value, padding_config=config)
+
+
+# --- one-axis helpers (JAX's, over the primitives above) -----------------------------
+
+
+def slice_in_dim(
+    operand: ArrayLike,
+    start_index: int | None,
+    limit_index: int | None,
+    stride: int = 1,
+    axis: int = 0,
+) -> Value:
+    """``operand[..., start_index:limit_index:stride]`` along ``axis`` (negative ends wrap).
+
+    >>> slice_in_dim(np.arange(6).reshape(2, 3), 1, None, axis=1)
+    Array([[1, 2],
+           [4, 5]], dtype=int32)
+    """
+    shape = get_aval(operand).shape
+    axis = normalize_axis(int(axis), len(shape))
+    n = shape[axis]
+    lo = 0 if start_index is None else int(start_index)
+    hi = n if limit_index is None else int(limit_index)
+    starts = [0] * len(shape)
+    limits = list(shape)
+    strides = [1] * len(shape)
+    starts[axis] = lo + n if lo < 0 else lo
+    limits[axis] = hi + n if hi < 0 else hi
+    strides[axis] = int(stride)
+    return slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand: ArrayLike, index: int, axis: int = 0, keepdims: bool = True) -> Value:
+    """``operand[..., index]`` along ``axis`` (kept as a size-1 axis if ``keepdims``)."""
+    shape = get_aval(operand).shape
+    axis = normalize_axis(int(axis), len(shape))
+    index, n = int(index), shape[axis]
+    wrapped = index + n if index < 0 else index
+    if not 0 <= wrapped < n:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {n}")
+    out = slice_in_dim(operand, wrapped, wrapped + 1, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+def _from_end(index: ArrayLike, size: int, allow_negative: bool) -> ArrayLike:
+    """``index``, counted from the end when negative (JAX's ``allow_negative_indices``)."""
+    if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+        i = int(index)
+        return i + size if allow_negative and i < 0 else i
+    index = _index_operand(index)
+    if not allow_negative or get_aval(index).dtype.kind != "i":
+        return index
+    return select(lt(index, 0), add(index, size), index)
+
+
+def _axis_starts(
+    operand: ArrayLike, start_index: ArrayLike, axis: int, allow_negative: bool
+) -> tuple[int, list[ArrayLike]]:
+    """The axis (non-negative) and the start indices: ``start_index`` there, zeros elsewhere."""
+    shape = get_aval(operand).shape
+    axis = normalize_axis(int(axis), len(shape))
+    start = _from_end(start_index, shape[axis], allow_negative)
+    aval = get_aval(start)
+    zero: ArrayLike = 0 if is_python_scalar(start) else np.zeros((), aval.dtype)
+    starts = [zero] * len(shape)
+    starts[axis] = start
+    return axis, starts
+
+
+def dynamic_slice_in_dim(
+    operand: ArrayLike,
+    start_index: ArrayLike,
+    slice_size: int,
+    axis: int = 0,
+    *,
+    allow_negative_indices: bool = True,
+) -> Value:
+    """``operand[..., start_index:start_index + slice_size]`` along ``axis``, clamped in bounds.
+
+    >>> dynamic_slice_in_dim(np.arange(5), -2, 2)
+    Array([3, 4], dtype=int32)
+    """
+    axis, starts = _axis_starts(operand, start_index, axis, allow_negative_indices)
+    sizes = list(get_aval(operand).shape)
+    sizes[axis] = int(slice_size)
+    return dynamic_slice(operand, starts, sizes)
+
+
+def dynamic_index_in_dim(
+    operand: ArrayLike,
+    index: ArrayLike,
+    axis: int = 0,
+    keepdims: bool = True,
+    *,
+    allow_negative_indices: bool = True,
+) -> Value:
+    """``operand[..., index]`` along ``axis`` at a traced ``index`` (clamped in bounds)."""
+    out = dynamic_slice_in_dim(
+        operand, index, 1, axis, allow_negative_indices=allow_negative_indices
+    )
+    return out if keepdims else squeeze(out, (normalize_axis(int(axis), ndim_of(operand)),))
+
+
+def dynamic_update_slice_in_dim(
+    operand: ArrayLike,
+    update: ArrayLike,
+    start_index: ArrayLike,
+    axis: int,
+    *,
+    allow_negative_indices: bool = True,
+) -> Value:
+    """``operand`` with ``update`` written from ``start_index`` along ``axis`` (clamped)."""
+    _, starts = _axis_starts(operand, start_index, axis, allow_negative_indices)
+    return dynamic_update_slice(operand, update, starts)
+
+
+def dynamic_update_index_in_dim(
+    operand: ArrayLike,
+    update: ArrayLike,
+    index: ArrayLike,
+    axis: int,
+    *,
+    allow_negative_indices: bool = True,
+) -> Value:
+    """``operand`` with ``update`` written at ``index`` along ``axis``.
+
+    ``update`` may lack that axis (it is then added, of size 1), as JAX's.
+    """
+    axis = normalize_axis(int(axis), ndim_of(operand))
+    if ndim_of(update) != ndim_of(operand):
+        shape = list(get_aval(update).shape)
+        shape.insert(axis, 1)
+        update = bind_value(reshape_p, as_operand(update), new_sizes=tuple(shape))
+    return dynamic_update_slice_in_dim(
+        operand, update, index, axis, allow_negative_indices=allow_negative_indices
+    )

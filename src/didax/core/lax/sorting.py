@@ -1,6 +1,9 @@
 """The sort primitive: its declaration, typing rule and ``didax.lax`` wrappers.
 
-``sort`` is XLA's (and JAX's) variadic sort: every operand is permuted
+``sort`` is XLA's (and JAX's) variadic sort, and ``eq_to_p``, ``le_to_p``
+and ``lt_to_p`` are JAX's comparisons in XLA's total order
+(``TOTALORDER``: ``-NaN < -inf < ... < -0.0 < 0.0 < ... < inf < NaN``, each
+NaN by its bits), primitives JAX exposes without wrappers. ``sort``: every operand is permuted
 along ``dimension`` by the one permutation that sorts the first
 ``num_keys`` operands lexicographically (the first key primary). The
 interpreters' rules are in ``interpreters.sorting``, the lowering in
@@ -22,15 +25,25 @@ import operator
 from collections.abc import Sequence
 from typing import Any, Final
 
+from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
+from didax.core.lax.elementwise import _elementwise_rule as elementwise_rule
 from didax.core.lax.operands import as_operand, normalize_axis
 from didax.core.primitive import Primitive
 from didax.core.values import ArrayLike, get_aval
 
-__all__ = ["sort_p", "sort", "sort_key_val"]
+__all__ = ["sort_p", "eq_to_p", "le_to_p", "lt_to_p", "sort", "sort_key_val"]
 
 sort_p: Final = Primitive("sort", multiple_results=True)
+eq_to_p: Final = Primitive("eq_to", scalar_operands=True)
+le_to_p: Final = Primitive("le_to", scalar_operands=True)
+lt_to_p: Final = Primitive("lt_to", scalar_operands=True)
+TOTAL_ORDER_COMPARISONS: Final = (eq_to_p, le_to_p, lt_to_p)
+
+for _p in TOTAL_ORDER_COMPARISONS:
+    # As the comparisons: a rank-0 operand beside an array, a boolean result.
+    ABSTRACT_EVAL.register(_p, elementwise_rule("biuf", "real arrays", dtypes.bool_, True))
 
 
 @ABSTRACT_EVAL.defines(sort_p)

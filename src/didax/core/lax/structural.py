@@ -3,7 +3,10 @@
 The primitives that move, replicate or make elements without computing on
 them and without picking a window of them: ``broadcast_in_dim``,
 ``reshape``, ``transpose``, ``squeeze``, ``expand_dims``, ``concatenate``,
-``rev`` and ``iota`` (JAX's of those names). Windows of an array
+``rev``, ``iota``, ``split``, ``tile``, ``stack``, ``unstack``,
+``optimization_barrier`` and ``copy`` (JAX's of those names), and the helpers JAX
+writes over them (``broadcasted_iota``, ``broadcast_to_rank``,
+``collapse``, ...). Windows of an array
 (``slice``, the dynamic slices, ``pad``) are ``core.lax.slicing``'s. The
 interpreters' rules are in ``interpreters.structural``, the lowerings in
 ``lowering.structural``.
@@ -13,6 +16,10 @@ Design rules:
   order means nothing), shapes are tuples of ints; the wrappers normalise.
 - A result has its operand's dtype and weak type (``concatenate``'s is weak
   only if every operand is); ``iota`` makes a strong array of ``dtype``.
+- ``split``, ``unstack`` and ``optimization_barrier`` have several results
+  (``multiple_results``); ``optimization_barrier`` is the identity on
+  values that XLA may not move computations across (its pytree form is
+  ``api.lax_extras``').
 - ``core.promotion`` binds ``broadcast_in_dim`` (a Python scalar taking its
   partner's shape), so this module imports no promotion: no wrapper here
   converts a dtype.
@@ -21,6 +28,7 @@ Design rules:
 from __future__ import annotations
 
 import builtins
+import math
 from collections.abc import Sequence
 from typing import Final
 
@@ -34,7 +42,7 @@ from didax.core.basearray import Value
 from didax.core.dtypes import DType
 from didax.core.lax.operands import as_operand, bind_value, ndim, normalize_axes, normalize_axis
 from didax.core.primitive import Primitive
-from didax.core.values import ArrayLike, get_aval, wrap_host
+from didax.core.values import ArrayLike, get_aval, to_array, wrap_host
 from didax.core.values import PythonScalar as Scalar
 
 __all__ = [
@@ -46,6 +54,12 @@ __all__ = [
     "concatenate_p",
     "rev_p",
     "iota_p",
+    "split_p",
+    "tile_p",
+    "stack_p",
+    "unstack_p",
+    "optimization_barrier_p",
+    "copy_p",
     "broadcast_in_dim",
     "full",
     "full_like",
@@ -57,6 +71,18 @@ __all__ = [
     "concatenate",
     "rev",
     "iota",
+    "split",
+    "tile",
+    "stack",
+    "unstack",
+    "broadcasted_iota",
+    "broadcast_like",
+    "broadcast_shapes",
+    "broadcast_to_rank",
+    "collapse",
+    "empty",
+    "shape_as_value",
+    "dtype",
 ]
 
 broadcast_in_dim_p: Final = Primitive("broadcast_in_dim")
@@ -67,6 +93,13 @@ expand_dims_p: Final = Primitive("expand_dims")
 concatenate_p: Final = Primitive("concatenate")
 rev_p: Final = Primitive("rev")
 iota_p: Final = Primitive("iota")
+split_p: Final = Primitive("split", multiple_results=True)
+tile_p: Final = Primitive("tile")
+stack_p: Final = Primitive("stack")
+unstack_p: Final = Primitive("unstack", multiple_results=True)
+optimization_barrier_p: Final = Primitive("optimization_barrier", multiple_results=True)
+# JAX's copy of a runtime array (jnp.array(x, copy=True)): the identity, kept in programs.
+copy_p: Final = Primitive("copy")
 
 
 # --- typing ---------------------------------------------------------------------------
@@ -152,6 +185,65 @@ def _iota_abstract_eval(*, dtype: DType, size: int) -> ShapedArray:
     if size < 0:
         raise shape_failure(f"size must be non-negative, got {size}")
     return ShapedArray((size,), dtype)
+
+
+@ABSTRACT_EVAL.defines(split_p)
+def _split_abstract_eval(x: ShapedArray, *, sizes: tuple[int, ...], axis: int) -> list[ShapedArray]:
+    check_axes((axis,), x.ndim, "axis")
+    if builtins.any(s < 0 for s in sizes):
+        raise shape_failure(f"sizes must be non-negative, got {list(sizes)}")
+    if builtins.sum(sizes) != x.shape[axis]:
+        raise shape_failure(
+            f"sum of sizes {builtins.sum(sizes)} must equal dimension {axis} of the "
+            f"operand shape {list(x.shape)}"
+        )
+    return [
+        ShapedArray((*x.shape[:axis], s, *x.shape[axis + 1 :]), x.dtype, x.weak_type) for s in sizes
+    ]
+
+
+@ABSTRACT_EVAL.defines(tile_p)
+def _tile_abstract_eval(x: ShapedArray, *, reps: tuple[int, ...]) -> ShapedArray:
+    if len(reps) != x.ndim:
+        raise shape_failure(f"reps length {len(reps)} must equal the operand's rank {x.ndim}")
+    if builtins.any(r < 0 for r in reps):
+        raise shape_failure(f"reps must be non-negative, got {reps}")
+    shape = tuple(n * r for n, r in zip(x.shape, reps, strict=True))
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+@ABSTRACT_EVAL.defines(stack_p)
+def _stack_abstract_eval(*xs: ShapedArray, axis: int) -> ShapedArray:
+    if not xs:
+        raise shape_failure("needs at least one operand")
+    first = xs[0]
+    check_axes((axis,), first.ndim + 1, "axis")
+    if builtins.any(x.dtype != first.dtype for x in xs):
+        raise dtype_failure("operands must have equal dtypes")
+    if builtins.any(x.shape != first.shape for x in xs):
+        shapes = ", ".join(str(x.shape) for x in xs)
+        raise shape_failure(f"all operands must have the same shape, got {shapes}")
+    shape = (*first.shape[:axis], len(xs), *first.shape[axis:])
+    return ShapedArray(shape, first.dtype, builtins.all(x.weak_type for x in xs))
+
+
+@ABSTRACT_EVAL.defines(unstack_p)
+def _unstack_abstract_eval(x: ShapedArray, *, axis: int) -> list[ShapedArray]:
+    if x.ndim == 0:
+        raise shape_failure("cannot unstack a scalar (rank 0)")
+    check_axes((axis,), x.ndim, "axis")
+    out = ShapedArray(x.shape[:axis] + x.shape[axis + 1 :], x.dtype, x.weak_type)
+    return [out] * x.shape[axis]
+
+
+@ABSTRACT_EVAL.defines(copy_p)
+def _copy_abstract_eval(x: ShapedArray) -> ShapedArray:
+    return x
+
+
+@ABSTRACT_EVAL.defines(optimization_barrier_p)
+def _optimization_barrier_abstract_eval(*xs: ShapedArray) -> list[ShapedArray]:
+    return list(xs)
 
 
 # --- wrappers -------------------------------------------------------------------------
@@ -245,3 +337,139 @@ def rev(operand: ArrayLike, dimensions: Sequence[int]) -> Value:
 def iota(dtype: DTypeLike, size: int) -> Value:
     """``[0, 1, ..., size - 1]`` of ``dtype``."""
     return bind_value(iota_p, dtype=dtypes.canonicalize(dtype), size=int(size))
+
+
+def split(operand: ArrayLike, sizes: Sequence[int], axis: int = 0) -> list[Value]:
+    """``operand`` cut along ``axis`` into pieces of ``sizes`` (which sum to that axis' size).
+
+    >>> [p.shape for p in split(np.zeros((5, 2)), (2, 3))]
+    [(2, 2), (3, 2)]
+    """
+    x = as_operand(operand)
+    outs: list[Value] = split_p.bind(
+        x, sizes=tuple(int(s) for s in sizes), axis=normalize_axis(axis, ndim(x))
+    )
+    return outs
+
+
+def tile(operand: ArrayLike, reps: Sequence[int]) -> Value:
+    """``operand`` repeated ``reps[i]`` times along each axis i (``len(reps)`` is its rank).
+
+    >>> tile(np.array([1, 2]), (2,))
+    Array([1, 2, 1, 2], dtype=int32)
+    """
+    return bind_value(tile_p, as_operand(operand), reps=tuple(int(r) for r in reps))
+
+
+def stack(operands: Sequence[ArrayLike], axis: int = 0) -> Value:
+    """Joins ``operands`` (of one shape) along a new axis ``axis``.
+
+    >>> stack([np.array([1, 2]), np.array([3, 4])], axis=1).shape
+    (2, 2)
+    """
+    if not operands:
+        raise ValueError("stack needs at least one operand")
+    ops = [as_operand(o) for o in operands]
+    return bind_value(stack_p, *ops, axis=normalize_axis(axis, ndim(ops[0]) + 1))
+
+
+def unstack(x: ArrayLike, axis: int = 0) -> tuple[Value, ...]:
+    """The slices of ``x`` along ``axis``, that axis removed."""
+    x = as_operand(x)
+    if ndim(x) == 0:
+        raise ValueError("unstack requires arrays with rank > 0, got a scalar")
+    return tuple(unstack_p.bind(x, axis=normalize_axis(axis, ndim(x))))
+
+
+def broadcasted_iota(dtype: DTypeLike, shape: Sequence[int], dimension: int) -> Value:
+    """An array of ``shape`` counting ``0, 1, ...`` along ``dimension`` (an iota broadcast).
+
+    >>> broadcasted_iota(np.int32, (2, 3), 1)
+    Array([[0, 1, 2],
+           [0, 1, 2]], dtype=int32)
+    """
+    shape = tuple(int(s) for s in shape)
+    dim = normalize_axis(int(dimension), len(shape))
+    return broadcast_in_dim(iota(dtype, shape[dim]), shape, (dim,))
+
+
+def broadcast_to_rank(x: ArrayLike, rank: int) -> Value:
+    """``x`` with leading axes of size 1 added up to rank ``rank``."""
+    nd = ndim(x)
+    if nd == rank:
+        out: Value = to_array(x)
+        return out
+    return broadcast(x, (1,) * (rank - nd))
+
+
+def broadcast_like(arr: ArrayLike, like_arr: ArrayLike) -> Value:
+    """``arr`` broadcast (NumPy's trailing-axes rule) to the shape of ``like_arr``."""
+    shape = get_aval(like_arr).shape
+    nd = ndim(arr)
+    if nd > len(shape):
+        raise ValueError(f"cannot broadcast rank {nd} to shape {shape}")
+    return broadcast_in_dim(arr, shape, tuple(range(len(shape) - nd, len(shape))))
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """The shape NumPy's broadcasting gives ``shapes``; a ``ValueError`` if they do not agree.
+
+    >>> broadcast_shapes((3, 1), (1, 4), (5, 1, 1))
+    (5, 3, 4)
+    """
+    if not shapes:
+        raise TypeError("broadcast_shapes needs at least one shape")
+    rank = builtins.max(len(s) for s in shapes)
+    padded = [(1,) * (rank - len(s)) + tuple(int(d) for d in s) for s in shapes]
+    out = []
+    for sizes in zip(*padded, strict=True):
+        big = {d for d in sizes if d != 1}
+        if len(big) > 1:
+            raise ValueError(
+                f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}"
+            )
+        out.append(big.pop() if big else 1)
+    return tuple(out)
+
+
+def collapse(operand: ArrayLike, start_dimension: int, stop_dimension: int | None = None) -> Value:
+    """``operand`` with axes ``[start_dimension, stop_dimension)`` merged into one (row-major).
+
+    >>> collapse(np.zeros((2, 3, 4)), 0, 2).shape
+    (6, 4)
+    """
+    shape = get_aval(operand).shape
+    lo, hi, _ = builtins.slice(start_dimension, stop_dimension).indices(len(shape))
+    if hi < lo:
+        raise ValueError(
+            "Invalid dimension range passed to collapse: "
+            f"{shape}[{start_dimension}:{stop_dimension}]"
+        )
+    return reshape(operand, (*shape[:lo], math.prod(shape[lo:hi]), *shape[hi:]))
+
+
+def empty(shape: int | Sequence[int], dtype: DTypeLike) -> Value:
+    """An array of ``shape`` and ``dtype`` whose values are unspecified (zeros in didax).
+
+    JAX leaves the values to the backend; code must write before it reads.
+    """
+    dims = (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    return full(dims, 0, dtype)
+
+
+def shape_as_value(shape: Sequence[int]) -> np.ndarray[tuple[int], np.dtype[np.signedinteger]]:
+    """``shape`` as a NumPy int32 vector (int64 if a size needs it): shapes are static."""
+    dims = tuple(int(d) for d in shape)
+    wide = builtins.any(d >= 2**31 for d in dims)
+    return np.asarray(dims, np.int64 if wide else np.int32)
+
+
+def dtype(x: object) -> DType:
+    """The dtype didax gives ``x``: a value's (a Python scalar's default), or a dtype argument's.
+
+    >>> dtype(1.0), dtype(np.arange(3)), dtype("int16")
+    (dtype('float32'), dtype('int32'), dtype('int16'))
+    """
+    if isinstance(x, (type, str, np.dtype)):
+        return dtypes.canonicalize(x)
+    return get_aval(x).dtype
