@@ -135,9 +135,9 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
     },
     **{
         (name, table): (
-            "a first-order primitive (the bit primitives, sort): partial evaluation stages "
-            "it whole when an operand is unknown, and DCE drops it whole when no result is "
-            "used; neither can do better"
+            "a first-order primitive (the bit primitives, sort, select_n, clamp): partial "
+            "evaluation stages it whole when an operand is unknown, and DCE drops it whole "
+            "when no result is used; neither can do better"
         )
         for name in (
             "xor",
@@ -147,7 +147,10 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "population_count",
             "clz",
             "bitcast_convert_type",
+            "mulhi",
             "sort",
+            "select_n",
+            "clamp",
         )
         for table in ("partial_eval", "dce")
     },
@@ -164,6 +167,7 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "population_count",
             "clz",
             "bitcast_convert_type",
+            "mulhi",
         )
     },
     **{
@@ -232,6 +236,13 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         "is the neighbouring float, and differentiating it is the caller's mistake; the "
         "missing rule's NotImplementedError names it"
     ),
+    **{
+        (name, "jvp"): (
+            "as in JAX, which defines no derivative for it (jax.jvp of it raises): the "
+            "missing rule's NotImplementedError names it"
+        )
+        for name in ("zeta", "igamma_grad_a")
+    },
     ("iota", "batching"): (
         "iota has no operands, so none is ever batched: the batching trace binds it "
         "under its parent without looking for a rule"
@@ -261,6 +272,9 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "logistic",
             "sqrt",
             "rsqrt",
+            "cbrt",
+            "square",
+            "clamp",
             "floor",
             "ceil",
             "round",
@@ -329,7 +343,7 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "defined by XLA's algorithms (a chlo op XLA expands, XLA's FFT): evaluated "
             "eagerly by its compiled program, so eager values are the jitted ones, bit for bit"
         )
-        for name in (*SPECIAL_XLA_DEFINED, "fft")
+        for name in (*SPECIAL_XLA_DEFINED, "fft", "cbrt")
     },
     **{
         (name, "impl"): (
