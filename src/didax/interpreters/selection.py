@@ -104,6 +104,8 @@ def _select_n_transpose(
 ) -> list[ArrayLike | None]:
     if isinstance(which, UndefinedPrimal):
         raise not_linear(select_n_p, "`which` is a linear input")
+    if len(cases) == 1:  # the only case is always picked
+        return [None, ct if is_undefined(cases[0]) else None]
     zeros = zeros_of(aval_of(ct))
     boolean = get_aval(which).dtype == dtypes.bool_
     cts: list[ArrayLike | None] = [None]

@@ -17,9 +17,12 @@ Design rules:
   ``upcast16`` runs one in float32 for the 16-bit floats, as JAX's
   ``_up_and_broadcast`` does.
 - The arithmetic is JAX's, operation for operation and in its order, so
-  that XLA compiles the same program (values equal JAX's, not merely
-  close). Loops carry the state JAX's carry; a loop stops when no element
-  is still enabled (``_any``).
+  that XLA compiles the same computation and the values are JAX's (to an
+  ulp, where XLA fuses differently). One difference: ``betainc`` halves
+  its iteration count with a truncating division where JAX's ``//`` adds
+  a floor correction, which changes nothing for counts that are never
+  negative. Loops carry the state JAX's carry; a loop stops when no
+  element is still enabled (``_any``).
 - Loops are ``while_p`` over bodies staged here (``_while_loop``): this
   module sits below ``api``, whose ``lax.while_loop`` it cannot call.
 """
