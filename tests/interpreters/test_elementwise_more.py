@@ -574,3 +574,17 @@ def test_lowerings_name_jaxs_ops() -> None:
     text = dx.jit(dlax.select_n).lower(*SELECT_CASES["five_cases"]).as_text()
     assert text.count("stablehlo.select") == 4
     assert text.count("stablehlo.compare") == 4
+
+
+def test_rank_0_operands_are_staged_without_a_broadcast_as_jax() -> None:
+    x = np.array([0.5, 2.0, 3.0])
+    cases = [
+        (dlax.igamma, jlax.igamma, (x, np.float64(2.0))),
+        (dlax.zeta, jlax.zeta, (np.float64(2.0), x)),
+        (dlax.betainc, jlax.betainc, (np.float64(2.0), np.float64(3.0), x / 4)),
+        (dlax.mulhi, jlax.mulhi, (np.arange(3, dtype=np.uint16) * 9000, np.uint16(40000))),
+    ]
+    for fn, jfn, args in cases:
+        text = str(dx.make_jaxpr(fn)(*args))
+        assert "broadcast_in_dim" not in text, text
+        _close(dx.jit(fn)(*args), jax.jit(jfn)(*args), 1e-12)
