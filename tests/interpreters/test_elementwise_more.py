@@ -578,7 +578,7 @@ def test_lowerings_name_jaxs_ops() -> None:
 
 def test_rank_0_operands_are_staged_without_a_broadcast_as_jax() -> None:
     x = np.array([0.5, 2.0, 3.0])
-    cases = [
+    cases: list[tuple[Callable[..., Any], Callable[..., Any], tuple[Any, ...]]] = [
         (dlax.igamma, jlax.igamma, (x, np.float64(2.0))),
         (dlax.zeta, jlax.zeta, (np.float64(2.0), x)),
         (dlax.betainc, jlax.betainc, (np.float64(2.0), np.float64(3.0), x / 4)),
