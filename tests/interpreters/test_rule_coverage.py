@@ -151,9 +151,9 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
     },
     **{
         (name, table): (
-            "a first-order primitive (the bit primitives, sort): partial evaluation stages "
-            "it whole when an operand is unknown, and DCE drops it whole when no result is "
-            "used; neither can do better"
+            "a first-order primitive (the bit primitives, sort, select_n, clamp): partial "
+            "evaluation stages it whole when an operand is unknown, and DCE drops it whole "
+            "when no result is used; neither can do better"
         )
         for name in (
             "xor",
@@ -163,7 +163,10 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "population_count",
             "clz",
             "bitcast_convert_type",
+            "mulhi",
             "sort",
+            "select_n",
+            "clamp",
         )
         for table in ("partial_eval", "dce")
     },
@@ -180,6 +183,7 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "population_count",
             "clz",
             "bitcast_convert_type",
+            "mulhi",
         )
     },
     **{
@@ -248,6 +252,13 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         "is the neighbouring float, and differentiating it is the caller's mistake; the "
         "missing rule's NotImplementedError names it"
     ),
+    **{
+        (name, "jvp"): (
+            "as in JAX, which defines no derivative for it (jax.jvp of it raises): the "
+            "missing rule's NotImplementedError names it"
+        )
+        for name in ("zeta", "igamma_grad_a")
+    },
     ("iota", "batching"): (
         "iota has no operands, so none is ever batched: the batching trace binds it "
         "under its parent without looking for a rule"
@@ -277,6 +288,9 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "logistic",
             "sqrt",
             "rsqrt",
+            "cbrt",
+            "square",
+            "clamp",
             "floor",
             "ceil",
             "round",
@@ -361,7 +375,7 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "defined by XLA's algorithms (a chlo op XLA expands, XLA's FFT): evaluated "
             "eagerly by its compiled program, so eager values are the jitted ones, bit for bit"
         )
-        for name in (*SPECIAL_XLA_DEFINED, "fft")
+        for name in (*SPECIAL_XLA_DEFINED, "fft", "cbrt")
     },
     **{
         (name, "impl"): (

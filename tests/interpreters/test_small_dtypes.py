@@ -468,6 +468,8 @@ CASES: Final[tuple[Case, ...]] = (
     unary("logistic", operands((2, 3), lo=-4.0, hi=4.0)),
     unary("sqrt", operands((2, 3), lo=0.1, hi=3.0)),
     unary("rsqrt", operands((2, 3), lo=0.1, hi=3.0)),
+    unary("cbrt", operands((2, 3), lo=-3.0, hi=3.0)),
+    unary("square"),
     unary("floor", halves),
     unary("ceil", halves),
     Case("round", lambda L, x: L.lax.round(x, 0), halves, "away_from_zero"),
@@ -478,6 +480,8 @@ CASES: Final[tuple[Case, ...]] = (
     Case("or", lambda L, x, y: L.bitwise_or(x, y), BINARY),
     Case("not", lambda L, x: L.bitwise_not(x), UNARY),
     Case("select", lambda L, p, x, y: L.lax.select(p, x, y), select_args),
+    Case("select_n", lambda L, p, x, y: L.lax.select_n(p, x, y), select_args),
+    Case("clamp", lambda L, x, y: L.lax.clamp(L.lax.min(x, y), x, L.lax.max(x, y)), BINARY),
     Case("convert_element_type", _convert_all, edges),
     unary("stop_gradient"),
     # Structural.
@@ -579,6 +583,7 @@ CASES: Final[tuple[Case, ...]] = (
     ),
     Case("population_count", lambda L, x: L.lax.population_count(x), full_range((3, 4))),
     Case("clz", lambda L, x: L.lax.clz(x), full_range((3, 4))),
+    Case("mulhi", lambda L, x, y: L.lax.mulhi(x, y), full_range((3, 4), (3, 4))),
     Case(
         "bitcast_convert_type",
         lambda L, x: L.lax.bitcast_convert_type(x, _same_width(x.dtype)),
@@ -646,6 +651,43 @@ CASES: Final[tuple[Case, ...]] = (
         with_ties((2, 3), (2, 3)),
         jvp_error=NotImplementedError,  # JAX has no derivative rule for it
         grad_error=NotImplementedError,
+    ),
+    *(
+        Case(n, lambda L, x, n=n: getattr(L.core, n)(x), operands((2, 3), lo=lo, hi=hi))
+        for n, lo, hi in (("bessel_i0e", -3.0, 3.0), ("bessel_i1e", -3.0, 3.0))
+    ),
+    *(
+        Case(
+            n,
+            lambda L, a, x, n=n: getattr(L.core, n)(a, x),
+            operands((2, 3), (2, 3), lo=0.5, hi=3.0),
+        )
+        for n in ("igamma", "igammac")
+    ),
+    # As in JAX: igamma_grad_a and zeta have no derivative rule.
+    *(
+        Case(
+            n,
+            lambda L, a, x, n=n: getattr(L.core, n)(a, x),
+            operands((2, 3), (2, 3), lo=lo, hi=3.0),
+            jvp_error=NotImplementedError,
+            grad_error=NotImplementedError,
+        )
+        for n, lo in (("igamma_grad_a", 0.5), ("zeta", 1.5))
+    ),
+    # JAX's is lax operations around while loops: forward mode only.
+    Case(
+        "random_gamma_grad",
+        lambda L, a, x: L.core.random_gamma_grad(a, x),
+        operands((2, 3), (2, 3), lo=0.5, hi=3.0),
+        grad_error=ValueError,
+    ),
+    # JAX differentiates betainc in x only.
+    Case(
+        "regularized_incomplete_beta",
+        lambda L, a, b, x: L.core.betainc(a, b, x),
+        operands((2, 3), (2, 3), (2, 3), lo=0.1, hi=0.9),
+        argnums=(2,),
     ),
     # JAX differentiates polygamma in x only (the order m is an integer).
     Case("polygamma", lambda L, m, x: L.core.polygamma(m, x), polygamma_args, argnums=(1,)),

@@ -112,6 +112,28 @@ def _bitcast_convert_type(x: HostArray, *, new_dtype: DType) -> HostArray:
     return x.view(new_dtype).reshape(x.shape[:-1])
 
 
+def _mulhi(x: HostArray, y: HostArray) -> HostArray:
+    dtype = x.dtype
+    width = 8 * dtype.itemsize
+    if width < 64:
+        wide = np.dtype(f"{dtype.kind}{2 * dtype.itemsize}")
+        product = np.multiply(x, y, dtype=wide)
+        return np.asarray(np.right_shift(product, width).astype(dtype))
+    # 64 bits: the unsigned product of 32-bit halves, then the signed
+    # correction ``- (x < 0 ? y : 0) - (y < 0 ? x : 0)`` (modulo 2**64).
+    u = np.dtype(np.uint64)
+    ux, uy = np.broadcast_arrays(np.asarray(x).view(u), np.asarray(y).view(u))
+    low, half = np.uint64(0xFFFFFFFF), np.uint64(32)
+    x_lo, x_hi, y_lo, y_hi = ux & low, ux >> half, uy & low, uy >> half
+    lo_hi, hi_lo = x_lo * y_hi, x_hi * y_lo
+    cross = (lo_hi & low) + (hi_lo & low) + ((x_lo * y_lo) >> half)
+    high = x_hi * y_hi + (lo_hi >> half) + (hi_lo >> half) + (cross >> half)
+    if dtype.kind == "i":
+        high = high - np.where(x < 0, uy, 0).astype(u) - np.where(y < 0, ux, 0).astype(u)
+    return np.asarray(high).view(dtype)
+
+
+IMPL_RULES.register(bits.mulhi_p, _mulhi)
 IMPL_RULES.register(bits.xor_p, lambda x, y: np.bitwise_xor(x, y))
 IMPL_RULES.register(bits.shift_left_p, _shift_left)
 IMPL_RULES.register(bits.shift_right_logical_p, _shift_right_logical)
@@ -140,7 +162,7 @@ for _p in bits.BIT_PRIMITIVES:
 
 
 # The generic element-wise rule, which also handles rank-0 operands.
-for _p in (bits.xor_p, *bits.SHIFTS, *bits.BIT_COUNTS):
+for _p in (bits.xor_p, *bits.SHIFTS, *bits.BIT_COUNTS, bits.mulhi_p):
     elementwise_batcher(_p)
 
 
@@ -171,5 +193,5 @@ def _bitcast_convert_type_flops(
     return Cost() if operands[0].aval.dtype == new_dtype else Cost(out_avals[0].size)
 
 
-for _p in (bits.xor_p, *bits.SHIFTS, *bits.BIT_COUNTS):
+for _p in (bits.xor_p, *bits.SHIFTS, *bits.BIT_COUNTS, bits.mulhi_p):
     FLOPS_RULES.register(_p, _per_element)

@@ -7,7 +7,8 @@ Design rules:
   has every bit set, ``x % 0`` is ``x``, ``round`` rounds halves away from
   zero, ``max``/``min`` of complex numbers pick lexicographically,
   ``logistic`` and ``rsqrt`` of 16-bit floats are computed in float32
-  (``in_float32``).
+  (``in_float32``), a complex ``square`` is chlo's ``(a - b)(a + b) + 2ab i``.
+  ``cbrt`` has none: eager evaluation compiles it.
 - Jvps are JAX's: ``defjvp`` with one Jacobian-times-tangent function per
   operand (Jacobian first, tangent second where Autodidax writes it so:
   golden jaxprs follow the tutorial); piecewise-constant primitives have
@@ -188,6 +189,20 @@ IMPL_RULES.register(lax.or_p, _logical(np.logical_or, np.bitwise_or))
 IMPL_RULES.register(lax.not_p, _logical(np.logical_not, np.invert))
 IMPL_RULES.register(lax.round_p, _round)
 IMPL_RULES.register(lax.integer_pow_p, _integer_pow)
+# cbrt has no impl rule: NumPy's float32 cbrt is off by an ulp where XLA's is
+# exact (cbrt(27) is 3), so eager evaluation compiles it, as the special functions.
+
+
+@IMPL_RULES.defines(lax.square_p)
+def _square_impl(x: Array) -> Array:
+    if not dtypes.is_complex(x.dtype):
+        return np.asarray(np.square(x))
+    # chlo.square's complex square, (a - b)(a + b) + 2ab i: more accurate than x * x.
+    a, b = x.real, x.imag
+    out = np.empty_like(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out.real, out.imag = (a - b) * (a + b), 2 * a * b
+    return out
 
 
 @IMPL_RULES.defines(lax.conj_p)
@@ -313,6 +328,8 @@ defjvp(lax.tanh_p, lambda t, x, out: lax.mul(t, lax.sub(1.0, lax.mul(out, out)))
 defjvp(lax.logistic_p, lambda t, x, out: lax.mul(t, lax.mul(out, lax.sub(1.0, out))))
 defjvp(lax.sqrt_p, lambda t, x, out: lax.div(t, lax.mul(out, 2.0)))
 defjvp(lax.rsqrt_p, lambda t, x, out: lax.mul(t, lax.mul(lax.div(out, x), -0.5)))
+defjvp(lax.cbrt_p, lambda t, x, out: lax.mul(t, lax.mul(1.0 / 3.0, lax.integer_pow(out, -2))))
+defjvp(lax.square_p, lambda t, x, out: lax.mul(t, lax.mul(2, x)))
 
 
 @JVP_RULES.defines(lax.select_p)
@@ -452,6 +469,7 @@ _TRANSCENDENTAL: Final = (
     lax.tanh_p,
     lax.sqrt_p,
     lax.rsqrt_p,
+    lax.cbrt_p,
     lax.pow_p,
 )
 _FREE: Final = (
@@ -462,7 +480,8 @@ _FREE: Final = (
 )
 
 for _p in _ONE_FLOP:
-    FLOPS_RULES.register(_p, per_element(1))
+    if _p is not lax.square_p:
+        FLOPS_RULES.register(_p, per_element(1))
 for _p in _TRANSCENDENTAL:
     FLOPS_RULES.register(_p, per_element(0, 1))
 for _p in _FREE:
@@ -471,6 +490,12 @@ for _p in _FREE:
 FLOPS_RULES.register(lax.conj_p, per_element(2))
 # 1 / (1 + exp(-x)): a negation, an addition and a division, and one exp.
 FLOPS_RULES.register(lax.logistic_p, per_element(3, 1))
+
+
+@FLOPS_RULES.defines(lax.square_p)
+def _square_flops(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /) -> Cost:
+    # One multiply; chlo.square of a complex number expands into 14 real operations.
+    return Cost((14 if dtypes.is_complex(out_avals[0].dtype) else 1) * out_avals[0].size)
 
 
 @FLOPS_RULES.defines(lax.integer_pow_p)

@@ -22,15 +22,22 @@ Design rules:
 - Jvp rules are JAX's formulas (``d erf_inv = sqrt(pi)/2 * exp(erf_inv(x)**2)``,
   ``d digamma = polygamma(1, x)``); constants are weak Python scalars that
   take the operand's dtype. ``is_finite`` has a zero (``float0``) tangent,
-  as a comparison. ``polygamma`` is differentiable in ``x`` only, and
-  ``nextafter`` not at all, as in JAX.
+  as a comparison. ``polygamma`` is differentiable in ``x`` only,
+  ``betainc`` in ``x`` only (its rule for ``a`` and ``b`` raises, as
+  JAX's), and ``nextafter``, ``zeta`` and ``igamma_grad_a`` not at all
+  (no rule), as in JAX. ``igamma``'s derivative in ``a`` is
+  ``igamma_grad_a``; ``random_gamma_grad``'s jvp differentiates the lax
+  operations that compute it (``interpreters.special_series``), as JAX's,
+  which is those operations.
 - Batching is the generic element-wise rule of ``interpreters.batching``.
 - Flops follow XLA's CPU cost analysis of the compiled programs (most of
   these lower to a ``chlo`` op that XLA expands into elementary ops), per
   element: ``FLOPS_PER_ELEMENT`` holds ``(flops, transcendentals)`` for
   float32 and for float64 (``erfc`` and ``erf_inv`` expand differently
   there); 16-bit floats count as float32 (XLA's CPU compiler adds
-  conversions around them, which are not counted).
+  conversions around them, which are not counted). The functions lowered
+  to loops (``LOOP_FLOPS``) count per element plus a fixed part, the
+  loops' scalar bookkeeping.
 """
 
 from __future__ import annotations
@@ -46,12 +53,13 @@ from didax.core.basearray import HostArray, Value
 from didax.core.lax import special
 from didax.core.primitive import Primitive
 from didax.core.values import get_aval
+from didax.interpreters import special_series as series
 from didax.interpreters.batching import elementwise_batcher
 from didax.interpreters.evaluation import IMPL_RULES, ImplRule
 from didax.interpreters.flops import FLOPS_RULES, Cost, FlopsRule, Operand
-from didax.interpreters.jvp import JVP_RULES, Zero, defjvp
+from didax.interpreters.jvp import JVP_RULES, Zero, defjvp, jvp_flat
 
-__all__ = ["FLOPS_PER_ELEMENT", "XLA_DEFINED"]
+__all__ = ["FLOPS_PER_ELEMENT", "LOOP_FLOPS", "XLA_DEFINED"]
 
 
 # --- impl rules -----------------------------------------------------------------------
@@ -137,6 +145,76 @@ defjvp(
 )
 
 
+def _igamma_grad_x(t: Value, a: Value, x: Value) -> Value:
+    # d igamma / dx = x**(a - 1) e**-x / gamma(a), in logarithms.
+    log_density = lax.sub(
+        lax.add(lax.neg(x), lax.mul(lax.sub(a, 1.0), lax.log(x))), special.lgamma(a)
+    )
+    out: Value = lax.mul(t, lax.exp(log_density))
+    return out
+
+
+defjvp(
+    special.igamma_p,
+    lambda t, a, x, out: lax.mul(t, special.igamma_grad_a(a, x)),
+    lambda t, a, x, out: _igamma_grad_x(t, a, x),
+)
+defjvp(
+    special.igammac_p,
+    lambda t, a, x, out: lax.neg(lax.mul(t, special.igamma_grad_a(a, x))),
+    lambda t, a, x, out: lax.neg(_igamma_grad_x(t, a, x)),
+)
+
+
+def _betainc_jvp_ab(t: Value, a: Value, b: Value, x: Value, out: Value) -> NoReturn:
+    raise ValueError("Betainc gradient with respect to a and b not supported.")
+
+
+def _betainc_jvp_x(t: Value, a: Value, b: Value, x: Value, out: Value) -> Value:
+    lbeta = lax.sub(lax.add(special.lgamma(a), special.lgamma(b)), special.lgamma(lax.add(a, b)))
+    log_density = lax.add(
+        lax.mul(lax.sub(b, 1.0), lax.log1p(lax.neg(x))), lax.mul(lax.sub(a, 1.0), lax.log(x))
+    )
+    out_t: Value = lax.mul(lax.exp(lax.sub(log_density, lbeta)), t)
+    return out_t
+
+
+defjvp(special.regularized_incomplete_beta_p, _betainc_jvp_ab, _betainc_jvp_ab, _betainc_jvp_x)
+defjvp(
+    special.bessel_i0e_p,
+    lambda t, x, out: lax.mul(t, lax.sub(special.bessel_i1e(x), lax.mul(lax.sign(x), out))),
+)
+
+
+def _bessel_i1e_jvp(t: Value, x: Value, out: Value) -> Value:
+    # i1e' = i0e - i1e (sign(x) + 1/x), with its limit 1/2 at (and near) 0.
+    eps = series.finfo(get_aval(x).dtype, "eps")
+    not_tiny = lax.gt(lax.abs(x), eps)
+    safe_x = lax.select(not_tiny, x, lax.full_like(x, eps))
+    slope = lax.sub(
+        special.bessel_i0e(safe_x), lax.mul(out, lax.add(lax.sign(safe_x), lax.reciprocal(safe_x)))
+    )
+    out_t: Value = lax.mul(t, lax.select(not_tiny, slope, lax.full_like(x, 0.5)))
+    return out_t
+
+
+defjvp(special.bessel_i1e_p, _bessel_i1e_jvp)
+
+
+@JVP_RULES.defines(special.random_gamma_grad_p)
+def _random_gamma_grad_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    # JAX's random_gamma_grad is lax operations, and its jvp theirs: differentiate
+    # them (forward mode through their while loops), on operands of one shape.
+    shape = next((s for s in (get_aval(p).shape for p in primals) if s), ())
+    full = [
+        lax.broadcast_in_dim(p, shape, ()) if get_aval(p).shape != shape else p for p in primals
+    ]
+    _, (t_out,) = jvp_flat(
+        lambda a, x: [series.upcast16(series.random_gamma_grad)(a, x)], full, tangents
+    )
+    return special.random_gamma_grad_p.bind(*primals), t_out
+
+
 @JVP_RULES.defines(special.is_finite_p)
 def _is_finite_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
     out = special.is_finite_p.bind(*primals)
@@ -172,6 +250,22 @@ FLOPS_PER_ELEMENT: Final[dict[Primitive, tuple[tuple[int, int], tuple[int, int]]
     special.exp2_p: ((1, 1), (1, 1)),
     special.is_finite_p: ((1, 0), (1, 0)),
     special.nextafter_p: ((23, 0), (23, 0)),
+    special.zeta_p: ((122, 11), (122, 11)),
+    special.bessel_i0e_p: ((83, 1), (173, 1)),
+    special.bessel_i1e_p: ((83, 1), (173, 1)),
+}
+
+# The functions lowered to loops (``special_series``): (flops per element, flops
+# per program, transcendentals per element), in float32 and float64 alike. XLA
+# counts a while loop's body once, and its scalar bookkeeping once per program.
+# (The counts are XLA's up to a few dozen elements; beyond, its count of the
+# loops' reductions grows a little faster than the size.)
+LOOP_FLOPS: Final[dict[Primitive, tuple[int, int, int]]] = {
+    special.igamma_p: (268, 5, 6),
+    special.igammac_p: (268, 5, 6),
+    special.igamma_grad_a_p: (539, 14, 11),
+    special.random_gamma_grad_p: (522, 14, 10),
+    special.regularized_incomplete_beta_p: (258, 56, 16),
 }
 
 
@@ -184,5 +278,15 @@ def _flops_rule(f32: tuple[int, int], f64: tuple[int, int]) -> FlopsRule:
     return rule
 
 
+def _loop_flops_rule(per_element: int, fixed: int, transcendentals: int) -> FlopsRule:
+    def rule(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: object) -> Cost:
+        n = out_avals[0].size
+        return Cost(per_element * n + fixed, transcendentals * n)
+
+    return rule
+
+
 for _prim, (_f32, _f64) in FLOPS_PER_ELEMENT.items():
     FLOPS_RULES.register(_prim, _flops_rule(_f32, _f64))
+for _prim, (_n, _fixed, _t) in LOOP_FLOPS.items():
+    FLOPS_RULES.register(_prim, _loop_flops_rule(_n, _fixed, _t))

@@ -59,6 +59,8 @@ from didax.core.lax.scan import *  # noqa: F403
 from didax.core.lax.scan import __all__ as _scan
 from didax.core.lax.scatter import *  # noqa: F403
 from didax.core.lax.scatter import __all__ as _scatter
+from didax.core.lax.selection import *  # noqa: F403
+from didax.core.lax.selection import __all__ as _selection
 from didax.core.lax.slicing import *  # noqa: F403
 from didax.core.lax.slicing import __all__ as _slicing
 from didax.core.lax.sorting import *  # noqa: F403
@@ -93,6 +95,7 @@ __all__ = [
     *_reductions,
     *_scan,
     *_scatter,
+    *_selection,
     *_slicing,
     *_sorting,
     *_special,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
+from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core.dtypes import DType
@@ -40,6 +41,12 @@ def _one_op_rule(op: Callable[..., IrValue]) -> Callable[..., list[IrValue]]:
 
 for _prim, _op in _ONE_OP.items():
     LOWERING_RULES.register(_prim, _one_op_rule(_op))
+
+
+@LOWERING_RULES.defines(bits.mulhi_p)
+def _mulhi_lowering(ctx: LoweringRuleContext, x: IrValue, y: IrValue) -> list[IrValue]:
+    # As JAX: chlo.mulhi, which XLA expands (a widened product, or 32-bit halves for 64 bits).
+    return [chlo.mulhi(x, y, results=[aval_to_ir_type(ctx.avals_out[0])])]
 
 
 @LOWERING_RULES.defines(bits.bitcast_convert_type_p)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
+from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core import dtypes, lax
@@ -48,6 +49,7 @@ _ONE_OP: Final[dict[Primitive, Callable[..., IrValue]]] = {
     lax.logistic_p: hlo.logistic,
     lax.sqrt_p: hlo.sqrt,
     lax.rsqrt_p: hlo.rsqrt,
+    lax.cbrt_p: hlo.cbrt,
     lax.floor_p: hlo.floor,
     lax.ceil_p: hlo.ceil,
     # On integers these are bitwise, on booleans logical: as the impl.
@@ -169,6 +171,15 @@ for _prim, _direction in {
     lax.le_p: "LE", lax.gt_p: "GT", lax.ge_p: "GE",
 }.items():  # fmt: skip
     LOWERING_RULES.register(_prim, _comparison_rule(_direction))
+
+
+@LOWERING_RULES.defines(lax.square_p)
+def _square_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
+    # As JAX: integers multiply; floats and complex numbers take chlo.square
+    # (XLA's complex square is more accurate than x * x).
+    if ctx.avals_in[0].dtype.kind in "iu":
+        return [hlo.multiply(x, x)]
+    return [chlo.square(x, results=[aval_to_ir_type(ctx.avals_out[0])])]
 
 
 @LOWERING_RULES.defines(lax.stop_gradient_p)

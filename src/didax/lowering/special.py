@@ -2,9 +2,15 @@
 
 As JAX lowers them: the special functions and the hyperbolic and inverse
 trigonometric ones are ``chlo`` ops (``chlo.erf``, ``chlo.erf_inv``,
-``chlo.lgamma``, ``chlo.asin``, ...), which XLA expands into elementary ops
-with its own algorithms; ``atan2`` and ``is_finite`` are StableHLO ops;
-``exp2`` is ``exp(log(2) * x)``.
+``chlo.lgamma``, ``chlo.asin``, ``chlo.zeta``, ``chlo.bessel_i1e``, ...),
+which XLA expands into elementary ops with its own algorithms; ``atan2``
+and ``is_finite`` are StableHLO ops; ``exp2`` is ``exp(log(2) * x)``. The
+functions XLA has no op for (``igamma``, ``igammac``, ``igamma_grad_a``,
+``random_gamma_grad``, ``regularized_incomplete_beta``, ``bessel_i0e``)
+lower, as JAX's ``mlir.lower_fun`` does, to the lax operations of
+``interpreters.special_series``: staged into a jaxpr for the operands'
+types, whose equations are emitted in place (their ``while`` loops
+included).
 
 The functions XLA defines have no impl rule: eager evaluation compiles
 them (``interpreters.evaluation``'s compiled route), so eager values are
@@ -20,9 +26,20 @@ import numpy as np
 from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from didax.core.abstract import ShapedArray
 from didax.core.lax import special
 from didax.core.primitive import Primitive
-from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, aval_to_ir_type, full
+from didax.interpreters import special_series as series
+from didax.interpreters.staging import trace_to_jaxpr
+from didax.lowering.mlir import (
+    LOWERING_RULES,
+    IrValue,
+    LoweringRuleContext,
+    aval_to_ir_type,
+    constant,
+    full,
+    lower_jaxpr_body,
+)
 
 __all__: list[str] = []
 
@@ -43,6 +60,8 @@ _ONE_OP: Final[dict[Primitive, Callable[..., IrValue]]] = {
     special.acosh_p: chlo.acosh,
     special.atanh_p: chlo.atanh,
     special.nextafter_p: chlo.next_after,
+    special.zeta_p: chlo.zeta,
+    special.bessel_i1e_p: chlo.bessel_i1e,
     special.atan2_p: hlo.atan2,
     special.is_finite_p: hlo.is_finite,
 }
@@ -64,3 +83,28 @@ def _exp2_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
     (aval,) = ctx.avals_in
     log2 = full(aval, float(np.log(2)))
     return [hlo.exponential(hlo.multiply(log2, x))]
+
+
+def _lax_operations_rule(fn: series.Fn) -> Callable[..., list[IrValue]]:
+    """Lowers a primitive to the lax operations of ``fn`` (JAX's ``mlir.lower_fun``)."""
+    computed = series.upcast16(fn)
+
+    def rule(ctx: LoweringRuleContext, *args: IrValue) -> list[IrValue]:
+        avals = [ShapedArray(a.shape, a.dtype) for a in ctx.avals_in]
+        closed = trace_to_jaxpr(lambda *xs: [computed(*xs)], avals, "special_function")
+        consts = [constant(np.asarray(c)) for c in closed.consts]
+        return lower_jaxpr_body(ctx.module_context, closed.jaxpr, [*consts, *args])
+
+    return rule
+
+
+_LAX_OPERATIONS: Final[dict[Primitive, series.Fn]] = {
+    special.igamma_p: series.igamma,
+    special.igammac_p: series.igammac,
+    special.igamma_grad_a_p: series.igamma_grad_a,
+    special.random_gamma_grad_p: series.random_gamma_grad,
+    special.regularized_incomplete_beta_p: series.betainc,
+    special.bessel_i0e_p: series.bessel_i0e,
+}
+for _prim, _fn in _LAX_OPERATIONS.items():
+    LOWERING_RULES.register(_prim, _lax_operations_rule(_fn))

@@ -9,7 +9,8 @@ Design rules:
   StableHLO lowering. The first-order families: ``elementwise``,
   ``structural``, ``slicing``, ``reductions``, ``contractions``
   (``dot_general``), ``conversions``, ``cumulative``, ``indexing``
-  (gather, and what it shares with the scatters), ``scatter``, ``sorting``,
+  (gather, and what it shares with the scatters), ``scatter``, ``selection``
+  (``select_n``, ``clamp``), ``sorting``,
   ``bits``, ``special``, ``fft``, ``linalg``, ``parallel`` (collectives).
 - The higher-order primitives, whose params hold programs, are families
   too: ``cond``, ``while_loop`` and ``scan`` (control flow, with
@@ -72,6 +73,8 @@ from didax.core.lax.reductions import REDUCTIONS as REDUCTIONS
 from didax.core.lax.scan import *  # noqa: F403
 from didax.core.lax.scatter import *  # noqa: F403
 from didax.core.lax.scatter import SCATTERS as SCATTERS
+from didax.core.lax.selection import *  # noqa: F403
+from didax.core.lax.selection import SELECTION_PRIMITIVES as SELECTION_PRIMITIVES
 from didax.core.lax.shard_map import *  # noqa: F403
 from didax.core.lax.slicing import *  # noqa: F403
 from didax.core.lax.solves import *  # noqa: F403
@@ -79,6 +82,7 @@ from didax.core.lax.sorting import *  # noqa: F403
 from didax.core.lax.special import *  # noqa: F403
 from didax.core.lax.special import SPECIAL_BINARY as SPECIAL_BINARY
 from didax.core.lax.special import SPECIAL_PRIMITIVES as SPECIAL_PRIMITIVES
+from didax.core.lax.special import SPECIAL_TERNARY as SPECIAL_TERNARY
 from didax.core.lax.special import SPECIAL_UNARY as SPECIAL_UNARY
 from didax.core.lax.structural import *  # noqa: F403
 from didax.core.lax.while_loop import *  # noqa: F403

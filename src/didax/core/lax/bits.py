@@ -51,6 +51,7 @@ __all__ = [
     "population_count_p",
     "clz_p",
     "bitcast_convert_type_p",
+    "mulhi_p",
     "bitwise_and",
     "bitwise_or",
     "bitwise_not",
@@ -61,6 +62,7 @@ __all__ = [
     "population_count",
     "clz",
     "bitcast_convert_type",
+    "mulhi",
 ]
 
 xor_p: Final = Primitive("xor", scalar_operands=True)
@@ -70,6 +72,7 @@ shift_right_arithmetic_p: Final = Primitive("shift_right_arithmetic", scalar_ope
 population_count_p: Final = Primitive("population_count")
 clz_p: Final = Primitive("clz")
 bitcast_convert_type_p: Final = Primitive("bitcast_convert_type")
+mulhi_p: Final = Primitive("mulhi", scalar_operands=True)
 
 SHIFTS: Final = (shift_left_p, shift_right_logical_p, shift_right_arithmetic_p)
 BIT_COUNTS: Final = (population_count_p, clz_p)
@@ -78,6 +81,7 @@ BIT_PRIMITIVES: Final[tuple[Primitive, ...]] = (
     *SHIFTS,
     *BIT_COUNTS,
     bitcast_convert_type_p,
+    mulhi_p,
 )
 
 
@@ -97,7 +101,7 @@ def _xor_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
     return _elementwise("biu", "booleans or integers", x, y)
 
 
-@ABSTRACT_EVAL.defines(*SHIFTS)
+@ABSTRACT_EVAL.defines(*SHIFTS, mulhi_p)
 def _shift_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
     return _elementwise("iu", "integers", x, y)
 
@@ -196,6 +200,15 @@ def shift_right_arithmetic(x: ArrayLike, y: ArrayLike) -> Value:
     Array(-8, dtype=int8)
     """
     return _nary(shift_right_arithmetic_p, x, y)
+
+
+def mulhi(x: ArrayLike, y: ArrayLike) -> Value:
+    """Element-wise high half of the double-width product ``x * y`` of integers.
+
+    >>> mulhi(np.uint8(200), np.uint8(100)), mulhi(np.int8(-100), np.int8(100))
+    (Array(78, dtype=uint8), Array(-40, dtype=int8))
+    """
+    return _nary(mulhi_p, x, y)
 
 
 def population_count(x: ArrayLike) -> Value:

@@ -29,6 +29,7 @@ Design rules:
 
 from __future__ import annotations
 
+import enum
 from typing import Final
 
 import numpy as np
@@ -75,6 +76,8 @@ __all__ = [
     "logistic_p",
     "sqrt_p",
     "rsqrt_p",
+    "cbrt_p",
+    "square_p",
     "floor_p",
     "ceil_p",
     "round_p",
@@ -116,9 +119,13 @@ __all__ = [
     "logistic",
     "sqrt",
     "rsqrt",
+    "cbrt",
+    "square",
+    "reciprocal",
     "floor",
     "ceil",
     "round",
+    "RoundingMethod",
     "eq",
     "ne",
     "lt",
@@ -160,6 +167,8 @@ tanh_p: Final = Primitive("tanh")
 logistic_p: Final = Primitive("logistic")
 sqrt_p: Final = Primitive("sqrt")
 rsqrt_p: Final = Primitive("rsqrt")
+cbrt_p: Final = Primitive("cbrt")
+square_p: Final = Primitive("square")
 floor_p: Final = Primitive("floor")
 ceil_p: Final = Primitive("ceil")
 round_p: Final = Primitive("round")
@@ -198,11 +207,12 @@ FLOAT_UNARY: Final = (
     logistic_p,
     sqrt_p,
     rsqrt_p,
+    cbrt_p,
     floor_p,
     ceil_p,
     round_p,
 )
-NUMERIC_UNARY: Final = (neg_p, sign_p, abs_p)
+NUMERIC_UNARY: Final = (neg_p, sign_p, abs_p, square_p)
 COMPARISONS: Final = (eq_p, ne_p, lt_p, le_p, gt_p, ge_p)
 LOGICAL_BINARY: Final = (and_p, or_p)
 COMPLEX_PARTS: Final = (real_p, imag_p, conj_p, complex_p)
@@ -220,9 +230,22 @@ ELEMENTWISE: Final = (
     stop_gradient_p,
 )
 
-# ``round``'s ``rounding_method``.
-ROUND_AWAY_FROM_ZERO: Final = 0
-ROUND_TO_NEAREST_EVEN: Final = 1
+
+class RoundingMethod(enum.IntEnum):
+    """How ``round`` rounds halves: JAX's ``lax.RoundingMethod``.
+
+    An ``IntEnum``, so ``round``'s ``rounding_method`` param stays the
+    integer it always was (staged programs print ``rounding_method=0``
+    either way).
+    """
+
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+# ``round``'s ``rounding_method``, as plain integers.
+ROUND_AWAY_FROM_ZERO: Final = int(RoundingMethod.AWAY_FROM_ZERO)
+ROUND_TO_NEAREST_EVEN: Final = int(RoundingMethod.TO_NEAREST_EVEN)
 
 
 # --- typing -------------------------------------------------------------------------------
@@ -261,7 +284,7 @@ def _abs_abstract_eval(x: ShapedArray) -> ShapedArray:
 
 # Rounding is for reals; the analytic functions take complex numbers too.
 for _p in FLOAT_UNARY:
-    if _p in (floor_p, ceil_p):
+    if _p in (floor_p, ceil_p) or _p is cbrt_p:
         ABSTRACT_EVAL.register(_p, _elementwise_rule("f", "floating-point"))
     elif _p is not round_p:
         ABSTRACT_EVAL.register(_p, _elementwise_rule("fc", "floating-point or complex"))
@@ -456,6 +479,25 @@ def rsqrt(x: ArrayLike) -> Value:
     return _nary(rsqrt_p, x)
 
 
+def cbrt(x: ArrayLike) -> Value:
+    """Element-wise cube root (of negative numbers too)."""
+    return _nary(cbrt_p, x)
+
+
+def square(x: ArrayLike) -> Value:
+    """Element-wise ``x * x``."""
+    return _nary(square_p, x)
+
+
+def reciprocal(x: ArrayLike) -> Value:
+    """Element-wise ``1 / x``: as JAX's, ``integer_pow(x, -1)`` (no primitive of its own).
+
+    >>> reciprocal(np.float32(4))
+    Array(0.25, dtype=float32)
+    """
+    return integer_pow(x, -1)
+
+
 def floor(x: ArrayLike) -> Value:
     """Element-wise floor."""
     return _nary(floor_p, x)
@@ -466,8 +508,14 @@ def ceil(x: ArrayLike) -> Value:
     return _nary(ceil_p, x)
 
 
-def round(x: ArrayLike, rounding_method: int = ROUND_AWAY_FROM_ZERO) -> Value:  # noqa: A001
-    """Element-wise rounding; halves go away from zero (lax's default) or to even."""
+def round(  # noqa: A001 - lax's name
+    x: ArrayLike, rounding_method: RoundingMethod | int = RoundingMethod.AWAY_FROM_ZERO
+) -> Value:
+    """Element-wise rounding; halves go away from zero (lax's default) or to even.
+
+    >>> round(np.float32(2.5), RoundingMethod.TO_NEAREST_EVEN)
+    Array(2., dtype=float32)
+    """
     if rounding_method not in (ROUND_AWAY_FROM_ZERO, ROUND_TO_NEAREST_EVEN):
         raise ValueError(f"unknown rounding_method {rounding_method}")
     return _nary(round_p, x, rounding_method=int(rounding_method))

@@ -2,8 +2,14 @@
 
 ``erf``, ``erfc``, ``erf_inv``, ``lgamma``, ``digamma``, ``polygamma``,
 the hyperbolic and inverse trigonometric functions (``sinh`` ... ``atanh``,
-``atan2``), ``exp2``, ``is_finite`` and ``nextafter``: JAX's ``lax``
-primitives of those names, with JAX's operand rules. The interpreters'
+``atan2``), ``exp2``, ``is_finite`` and ``nextafter``, the incomplete gamma
+and beta functions (``igamma``, ``igammac``, ``igamma_grad_a``,
+``random_gamma_grad``, ``betainc``, whose primitive is JAX's
+``regularized_incomplete_beta``), ``zeta`` and the scaled Bessel functions
+``bessel_i0e`` and ``bessel_i1e``: JAX's ``lax`` primitives of those names,
+with JAX's operand rules. (JAX's ``random_gamma_grad`` is a function of lax
+operations, not a primitive; didax's is a primitive, not public as one,
+lowered to those operations.) The interpreters'
 rules are in ``interpreters.special``, the lowerings in ``lowering.special``.
 
 Design rules:
@@ -49,6 +55,13 @@ __all__ = [
     "exp2_p",
     "is_finite_p",
     "nextafter_p",
+    "igamma_p",
+    "igammac_p",
+    "igamma_grad_a_p",
+    "regularized_incomplete_beta_p",
+    "zeta_p",
+    "bessel_i0e_p",
+    "bessel_i1e_p",
     "erf",
     "erfc",
     "erf_inv",
@@ -67,6 +80,14 @@ __all__ = [
     "exp2",
     "is_finite",
     "nextafter",
+    "igamma",
+    "igammac",
+    "igamma_grad_a",
+    "random_gamma_grad",
+    "betainc",
+    "zeta",
+    "bessel_i0e",
+    "bessel_i1e",
 ]
 
 erf_p: Final = Primitive("erf")
@@ -87,6 +108,16 @@ atan2_p: Final = Primitive("atan2", scalar_operands=True)
 exp2_p: Final = Primitive("exp2")
 is_finite_p: Final = Primitive("is_finite")
 nextafter_p: Final = Primitive("nextafter", scalar_operands=True)
+igamma_p: Final = Primitive("igamma", scalar_operands=True)
+igammac_p: Final = Primitive("igammac", scalar_operands=True)
+igamma_grad_a_p: Final = Primitive("igamma_grad_a", scalar_operands=True)
+random_gamma_grad_p: Final = Primitive("random_gamma_grad", scalar_operands=True)
+regularized_incomplete_beta_p: Final = Primitive(
+    "regularized_incomplete_beta", scalar_operands=True
+)
+zeta_p: Final = Primitive("zeta", scalar_operands=True)
+bessel_i0e_p: Final = Primitive("bessel_i0e")
+bessel_i1e_p: Final = Primitive("bessel_i1e")
 
 # Float to float, one operand.
 SPECIAL_UNARY: Final = (
@@ -104,10 +135,28 @@ SPECIAL_UNARY: Final = (
     acosh_p,
     atanh_p,
     exp2_p,
+    bessel_i0e_p,
+    bessel_i1e_p,
 )
 # Float to float, two operands of one type.
-SPECIAL_BINARY: Final = (polygamma_p, atan2_p, nextafter_p)
-SPECIAL_PRIMITIVES: Final[tuple[Primitive, ...]] = (*SPECIAL_UNARY, *SPECIAL_BINARY, is_finite_p)
+SPECIAL_BINARY: Final = (
+    polygamma_p,
+    atan2_p,
+    nextafter_p,
+    igamma_p,
+    igammac_p,
+    igamma_grad_a_p,
+    random_gamma_grad_p,
+    zeta_p,
+)
+# Float to float, three operands of one type.
+SPECIAL_TERNARY: Final = (regularized_incomplete_beta_p,)
+SPECIAL_PRIMITIVES: Final[tuple[Primitive, ...]] = (
+    *SPECIAL_UNARY,
+    *SPECIAL_BINARY,
+    *SPECIAL_TERNARY,
+    is_finite_p,
+)
 
 
 # --- typing rules -------------------------------------------------------------------------
@@ -124,10 +173,10 @@ def _float_unary_abstract_eval(x: ShapedArray) -> ShapedArray:
     return x
 
 
-def _float_binary_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
-    # All three (atan2, nextafter, polygamma) are scalar_operands primitives.
-    _check_float(x, y)
-    return same_shapes_and_dtypes(x, y, scalars=True)
+def _float_nary_abstract_eval(*avals: ShapedArray) -> ShapedArray:
+    # The binary and ternary ones are all scalar_operands primitives.
+    _check_float(*avals)
+    return same_shapes_and_dtypes(*avals, scalars=True)
 
 
 # The hyperbolic and inverse trigonometric functions and exp2 are analytic:
@@ -156,8 +205,8 @@ for _p in SPECIAL_UNARY:
         ABSTRACT_EVAL.register(_p, _analytic_unary_abstract_eval)
     else:
         ABSTRACT_EVAL.register(_p, _float_unary_abstract_eval)
-for _p in SPECIAL_BINARY:
-    ABSTRACT_EVAL.register(_p, _float_binary_abstract_eval)
+for _p in (*SPECIAL_BINARY, *SPECIAL_TERNARY):
+    ABSTRACT_EVAL.register(_p, _float_nary_abstract_eval)
 
 
 @ABSTRACT_EVAL.defines(is_finite_p)
@@ -282,3 +331,53 @@ def is_finite(x: ArrayLike) -> Value:
 def nextafter(x1: ArrayLike, x2: ArrayLike) -> Value:
     """Element-wise next float after ``x1`` in the direction of ``x2``."""
     return _nary(nextafter_p, x1, x2)
+
+
+def igamma(a: ArrayLike, x: ArrayLike) -> Value:
+    """Element-wise regularized lower incomplete gamma function ``P(a, x)``.
+
+    >>> import numpy as np
+    >>> igamma(np.float32(1.0), np.float32(2.0))
+    Array(0.8646648, dtype=float32)
+    """
+    return _nary(igamma_p, a, x)
+
+
+def igammac(a: ArrayLike, x: ArrayLike) -> Value:
+    """Element-wise regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
+    return _nary(igammac_p, a, x)
+
+
+def igamma_grad_a(a: ArrayLike, x: ArrayLike) -> Value:
+    """Element-wise derivative of ``igamma(a, x)`` with respect to ``a``."""
+    return _nary(igamma_grad_a_p, a, x)
+
+
+def random_gamma_grad(a: ArrayLike, x: ArrayLike) -> Value:
+    """Element-wise derivative in ``a`` of a sample ``x`` of ``Gamma(a, 1)`` (``igamma`` held)."""
+    return _nary(random_gamma_grad_p, a, x)
+
+
+def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Value:
+    """Element-wise regularized incomplete beta function ``I_x(a, b)``.
+
+    >>> import numpy as np
+    >>> betainc(np.float32(2.0), np.float32(3.0), np.float32(0.5))
+    Array(0.6874998, dtype=float32)
+    """
+    return _nary(regularized_incomplete_beta_p, a, b, x)
+
+
+def zeta(x: ArrayLike, q: ArrayLike) -> Value:
+    """Element-wise Hurwitz zeta function ``sum_k (k + q) ** -x``."""
+    return _nary(zeta_p, x, q)
+
+
+def bessel_i0e(x: ArrayLike) -> Value:
+    """Element-wise ``exp(-|x|) I0(x)``, the scaled modified Bessel function of order 0."""
+    return _nary(bessel_i0e_p, x)
+
+
+def bessel_i1e(x: ArrayLike) -> Value:
+    """Element-wise ``exp(-|x|) I1(x)``, the scaled modified Bessel function of order 1."""
+    return _nary(bessel_i1e_p, x)
