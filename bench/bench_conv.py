@@ -85,24 +85,23 @@ def bench_conv_forward(benchmark: BenchmarkFixture, record: Record, impl: Impl) 
 # --- value_and_grad of a 3-layer CNN -------------------------------------------------------
 
 
-def didax_loss(params: Any, x: Any, y: Any) -> Any:
-    w1, w2, w3 = params
-    h = dnp.maximum(dlax.conv_general_dilated(x, w1, (2, 2), "SAME", dimension_numbers=NHWC), 0)
-    h = dnp.maximum(dlax.conv_general_dilated(h, w2, (2, 2), "SAME", dimension_numbers=NHWC), 0)
-    logits = h.reshape(h.shape[0], -1) @ w3
-    logits = logits - dnp.max(logits, axis=1, keepdims=True)
-    log_probs = logits - dnp.log(dnp.sum(dnp.exp(logits), axis=1, keepdims=True))
-    return -dnp.mean(dnp.sum(log_probs * y, axis=1))
+def _loss(np_: Any, lax_: Any) -> Any:
+    """The CNN's loss, written once for either library (its numpy and lax modules)."""
+
+    def loss(params: Any, x: Any, y: Any) -> Any:
+        w1, w2, w3 = params
+        h = np_.maximum(lax_.conv_general_dilated(x, w1, (2, 2), "SAME", dimension_numbers=NHWC), 0)
+        h = np_.maximum(lax_.conv_general_dilated(h, w2, (2, 2), "SAME", dimension_numbers=NHWC), 0)
+        logits = h.reshape(h.shape[0], -1) @ w3
+        logits = logits - np_.max(logits, axis=1, keepdims=True)
+        log_probs = logits - np_.log(np_.sum(np_.exp(logits), axis=1, keepdims=True))
+        return -np_.mean(np_.sum(log_probs * y, axis=1))
+
+    return loss
 
 
-def jax_loss(params: Any, x: Any, y: Any) -> Any:
-    w1, w2, w3 = params
-    h = jnp.maximum(jlax.conv_general_dilated(x, w1, (2, 2), "SAME", dimension_numbers=NHWC), 0)
-    h = jnp.maximum(jlax.conv_general_dilated(h, w2, (2, 2), "SAME", dimension_numbers=NHWC), 0)
-    logits = h.reshape(h.shape[0], -1) @ w3
-    logits = logits - jnp.max(logits, axis=1, keepdims=True)
-    log_probs = logits - jnp.log(jnp.sum(jnp.exp(logits), axis=1, keepdims=True))
-    return -jnp.mean(jnp.sum(log_probs * y, axis=1))
+didax_loss = _loss(dnp, dlax)
+jax_loss = _loss(jnp, jlax)
 
 
 @pytest.mark.benchmark(group="jit(value_and_grad) CNN step", warmup=True)

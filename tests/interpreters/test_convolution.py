@@ -223,50 +223,63 @@ def _close(name: str, got: Any, want: Any, dtype: np.dtype[Any], scale: float = 
 Program = Callable[[Any, Any, Any, list[Case]], Callable[[Arrays], list[Any]]]
 
 
-def _values(lax_: Any, lib: Any, np_: Any, cases: list[Case]) -> Callable[[Arrays], list[Any]]:
-    return lambda args: [_conv(lax_, c)(a[0], a[1]) for c, a in zip(cases, args, strict=True)]
+def _per_case(one: Callable[[Any, Any, Any, Case, tuple[Any, ...]], Any]) -> Program:
+    """The program applying ``one(lax, library, numpy, case, arrays)`` to each case."""
+
+    def program(lax_: Any, lib: Any, np_: Any, cases: list[Case]) -> Callable[[Arrays], list[Any]]:
+        return lambda args: [one(lax_, lib, np_, c, a) for c, a in zip(cases, args, strict=True)]
+
+    return program
 
 
-def _derivatives(lax_: Any, lib: Any, np_: Any, cases: list[Case]) -> Callable[[Arrays], list[Any]]:
-    def one(c: Case, a: tuple[Any, ...]) -> Any:
-        f = _conv(lax_, c)
-        x, w, tx, tw, ct = a[:5]
-        y, ty = lib.jvp(f, (x, w), (tx, tw))
-        _, pullback = lib.vjp(f, x, w)
-        return y, ty, pullback(ct)
-
-    return lambda args: [one(c, a) for c, a in zip(cases, args, strict=True)]
+@_per_case
+def _values(lax_: Any, lib: Any, np_: Any, c: Case, a: tuple[Any, ...]) -> Any:
+    return _conv(lax_, c)(a[0], a[1])
 
 
-def _vmaps(lax_: Any, lib: Any, np_: Any, cases: list[Case]) -> Callable[[Arrays], list[Any]]:
-    def one(c: Case, a: tuple[Any, ...]) -> Any:
-        f = _conv(lax_, c)
-        x, w, xs, ws = a[0], a[1], a[5], a[6]
-        return (
-            lib.vmap(f, in_axes=(1, None))(xs, w),
-            lib.vmap(f, in_axes=(None, -1))(x, ws),
-            lib.vmap(f, in_axes=(1, -1))(xs, ws),
-        )
-
-    return lambda args: [one(c, a) for c, a in zip(cases, args, strict=True)]
+@_per_case
+def _derivatives(lax_: Any, lib: Any, np_: Any, c: Case, a: tuple[Any, ...]) -> Any:
+    f = _conv(lax_, c)
+    x, w, tx, tw, ct = a[:5]
+    y, ty = lib.jvp(f, (x, w), (tx, tw))
+    _, pullback = lib.vjp(f, x, w)
+    return y, ty, pullback(ct)
 
 
-def _grads_of_grads(
-    lax_: Any, lib: Any, np_: Any, cases: list[Case]
-) -> Callable[[Arrays], list[Any]]:
-    def one(c: Case, a: tuple[Any, ...]) -> Any:
-        f = _conv(lax_, c)
+@_per_case
+def _jvps(lax_: Any, lib: Any, np_: Any, c: Case, a: tuple[Any, ...]) -> Any:
+    return lib.jvp(_conv(lax_, c), (a[0], a[1]), (a[2], a[3]))
 
-        def inner(x: Any, w: Any) -> Any:
-            return np_.sum(np_.sin(f(x, w)))
 
-        def outer(x: Any, w: Any) -> Any:
-            gx, gw = lib.grad(inner, argnums=(0, 1))(x, w)
-            return np_.sum(gx * gx) + np_.sum(np_.cos(gw))
+@_per_case
+def _vjps(lax_: Any, lib: Any, np_: Any, c: Case, a: tuple[Any, ...]) -> Any:
+    y, pullback = lib.vjp(_conv(lax_, c), a[0], a[1])
+    return y, pullback(a[4])
 
-        return lib.grad(outer, argnums=(0, 1))(a[0], a[1])
 
-    return lambda args: [one(c, a) for c, a in zip(cases, args, strict=True)]
+@_per_case
+def _vmaps(lax_: Any, lib: Any, np_: Any, c: Case, a: tuple[Any, ...]) -> Any:
+    f = _conv(lax_, c)
+    x, w, xs, ws = a[0], a[1], a[5], a[6]
+    return (
+        lib.vmap(f, in_axes=(1, None))(xs, w),
+        lib.vmap(f, in_axes=(None, -1))(x, ws),
+        lib.vmap(f, in_axes=(1, -1))(xs, ws),
+    )
+
+
+@_per_case
+def _grads_of_grads(lax_: Any, lib: Any, np_: Any, c: Case, a: tuple[Any, ...]) -> Any:
+    f = _conv(lax_, c)
+
+    def inner(x: Any, w: Any) -> Any:
+        return np_.sum(np_.sin(f(x, w)))
+
+    def outer(x: Any, w: Any) -> Any:
+        gx, gw = lib.grad(inner, argnums=(0, 1))(x, w)
+        return np_.sum(gx * gx) + np_.sum(np_.cos(gw))
+
+    return lib.grad(outer, argnums=(0, 1))(a[0], a[1])
 
 
 def _compare(
@@ -371,21 +384,6 @@ def test_flops_equal_xla_cost_analysis() -> None:
 
 
 # --- derivatives, vmap ---------------------------------------------------------------------
-
-
-def _jvps(lax_: Any, lib: Any, np_: Any, cases: list[Case]) -> Callable[[Arrays], list[Any]]:
-    def one(c: Case, a: tuple[Any, ...]) -> Any:
-        return lib.jvp(_conv(lax_, c), (a[0], a[1]), (a[2], a[3]))
-
-    return lambda args: [one(c, a) for c, a in zip(cases, args, strict=True)]
-
-
-def _vjps(lax_: Any, lib: Any, np_: Any, cases: list[Case]) -> Callable[[Arrays], list[Any]]:
-    def one(c: Case, a: tuple[Any, ...]) -> Any:
-        y, pullback = lib.vjp(_conv(lax_, c), a[0], a[1])
-        return y, pullback(a[4])
-
-    return lambda args: [one(c, a) for c, a in zip(cases, args, strict=True)]
 
 
 @pytest.mark.parametrize(
