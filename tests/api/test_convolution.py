@@ -283,3 +283,27 @@ def test_weak_operands_take_their_partners_dtype() -> None:
     out = dlax.conv_general_dilated(np.ones((1, 1, 3), np.float32), w, (1,), "VALID")
     assert out.dtype == np.float32
     assert not out.aval.weak_type
+
+
+def test_linearize_stages_the_tangent_convolutions() -> None:
+    # Partial evaluation needs no rule of its own: the known primal is computed,
+    # the tangent convolutions (one per operand) are staged.
+    x, w, tx, tw = _r(2, 3, 6), _r(4, 3, 2), _r(2, 3, 6), _r(4, 3, 2)
+
+    def f(m: Any) -> Callable[[Any, Any], Any]:
+        return lambda a, b: m.conv_general_dilated(a, b, (2,), [(1, 0)], rhs_dilation=(2,))
+
+    y, f_jvp = dx.linearize(f(dlax), x, w)
+    want_y, want_t = jax.jvp(f(jlax), (x, w), (tx, tw))
+    _close(y, want_y)
+    _close(f_jvp(tx, tw), want_t)
+    jaxpr = str(dx.make_jaxpr(f_jvp)(tx, tw))
+    assert jaxpr.count("conv_general_dilated[") == 2
+
+
+def test_dimension_numbers_are_stored_as_int_tuples() -> None:
+    spec: Any = [0, 1, 2]  # (lists, as a user may give them)
+    dn = dlax.ConvDimensionNumbers(spec, spec, spec)
+    canonical = dlax.conv_dimension_numbers((1, 1, 1), (1, 1, 1), dn)
+    assert canonical == ((0, 1, 2), (0, 1, 2), (0, 1, 2))
+    assert all(type(spec) is tuple for spec in canonical)
