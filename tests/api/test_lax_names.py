@@ -15,7 +15,6 @@ import jax.lax
 
 import didax.lax
 
-_CONV: Final = "in progress: convolutions"
 _REDUCE: Final = "in progress: reduce, top_k and associative_scan"
 _ELEMENTWISE: Final = "in progress: element-wise and special functions"
 _SEND_RECV: Final = (
@@ -32,26 +31,6 @@ _TOKENS: Final = (
 )
 
 MISSING: Final[dict[str, str]] = {
-    **dict.fromkeys(
-        (
-            "ConvDimensionNumbers",
-            "ConvGeneralDilatedDimensionNumbers",
-            "conv",
-            "conv_dimension_numbers",
-            "conv_general_dilated",
-            "conv_general_dilated_local",
-            "conv_general_dilated_p",
-            "conv_general_dilated_patches",
-            "conv_general_permutations",
-            "conv_general_shape_tuple",
-            "conv_shape_tuple",
-            "conv_transpose",
-            "conv_transpose_shape_tuple",
-            "conv_with_general_padding",
-            "padtype_to_pads",
-        ),
-        _CONV,
-    ),
     "select_and_scatter_p": (
         "declined for now: XLA's select_and_scatter with user select and scatter "
         "computations, which no JAX function binds (max/min windows' derivatives use "

@@ -360,6 +360,18 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         )
         for table in ("partial_eval", "dce")
     },
+    **{
+        ("conv_general_dilated", table): (
+            "a first-order primitive: partial evaluation stages it whole when an operand "
+            "is unknown, and DCE drops it whole when its result is unused; neither can do "
+            "better"
+        )
+        for table in ("partial_eval", "dce")
+    },
+    ("conv_general_dilated", "impl"): (
+        "XLA's convolution kernels: evaluated eagerly by its compiled program, so eager "
+        "values are the jitted ones (and JAX's), bit for bit"
+    ),
     # The impl table holds the host route of eager evaluation (NumPy, the
     # CPU's fast path); a primitive without one takes the compiled route (its
     # one-equation program), which needs only its lowering.

@@ -29,6 +29,7 @@ from jax import tree_util
 from didax.api.transformations import PyTreeDef, _FlatFun
 from didax.core import lax
 from didax.core.abstract import ShapedArray
+from didax.core.lax.convolution_shapes import padtype_to_pads
 from didax.core.lax.windows import (
     WindowParams,
     bind_window,
@@ -47,28 +48,6 @@ from didax.core.values import get_aval
 from didax.interpreters.staging import trace_to_jaxpr
 
 __all__ = ["reduce_window"]
-
-
-def padtype_to_pads(
-    in_shape: Sequence[int], window_shape: Sequence[int], strides: Sequence[int], padding: str
-) -> list[tuple[int, int]]:
-    """``(low, high)`` pads per axis for ``'VALID'``, ``'SAME'`` or ``'SAME_LOWER'`` (JAX's).
-
-    >>> padtype_to_pads((5,), (2,), (2,), "SAME")
-    [(0, 1)]
-    """
-    kind = padding.upper()
-    if kind == "VALID":
-        return [(0, 0)] * len(in_shape)
-    if kind not in ("SAME", "SAME_LOWER"):
-        raise RuntimeError(f"Unrecognized padding type: expected 'VALID' or 'SAME', got {padding}.")
-    pads = []
-    for n, k, s in zip(in_shape, window_shape, strides, strict=True):
-        out = -(-n // s)
-        total = max((out - 1) * s + k - n, 0)
-        half = total // 2
-        pads.append((half, total - half) if kind == "SAME" else (total - half, half))
-    return pads
 
 
 def _monoid(computation: Callable[..., Any], init: object) -> Primitive | None:

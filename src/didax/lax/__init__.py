@@ -39,6 +39,8 @@ from didax.core.lax.contractions import *  # noqa: F403
 from didax.core.lax.contractions import __all__ as _contractions
 from didax.core.lax.conversions import *  # noqa: F403
 from didax.core.lax.conversions import __all__ as _conversions
+from didax.core.lax.convolution import *  # noqa: F403
+from didax.core.lax.convolution import __all__ as _convolution
 from didax.core.lax.cumulative import *  # noqa: F403
 from didax.core.lax.cumulative import __all__ as _cumulative
 from didax.core.lax.elementwise import *  # noqa: F403
@@ -85,6 +87,7 @@ __all__ = [
     *_cond,
     *_contractions,
     *_conversions,
+    *_convolution,
     *_cumulative,
     *_elementwise,
     *_fft,

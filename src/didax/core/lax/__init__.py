@@ -48,6 +48,7 @@ from didax.core.lax.checkpoint import *  # noqa: F403
 from didax.core.lax.cond import *  # noqa: F403
 from didax.core.lax.contractions import *  # noqa: F403
 from didax.core.lax.conversions import *  # noqa: F403
+from didax.core.lax.convolution import *  # noqa: F403
 from didax.core.lax.cumulative import *  # noqa: F403
 from didax.core.lax.cumulative import CUMULATIVE_PRIMITIVES as CUMULATIVE_PRIMITIVES
 from didax.core.lax.custom_derivatives import *  # noqa: F403
