@@ -143,3 +143,14 @@ def docs(session: nox.Session) -> None:
     install_dev(session)
     # tests/test_docs.py: cited names exist, the example runs, CI runs the README's command.
     session.run("pytest", "docs", "README.md", "tests/test_docs.py", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def soak(session: nox.Session) -> None:
+    """Long runs whose memory must level off: ``nox -s soak -- --steps 100000 --shapes 50000``.
+
+    Training steps, then jitted calls on new shapes; fails if the resident
+    set grows 5% after warm-up, and draws the curve (``soak_rss.png``).
+    """
+    session.install("-e", ".[dev,plot]")
+    session.run("python", "bench/soak.py", *session.posargs)

@@ -216,6 +216,60 @@ def rnn(lib: Lib, hidden: int, batch: int, steps: int, features: int, outputs: i
     return lambda: L.top.block_until_ready(f(params, xs, targets))
 
 
+def cnn_step(lib: Lib, size: int, batch: int, channels: tuple[int, ...], lr: float = 0.01) -> Call:
+    """One SGD step of a CNN: ``jit`` of ``value_and_grad`` + update, NHWC images.
+
+    Each block is a 3x3 ``conv_general_dilated`` ('SAME'), ReLU and a 2x2
+    max-pool (``lax.reduce_window`` with ``lax.max``); a dense layer gives
+    ten classes' logits, scored by softmax cross-entropy.
+    """
+    L = API[lib]
+    lax = L.top.lax
+
+    def loss(params: Any, x: Any, y: Any) -> Any:
+        *convs, (w, b) = params
+        for kernel, bias in convs:
+            x = lax.conv_general_dilated(
+                x, kernel, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
+            )
+            x = L.np.maximum(x + bias, 0.0)
+            x = lax.reduce_window(x, -L.np.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+        logits = x.reshape(x.shape[0], -1) @ w + b
+        return -L.np.mean(L.np.sum(L.top.nn.log_softmax(logits) * y, axis=-1))
+
+    @L.top.jit
+    def step(params: Any, x: Any, y: Any) -> Any:
+        value, grads = L.top.value_and_grad(loss)(params, x, y)
+        return value, [
+            (p - lr * dp, q - lr * dq) for (p, q), (dp, dq) in zip(params, grads, strict=True)
+        ]
+
+    sizes = (3, *channels)
+    params = [
+        (
+            L.np.asarray(normal(90 + i, (3, 3, c_in, c_out), 1 / np.sqrt(9 * c_in))),
+            L.np.asarray(np.zeros(c_out, np.float32)),
+        )
+        for i, (c_in, c_out) in enumerate(itertools.pairwise(sizes))
+    ]
+    features = (size >> len(channels)) ** 2 * channels[-1]
+    params.append(
+        (
+            L.np.asarray(normal(95, (features, 10), 1 / np.sqrt(features))),
+            L.np.asarray(np.zeros(10, np.float32)),
+        )
+    )
+    state = [params]
+    x = L.np.asarray(normal(96, (batch, size, size, 3)))
+    y = L.np.asarray(one_hot(97, batch, 10))
+
+    def call() -> Any:
+        value, state[0] = L.top.block_until_ready(step(state[0], x, y))
+        return value, state[0]
+
+    return call
+
+
 def per_example_grads(lib: Lib, batch: int, features: int, hidden: int) -> Call:
     """``jit(vmap(grad(loss), in_axes=(None, 0, 0)))`` of a one-hidden-layer regression."""
     L = API[lib]
@@ -368,6 +422,7 @@ def workloads(tiny: bool = False) -> list[Workload]:
     small, small_batch = ((16, 24, 24, 10), 8) if tiny else ((784, 512, 512, 10), 128)
     hidden, rnn_batch, steps = (16, 4, 6) if tiny else (512, 64, 200)
     pe_batch, pe_features, pe_hidden = (8, 12, 16) if tiny else (512, 256, 256)
+    cnn_size, cnn_batch = (8, 4) if tiny else (32, 64)
     n_red = 128 if tiny else 8192
     n_eager = 64 if tiny else 4096
     n_la = 32 if tiny else 1024
@@ -417,6 +472,13 @@ def workloads(tiny: bool = False) -> list[Workload]:
                 features=64 if not tiny else 8,
                 outputs=16 if not tiny else 3,
             ),
+            leaves_close(1e-2),
+            target=1.05,
+            first_call=True,
+        ),
+        Workload(
+            f"CNN step {cnn_size}x{cnn_size}x3 batch {cnn_batch}",
+            p(cnn_step, size=cnn_size, batch=cnn_batch, channels=(32, 64, 64)),
             leaves_close(1e-2),
             target=1.05,
             first_call=True,

@@ -43,9 +43,8 @@ import didax as dx  # noqa: E402
 from didax.sharding import Mesh, NamedSharding  # noqa: E402
 from didax.sharding import PartitionSpec as P  # noqa: E402
 
-# The script's own directory is on sys.path when it runs; mypy names the
-# module examples.train_mlp, so the names arrive untyped here.
-from train_mlp import (  # type: ignore[import-not-found]  # noqa: E402
+# The script's own directory is on sys.path when it runs (and on mypy's path).
+from train_mlp import (  # noqa: E402
     HIDDEN,
     NUM_CLASSES,
     adam_init,

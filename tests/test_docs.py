@@ -122,6 +122,23 @@ def test_readme_example_trains() -> None:
     assert progress[-1].startswith("step 200/200  loss ")
 
 
+def test_cnn_example_trains() -> None:
+    """``examples/train_cnn.py``, shortened with ``--steps``, learns its shapes."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "train_cnn.py"), "--steps", "50"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env=USER_ENV,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    match = re.search(r"test accuracy (\d+\.\d)%", result.stdout)
+    assert match, result.stdout
+    assert float(match.group(1)) > 90.0
+    assert [ln for ln in result.stderr.splitlines() if ln.startswith("step 50/50  loss ")]
+
+
 def readme_commands() -> list[str]:
     """The shell commands of the README's ```sh blocks (comments dropped)."""
     commands = []
