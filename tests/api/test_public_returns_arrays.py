@@ -725,8 +725,40 @@ LAX_CALLS.update(
         "reduce_window": lambda: lax.reduce_window(_SQUARE, 0.0, lax.add, (2, 1), (1, 1), "VALID"),
     }
 )
+# Convolutions: an NCH image (1, 1, 4) and an OIH kernel (1, 1, 2).
+_IMAGE = dnp.asarray(np.arange(4.0).reshape(1, 1, 4))
+_KERNEL = dnp.asarray(np.array([1.0, -1.0]).reshape(1, 1, 2))
+LAX_CALLS.update(
+    {
+        "conv": lambda: lax.conv(_IMAGE, _KERNEL, (1,), "SAME"),
+        "conv_general_dilated": lambda: lax.conv_general_dilated(_IMAGE, _KERNEL, (1,), "VALID"),
+        "conv_with_general_padding": lambda: lax.conv_with_general_padding(
+            _IMAGE, _KERNEL, (1,), [(1, 0)], None, None
+        ),
+        "conv_transpose": lambda: lax.conv_transpose(
+            _IMAGE, _KERNEL, (2,), "SAME", dimension_numbers=("NCH", "OIH", "NCH")
+        ),
+        "conv_general_dilated_patches": lambda: lax.conv_general_dilated_patches(
+            _IMAGE, (2,), (1,), "VALID"
+        ),
+        "conv_general_dilated_local": lambda: lax.conv_general_dilated_local(
+            _IMAGE, dnp.ones((1, 2, 3)), (1,), "VALID", (2,)
+        ),
+    }
+)
 # Public callables of didax.lax that return no array.
 LAX_EXEMPT: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "conv_dimension_numbers",
+            "conv_general_permutations",
+            "conv_general_shape_tuple",
+            "conv_shape_tuple",
+            "conv_transpose_shape_tuple",
+            "padtype_to_pads",
+        ),
+        "a query: returns dimension numbers, permutations, a shape or pads, as jax.lax's",
+    ),
     "DotDimensionNumbers": "a type (JAX's alias of the dimension numbers' nested tuples)",
     "broadcast_shapes": "a query: returns a shape, as jax.lax's",
     "dtype": "a query: returns a dtype, as jax.lax's",
