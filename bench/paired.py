@@ -24,6 +24,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -38,6 +39,10 @@ from didax import lax
 from didax.interpreters.evaluation import compiled_route
 
 Call = Callable[[], Any]
+
+# The repository root, so that ``bench.bench_conv`` and ``bench.bench_windows``
+# (whose workloads issue 28's rows reuse) import when this runs as a script.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def _ready(tree: Any) -> Any:
@@ -357,6 +362,48 @@ def mnist_fromscratch(epochs: int = 2) -> tuple[Call, Call]:
     )
 
 
+def conv_forward() -> tuple[Call, Call]:
+    """Issue 28's jitted convolution (bench_conv.py's workload), didax's and JAX's."""
+    from bench import bench_conv as bc
+
+    images, _, _ = bc._data()
+    kernel = np.random.default_rng(1).normal(size=(3, 3, 3, 32)).astype(np.float32)
+
+    def make(np_: Any, lax_: Any, jit: Any) -> Call:
+        f = jit(
+            lambda x, k: lax_.conv_general_dilated(x, k, (1, 1), "SAME", dimension_numbers=bc.NHWC)
+        )
+        x, k = np_.asarray(images), np_.asarray(kernel)
+        return lambda: _ready(f(x, k))
+
+    return _checked(make(dnp, lax, dx.jit), make(jnp, jax.lax, jax.jit), 1e-5, 1e-5)
+
+
+def cnn_step() -> tuple[Call, Call]:
+    """Issue 28's ``jit(value_and_grad)`` of a 3-layer CNN (bench_conv.py's workload)."""
+    from bench import bench_conv as bc
+
+    images, params, labels = bc._data()
+
+    def make(np_: Any, loss: Any, top: Any) -> Call:
+        step = top.jit(top.value_and_grad(loss))
+        args = ([np_.asarray(p) for p in params], np_.asarray(images), np_.asarray(labels))
+        return lambda: _ready(step(*args))
+
+    return _checked(make(dnp, bc.didax_loss, dx), make(jnp, bc.jax_loss, jax), 1e-3, 1e-5)
+
+
+def max_pool(backward: bool) -> Callable[[], tuple[Call, Call]]:
+    """Issue 28's jitted 2x2 max-pool, forward or its gradient (bench_windows.py's workload)."""
+
+    def make() -> tuple[Call, Call]:
+        from bench import bench_windows as bw
+
+        return _checked(bw._workload("didax", backward), bw._workload("jax", backward))
+
+    return make
+
+
 # (name, make, calls per round)
 WORKLOADS: list[tuple[str, Callable[[], tuple[Call, Call]], int]] = [
     ("jit cache hit, f32[3] Arrays", cache_hit_arrays, 400),
@@ -374,16 +421,25 @@ WORKLOADS: list[tuple[str, Callable[[], tuple[Call, Call]], int]] = [
     ("eager tanh(x) * 2 + x f32[2048, 2048]", eager_elementwise, 10),
     ("eager grad, 50-op chain", eager_grad_chain, 20),
     ("MNIST from scratch, 2 epochs, eager accuracy", mnist_fromscratch, 1),
+    ("jit conv 64x32x32x3 * 3x3x3x32 SAME", conv_forward, 10),
+    ("jit(value_and_grad) 3-layer CNN, batch 64", cnn_step, 5),
+    ("jit max-pool 2x2 f32[64,32,32,16]", max_pool(False), 20),
+    ("jit grad of max-pool 2x2 f32[64,32,32,16]", max_pool(True), 10),
 ]
 
 
-# Issue 26's targets for didax/JAX, printed beside the ratio (reported, never asserted).
+# Issues 26's and 28's targets for didax/JAX, printed beside the ratio (reported, never asserted).
 TARGETS: dict[str, float] = {
     "eager lax.add f32[3]": 0.5,
     "eager dnp.dot f32 2000x784 @ 784x1024": 1.0,
     "eager tanh(x) * 2 + x f32[2048, 2048]": 1.0,
     "eager grad, 50-op chain": 0.5,
     "MNIST from scratch, 2 epochs, eager accuracy": 1.1,
+    # Issue 28's.
+    "jit conv 64x32x32x3 * 3x3x3x32 SAME": 1.05,
+    "jit(value_and_grad) 3-layer CNN, batch 64": 1.05,
+    "jit max-pool 2x2 f32[64,32,32,16]": 1.05,
+    "jit grad of max-pool 2x2 f32[64,32,32,16]": 1.05,
 }
 
 # Workloads whose round takes seconds run fewer rounds.
