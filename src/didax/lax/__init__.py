@@ -23,8 +23,10 @@ family adds its two lines below. ``didax.lax.linalg`` is a submodule, as
 
 from didax.api import control_flow as _control_flow
 from didax.api import parallel as _parallel
+from didax.api import reductions as _api_reductions
 from didax.api.control_flow import *  # noqa: F403
 from didax.api.parallel import *  # noqa: F403
+from didax.api.reductions import *  # noqa: F403
 from didax.core.lax.bits import *  # noqa: F403
 from didax.core.lax.bits import __all__ as _bits
 from didax.core.lax.cond import *  # noqa: F403
@@ -65,6 +67,7 @@ __all__ = [
     "linalg",
     *_control_flow.__all__,
     *_parallel.__all__,
+    *_api_reductions.__all__,
     *_bits,
     *_cond,
     *_contractions,
