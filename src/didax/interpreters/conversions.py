@@ -21,9 +21,8 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
-import ml_dtypes
 import numpy as np
 
 from didax.core import dtypes
@@ -98,13 +97,22 @@ def _convert_element_type_flops(
 # --- reduce_precision -------------------------------------------------------------------------
 
 
+# The explicitly stored mantissa bits of each float dtype.
+_MANTISSA_BITS: Final = {
+    dtypes.bfloat16: 7,
+    dtypes.float16: 10,
+    dtypes.float32: 23,
+    dtypes.float64: 52,
+}
+
+
 @IMPL_RULES.defines(reduce_precision_p)
 def _reduce_precision_impl(x: HostArray, *, exponent_bits: int, mantissa_bits: int) -> HostArray:
     # XLA's EmitReducePrecisionIR, on the float's bits as an unsigned integer
     # (whose arithmetic wraps, as the emitted IR's does).
-    info = ml_dtypes.finfo(x.dtype)  # bfloat16 too
     nbits = 8 * x.dtype.itemsize
-    src_mantissa, src_exponent = int(info.nmant), nbits - 1 - int(info.nmant)
+    src_mantissa = _MANTISSA_BITS[x.dtype]
+    src_exponent = nbits - 1 - src_mantissa
     u = np.dtype(f"u{x.dtype.itemsize}").type
     bits = x.view(u)
     if mantissa_bits < src_mantissa:
