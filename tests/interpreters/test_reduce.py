@@ -144,22 +144,22 @@ def test_reduce_values_match_jax(name: str, shape: tuple[int, ...], dims: tuple[
 # The derivatives: the generic reducers on every case, the monoids (whose
 # primitives' rules are tested with their family) on one.
 DERIVATIVE_CASES: Final = [
-    *[(name, case) for name in ("poly", "sum_prod", "logaddexp") for case in CASES[:3]],
-    *[(name, CASES[0]) for name in ("add", "mul", "max", "add_nonidentity")],
+    *[(name, case) for name in ("poly", "sum_prod", "logaddexp") for case in CASES[:2]],
+    *[(name, CASES[0]) for name in ("max", "add_nonidentity")],
 ]
 
 
-@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize(("name", "case"), DERIVATIVE_CASES, ids=str)
 def test_reduce_derivatives_match_jax(
-    name: str, case: tuple[tuple[int, ...], tuple[int, ...]], dtype: Any
+    name: str, case: tuple[tuple[int, ...], tuple[int, ...]]
 ) -> None:
     shape, dims = case
+    dtype = FLOATS[CASES.index(case)]  # float32, float64 on the second case
     d, j = _fns(name, dims, dtype)
     x = _operands(name, shape, dtype)
     t = jax.tree.map(lambda a: _data(a.shape, dtype, 2), x)
     # Grad of grad (a Hessian along t) on the first case of each generic reducer.
-    hessian = (name, case) in DERIVATIVE_CASES[::3][:3]
+    hessian = (name, case) in DERIVATIVE_CASES[:6:2]
     want = jax.jit(_derivatives(j, jnp, jax, hessian))(x, t)
     _close(_derivatives(d, dx.numpy, dx, hessian)(x, t), want, dtype)
     if case == CASES[1]:
@@ -280,7 +280,7 @@ BITWISE: Final = [
 ]
 
 
-@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int32, np.uint64])
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint64])
 @pytest.mark.parametrize("k", range(3), ids=["and", "or", "xor"])
 def test_bitwise_reductions_match_jax(k: int, dtype: Any) -> None:
     dred, jred, dop, jop, identity = BITWISE[k]
@@ -288,7 +288,9 @@ def test_bitwise_reductions_match_jax(k: int, dtype: Any) -> None:
     x = rng.integers(0, 2 if dtype == np.bool_ else 200, size=(3, 4, 5)).astype(dtype)
     for axes in [(0,), (1, 2), (), (0, 1, 2)]:
         want = jred(x, axes)
-        for got in (dred(x, axes), dx.jit(lambda x, axes=axes: dred(x, axes))(x)):
+        eager = dred(x, axes)
+        both = (eager, dx.jit(lambda x: dred(x, (1, 2)))(x)) if axes == (1, 2) else (eager,)
+        for got in both:
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
     # lax.reduce with the bitwise op and its identity is the monoid primitive.
@@ -316,7 +318,7 @@ def test_bitwise_reductions_refuse_floats_and_drop_weak_types() -> None:
 
 # --- reduce_precision -------------------------------------------------------------------------
 
-FORMATS: Final = [(1, 0), (2, 1), (5, 10), (8, 7), (8, 23), (11, 52), (4, 3), (6, 0), (3, 30)]
+FORMATS: Final = [(1, 0), (5, 10), (8, 7), (8, 23), (4, 3), (11, 52)]
 
 
 @pytest.mark.parametrize(
@@ -392,8 +394,6 @@ SCAN_CASES: Final = [
     ((8, 3), 0, True),
     ((3, 6), 1, True),
     ((2, 5, 3), -2, False),
-    ((1, 3), 0, True),
-    ((3, 9), -1, False),
 ]
 
 
@@ -419,7 +419,7 @@ def test_associative_scan_matches_jax(
         def f(e: Any, t: Any, stacked: Any) -> Any:
             # values, grad, vmap over a new leading axis, grad of grad along t
             out = [scan(e), ad.grad(scalar)(e), ad.vmap(scan)(stacked)]
-            if name in ("mul", "recurrence"):
+            if name == "recurrence":
                 out.append(ad.jvp(ad.grad(scalar), (e,), (t,))[1])
             return out
 
