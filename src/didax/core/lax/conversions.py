@@ -88,8 +88,8 @@ def _reduce_precision_abstract_eval(
 def reduce_precision(x: ArrayLike, exponent_bits: int, mantissa_bits: int) -> Value:
     """``x`` rounded to a float format of ``exponent_bits`` and ``mantissa_bits``, as XLA's.
 
-    >>> reduce_precision(np.float32(1 + 2**-9), exponent_bits=5, mantissa_bits=10)
-    Array(1.002, dtype=float32)
+    >>> reduce_precision(np.float32(0.1), exponent_bits=5, mantissa_bits=10)  # float16's
+    Array(0.09997559, dtype=float32)
     """
     return bind_value(
         reduce_precision_p,
