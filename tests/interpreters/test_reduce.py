@@ -247,6 +247,12 @@ def test_reduce_refusals_match_jax() -> None:
         dx.grad(
             lambda s: dx.numpy.sum(dlax.reduce(x, np.float32(0), lambda a, b: a * s + b, (0,)))
         )(1.0)
+    with pytest.raises(NotImplementedError, match="not arrays"):
+        dlax.reduce(
+            x, np.float32(0), lambda a, b: a + b * dlax.reduce_sum(np.ones(2, np.float32), 0), (0,)
+        )
+    w = np.float32(3.0)  # a closed-over scalar is a literal
+    _close(dlax.reduce(x, w * 0, lambda a, b: a + w * b, (0,)), np.full(4, 9.0, np.float32), 1)
     # A non-zero tangent for an init value: JAX refuses it too.
     with pytest.raises(NotImplementedError, match="initial values"):
         dx.grad(lambda i: dx.numpy.sum(dlax.reduce(x, i, _poly, (0,))))(np.float32(0))
@@ -438,3 +444,21 @@ def test_associative_scan_refusals() -> None:
         dlax.associative_scan(not_callable, np.ones(3))
     with pytest.raises(ValueError, match="same first dimension"):
         dlax.associative_scan(_recurrence, (np.ones(3), np.ones(4)))
+
+
+def test_associative_scan_grad_matches_finite_differences() -> None:
+    a, b = _data((6, 2), np.float64), _data((6, 2), np.float64, 1)
+
+    def f(a: Any, b: Any) -> Any:
+        _, h = dlax.associative_scan(_recurrence, (a, b), reverse=True)
+        return dx.numpy.sum(dx.numpy.sin(h))
+
+    ga, gb = dx.grad(f, argnums=(0, 1))(a, b)
+    for arg, g in [(0, ga), (1, gb)]:
+        for idx in [(0, 0), (3, 1), (5, 0)]:
+            e = np.zeros_like(a)
+            e[idx] = 1e-6
+            plus = f(a + e, b) if arg == 0 else f(a, b + e)
+            minus = f(a - e, b) if arg == 0 else f(a, b - e)
+            fd = (float(plus) - float(minus)) / 2e-6
+            np.testing.assert_allclose(np.asarray(g)[idx], fd, rtol=1e-6, atol=1e-9)

@@ -10,7 +10,9 @@ Design rules:
   (``reduce_sum``, ...), weakly typed only when operand and init value both
   are. Otherwise it traces the reducer once per (reducer, init types) and
   binds ``reduce_p`` with the closed program; a reducer that closes over a
-  tracer is refused, as JAX refuses it.
+  tracer is refused, as JAX refuses it, and so is one that closes over an
+  array (scalars are inlined; an array constant would be invisible to the
+  program fingerprints that key the transformation caches).
 - ``associative_scan`` flattens its pytree and runs the odd/even
   recursion of ``interpreters.cumulative`` (JAX's algorithm), with the
   user's ``fn`` unflattening and flattening the trees around each
@@ -103,6 +105,15 @@ def _reducer_jaxpr(
             raise NotImplementedError(
                 "reduce: reduction computations can't close over tracers (as in JAX): "
                 f"pass such values as operands (at {user_frame_summary()})"
+            )
+        if closed.consts:
+            # Closed-over scalars are inlined as literals; an array would be a
+            # constant of the reducer program, which program fingerprints (the
+            # keys of the transformation caches) do not see.
+            raise NotImplementedError(
+                "reduce: a reduction computation may close over scalars but not arrays "
+                f"(got {', '.join(get_aval(c).str_short() for c in closed.consts)}); "
+                f"pass them as operands (at {user_frame_summary()})"
             )
         return closed, out_tree
 
