@@ -462,3 +462,14 @@ def test_associative_scan_grad_matches_finite_differences() -> None:
             minus = f(a - e, b) if arg == 0 else f(a, b - e)
             fd = (float(plus) - float(minus)) / 2e-6
             np.testing.assert_allclose(np.asarray(g)[idx], fd, rtol=1e-6, atol=1e-9)
+
+
+def test_flops_of_the_new_reductions_are_xla_s() -> None:
+    x = _data((6, 5), np.float32)
+    for dfn, jfn in [
+        (lambda x: dlax.reduce_precision(x, 5, 10), lambda x: jlax.reduce_precision(x, 5, 10)),
+        (lambda x: dlax.reduce_or(x > 1, (0,)), lambda x: jlax.reduce_or(x > 1, (0,))),
+        (lambda x: dlax.reduce_xor(x > 1, (0, 1)), lambda x: jlax.reduce_xor(x > 1, (0, 1))),
+    ]:
+        analysis: Any = jax.jit(jfn).lower(x).compile().cost_analysis()
+        assert cost(dfn)(x).flops == int(analysis["flops"])
