@@ -8,6 +8,7 @@ jitted function, so that the oracle compiles once.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -19,6 +20,7 @@ from jax import lax as jlax
 
 import didax as dx
 from didax import lax as dlax
+from didax.core.lax.sorting import approx_top_k_output_size
 from didax.errors import DTypeError, ShapeError
 
 
@@ -184,8 +186,6 @@ def test_approx_k_matches_jax(which: int, dtype: Any) -> None:
 
 def test_approx_k_params_and_refusals() -> None:
     x = np.ones((3, 4), np.float32)
-    with pytest.raises(NotImplementedError, match="aggregate_to_topk"):
-        dlax.approx_max_k(x, 2, aggregate_to_topk=False)
     with pytest.raises(DTypeError):
         dlax.approx_min_k(np.ones(4, np.int32), 2)
     with pytest.raises(ShapeError, match="positive"):
@@ -246,3 +246,30 @@ def test_multi_operand_sort_matches_jax(num_keys: int, stable: bool, dim: int, d
     if dim == 0:
         jitted = dx.jit(_sort_fns(num_keys, stable, dim, dx.numpy, dx, dlax.sort))(k1, k2, v, t)
         _close(jitted, want, dtype)
+
+
+def test_approx_k_without_aggregation_keeps_xla_s_number_of_candidates() -> None:
+    # The oracle: XLA's ApproxTopKReductionOutputSize, as jaxlib binds it.
+    xla: Any = importlib.import_module("jaxlib._jax")
+
+    for n in (100, 129, 300, 1025, 5000, 20000):
+        for rank, k, recall, override in [
+            (1, 10, 0.95, -1),
+            (2, 1, 0.9, -1),
+            (2, 5, 0.99, 10 * n),
+            (2, 10, 0.95, 2 * n),
+            (3, 100, 0.9, -1),
+            (2, 5, 1.0, -1),
+        ]:
+            want = xla.approx_top_k_reduction_output_size(n, rank, k, recall, False, override)
+            assert approx_top_k_output_size(n, rank, k, recall, override) == want[0]
+    with pytest.raises(ShapeError, match="override"):
+        dlax.approx_max_k(
+            np.ones((2, 5000)), 10, aggregate_to_topk=False, reduction_input_size_override=4000
+        )
+    x = _data((2, 300), np.float32)
+    for dfn, jfn in APPROX:
+        want = jfn(x, 5, aggregate_to_topk=False)
+        assert want[0].shape == (2, 256)
+        _same(dfn(x, 5, aggregate_to_topk=False), want)
+        _same(dx.jit(lambda x, f=dfn: f(x, 5, aggregate_to_topk=False))(x), want)

@@ -41,7 +41,7 @@ from didax.core.abstract import ShapedArray
 from didax.core.basearray import HostArray, Value
 from didax.core.dtypes import DType
 from didax.core.lax.indexing import GatherDimensionNumbers
-from didax.core.lax.sorting import approx_top_k_p, sort_p, top_k_p
+from didax.core.lax.sorting import approx_top_k_output_size, approx_top_k_p, sort_p, top_k_p
 from didax.core.primitive import Primitive
 from didax.core.values import get_aval
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
@@ -208,12 +208,21 @@ def _top_k_impl(x: HostArray, *, k: int, axis: int) -> list[HostArray]:
 
 @IMPL_RULES.defines(approx_top_k_p)
 def _approx_top_k_impl(
-    x: HostArray, *, k: int, reduction_dimension: int, is_max_k: bool, **_: object
+    x: HostArray,
+    *,
+    k: int,
+    reduction_dimension: int,
+    recall_target: float,
+    is_max_k: bool,
+    reduction_input_size_override: int,
+    aggregate_to_topk: bool,
 ) -> list[HostArray]:
-    key = np.negative(x) if is_max_k else x
-    return _take_first(
-        x, np.argsort(key, axis=reduction_dimension, kind="stable"), k, reduction_dimension
-    )
+    # k values, or as many candidates as XLA keeps without aggregate_to_topk.
+    if not aggregate_to_topk:
+        size = x.shape[reduction_dimension]
+        k = approx_top_k_output_size(size, x.ndim, k, recall_target, reduction_input_size_override)
+    order = np.argsort(np.negative(x) if is_max_k else x, axis=reduction_dimension, kind="stable")
+    return _take_first(x, order, k, reduction_dimension)
 
 
 def _gather_along(t: Any, indices: Any, axis: int) -> Any:

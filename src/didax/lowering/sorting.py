@@ -140,7 +140,7 @@ def _approx_top_k_lowering(
             [hlo.compare(a, b, hlo.ComparisonDirectionAttr.get("GT" if is_max_k else "LT"))]
         )
     limits = list(aval.shape)
-    limits[reduction_dimension] = k
+    limits[reduction_dimension] = ctx.avals_out[0].shape[reduction_dimension]
     starts, strides = [0] * aval.ndim, [1] * aval.ndim
     return [
         hlo.slice(r, dense_i64(starts), dense_i64(limits), dense_i64(strides)) for r in op.results

@@ -20,11 +20,14 @@ Design rules:
   ties in index order. ``approx_top_k_p`` is JAX's approximate
   ``approx_max_k``/``approx_min_k`` with its params
   (``reduction_dimension`` non-negative here); on a CPU, as in XLA's
-  fallback, it is exact: a stable sort by plain comparison, cut at ``k``.
+  fallback, it is exact: a stable sort by plain comparison, cut at ``k``
+  (without ``aggregate_to_topk``, at the number of candidates XLA's TPU
+  algorithm would keep, ``approx_top_k_output_size``).
 """
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any, Final
@@ -154,12 +157,49 @@ def _approx_top_k_abstract_eval(
     check_kinds("f", "floating-point arrays", x)
     if k <= 0:
         raise shape_failure(f"k must be positive, got {k}")
-    if not aggregate_to_topk:
-        raise NotImplementedError(
-            "approx_top_k: aggregate_to_topk=False (an output sized by XLA's TPU "
-            "reduction heuristic) is not implemented"
+    if not 0 <= reduction_dimension < x.ndim:
+        raise shape_failure(f"reduction_dimension {reduction_dimension} is out of range")
+    if aggregate_to_topk:
+        return _top_k_type(x, k, reduction_dimension)
+    if k > x.shape[reduction_dimension]:
+        raise shape_failure(f"k={k} is larger than the size of the reduction dimension")
+    size = approx_top_k_output_size(
+        x.shape[reduction_dimension], x.ndim, k, recall_target, reduction_input_size_override
+    )
+    return _top_k_type(x, size, reduction_dimension)
+
+
+def approx_top_k_output_size(
+    input_size: int, rank: int, k: int, recall_target: float, input_size_override: int
+) -> int:
+    """How many candidates ``approx_top_k`` keeps with ``aggregate_to_topk=False`` (XLA's rule).
+
+    XLA's ``ApproxTopKReductionOutputSize``: the operand is cut into chunks
+    of the TPU's tiling (1024 for a vector, else 128) and halved
+    ``log2_reduction`` times, as often as leaves enough windows that ``k``
+    values seldom share one (``recall_target``).
+    """
+    tiling = 1024 if rank == 1 else 128
+    if input_size <= tiling:
+        return input_size
+    if 0 <= input_size_override < input_size:
+        raise shape_failure(
+            f"reduction_input_size_override {input_size_override} is smaller than the "
+            f"reduction dimension's size {input_size}"
         )
-    return _top_k_type(x, k, reduction_dimension)
+    logical = input_size_override if input_size_override >= 0 else input_size
+    chunks = -(-input_size // tiling)
+    if k == 1:
+        return tiling  # every window reduced to one candidate
+    if recall_target == 1.0:
+        return input_size
+    windows = min(max(int((1.0 - k) / math.log(recall_target)), tiling), logical)
+    log2_reduction = (logical // windows).bit_length() - 1
+    if log2_reduction == 0:
+        return input_size
+    # Not more steps than the operand's own chunks take (an override may ask for more).
+    log2_reduction = min(log2_reduction, (input_size // tiling - 1).bit_length())
+    return -(-chunks // (1 << log2_reduction)) * tiling
 
 
 def top_k(operand: ArrayLike, k: int, *, axis: int = -1) -> tuple[Any, Any]:
