@@ -473,3 +473,24 @@ def test_flops_of_the_new_reductions_are_xla_s() -> None:
     ]:
         analysis: Any = jax.jit(jfn).lower(x).compile().cost_analysis()
         assert cost(dfn)(x).flops == int(analysis["flops"])
+
+
+def test_generic_reduce_inside_scan_differentiates_as_jax() -> None:
+    x = _data((4, 3), np.float32)
+
+    def run(lax_: Any, lib: Any) -> Callable[..., Any]:
+        def f(x: Any) -> Any:
+            def body(c: Any, r: Any) -> Any:
+                pair = lax_.reduce((r, r), (np.float32(0), np.float32(1)), _sum_prod, (0,))
+                return c + lax_.reduce(r, np.float32(0), _poly, (0,)), pair[1]
+
+            c, ys = lax_.scan(body, np.float32(0), x)
+            return c + lib.sum(ys)
+
+        return f
+
+    d, j = run(dlax, dx.numpy), run(jlax, jnp)
+    want = jax.jit(lambda x: (j(x), jax.grad(j)(x)))(x)
+    _close((d(x), dx.grad(d)(x)), want, np.float32)
+    _close(dx.jit(lambda x: (d(x), dx.grad(d)(x)))(x), want, np.float32)
+    _close(dx.linearize(d, x)[1](x), jax.linearize(j, x)[1](x), np.float32)
