@@ -4,7 +4,8 @@
 ``didax.lax`` fails the test unless it is listed with a reason, and a
 listed name that ``didax.lax`` now has fails it too, so the list only
 shrinks as names land. A reason starting "in progress:" marks work under
-way in a parallel change; the others say why didax declines the name.
+way in a parallel change (none is left); the others say why didax declines the
+name. At most 15 may remain (issue 28).
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ import jax.lax
 
 import didax.lax
 
-_REDUCE: Final = "in progress: reduce, top_k and associative_scan"
-_ELEMENTWISE: Final = "in progress: element-wise and special functions"
 _SEND_RECV: Final = (
     "declined: JAX implements psend/precv on GPUs only (point-to-point transfers that "
     "XLA's CPU backend does not run)"
@@ -35,32 +34,6 @@ MISSING: Final[dict[str, str]] = {
         "declined for now: XLA's select_and_scatter with user select and scatter "
         "computations, which no JAX function binds (max/min windows' derivatives use "
         "select_and_scatter_add_p, which didax has)"
-    ),
-    **dict.fromkeys(
-        (
-            "approx_max_k",
-            "approx_min_k",
-            "approx_top_k_p",
-            "associative_scan",
-            "reduce",
-            "reduce_and",
-            "reduce_and_p",
-            "reduce_or",
-            "reduce_or_p",
-            "reduce_p",
-            "reduce_xor",
-            "reduce_xor_p",
-            "top_k",
-            "top_k_p",
-        ),
-        _REDUCE,
-    ),
-    **dict.fromkeys(
-        (
-            "reduce_precision",
-            "reduce_precision_p",
-        ),
-        _ELEMENTWISE,
     ),
     **dict.fromkeys(("psend", "precv"), _SEND_RECV),
     **dict.fromkeys(("ragged_all_to_all", "ragged_all_to_all_p"), _RAGGED_ALL_TO_ALL),

@@ -440,6 +440,39 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         for name in (*STRUCTURE_28, *TOTAL_ORDER_28, "rng_bit_generator", "rng_uniform")
         for table in ("partial_eval", "dce")
     },
+    # issue 28: the generic reduce, the bitwise reductions, reduce_precision, top_k
+    ("reduce", "impl"): (
+        "a higher-order primitive (its reducer is a program): evaluated eagerly by its "
+        "compiled program, a stablehlo.reduce, as JAX's"
+    ),
+    **{
+        ("reduce", table): (
+            "one stablehlo.reduce combines all its operands with one reducer: partial "
+            "evaluation stages it whole when an operand is unknown, and DCE keeps it whole "
+            "when any result is used (a variadic reducer's results depend on each other)"
+        )
+        for table in ("partial_eval", "dce")
+    },
+    ("reduce", "transpose"): (
+        "not linear in general (as in JAX): its jvp writes the tangent as a tree of the "
+        "reducer's jvp, which is what a linear jaxpr holds"
+    ),
+    **{
+        (name, table): (
+            "a first-order primitive (the bitwise reductions, reduce_precision, top_k): "
+            "partial evaluation stages it whole when its operand is unknown, and DCE drops "
+            "it whole when no result is used; neither can do better"
+        )
+        for name in (
+            "reduce_and",
+            "reduce_or",
+            "reduce_xor",
+            "reduce_precision",
+            "top_k",
+            "approx_top_k",
+        )
+        for table in ("partial_eval", "dce")
+    },
     **{
         (name, "transpose"): (
             "boolean results: the tangent is zero, so it never has an UndefinedPrimal operand"
@@ -465,6 +498,13 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         "JAX defines none: a stateful draw per batch element is not a vmap of one draw; "
         "the missing rule's NotImplementedError names it"
     ),
+    **{
+        (name, "transpose"): (
+            "integer or boolean results, or not linear (top_k, as in JAX: its tangent is a "
+            "gather of the operand's, which is what a linear jaxpr holds)"
+        )
+        for name in ("reduce_and", "reduce_or", "reduce_xor", "top_k", "approx_top_k")
+    },
 }
 
 

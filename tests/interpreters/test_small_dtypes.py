@@ -433,6 +433,11 @@ def _cond(L: Lib, x: Any, y: Any) -> Any:
     return L.lax.cond(pred, lambda a, b: L.lax.mul(a, b), lambda a, b: L.lax.sub(a, b), x, y)
 
 
+def _generic_reduce(L: Lib, x: Any) -> Any:
+    # A max from an init value that is not its identity: the generic reduce.
+    return L.lax.reduce(x, np.array(1, x.dtype), L.lax.max, (1,))
+
+
 def _body(L: Lib, x: Any) -> Any:
     return L.lax.mul(L.lax.add(x, x), x)
 
@@ -529,6 +534,11 @@ CASES: Final[tuple[Case, ...]] = (
     Case("reduce_prod", lambda L, x: L.lax.reduce_prod(x, (1,)), near_one((2, 12))),
     Case("argmax", lambda L, x: L.lax.argmax(x, 1, np.int32), with_ties((3, 4))),
     Case("argmin", lambda L, x: L.lax.argmin(x, 0, np.uint8), with_ties((3, 4))),
+    Case("reduce_and", lambda L, x: L.lax.reduce_and(x, (1,)), edges),
+    Case("reduce_or", lambda L, x: L.lax.reduce_or(x, (0,)), edges),
+    Case("reduce_xor", lambda L, x: L.lax.reduce_xor(x, (0, 1)), edges),
+    Case("reduce", _generic_reduce, with_ties((3, 4))),
+    Case("reduce_precision", lambda L, x: L.lax.reduce_precision(x, 4, 3), edges),
     Case("cumsum", lambda L, x: L.lax.cumsum(x, 1), operands((2, LONG), lo=0.0, hi=3.0)),
     Case(
         "cumsum",
@@ -608,6 +618,7 @@ CASES: Final[tuple[Case, ...]] = (
         Case(n, lambda L, x, y, n=n: getattr(L.lax, f"{n}_p").bind(x, y), with_ties((2, 3), (2, 3)))
         for n in ("eq_to", "le_to", "lt_to")
     ),
+    Case("top_k", lambda L, x: L.lax.top_k(x, 3), edges),
     # Indexing.
     Case("gather", lambda L, x, i: L.core.gather(x, i, ROWS, (1, 3)), gather_args),
     Case(
@@ -703,6 +714,11 @@ CASES: Final[tuple[Case, ...]] = (
 
 # Primitives that no case can hold at the top of its jaxpr, and why.
 NO_CASE: Final[dict[str, str]] = {
+    "approx_top_k": (
+        "JAX refuses its integer operands with a ValueError from its typing, where this "
+        "harness takes a TypeError for JAX's refusal; tests/interpreters/test_top_k.py "
+        "checks it against JAX"
+    ),
     "fft": (
         "XLA's Fft takes float32/float64 and complex64/complex128 only (JAX refuses 16-bit "
         "and integer operands of lax.fft too), and jnp.fft converts them first: no small "

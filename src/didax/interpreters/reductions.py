@@ -11,8 +11,17 @@ Design rules:
   at the extremal positions; ``reduce_prod``'s is the sum of each tangent
   times the product of the others, computed without dividing by zero;
   arg-extrema have zero tangents.
+- The bitwise reductions (``reduce_and``/``or``/``xor``) have integer or
+  boolean results: zero tangents.
+- The generic ``reduce_p``'s tangent is JAX's: the reduced axes flattened
+  into one, reduced as a balanced tree of halves (the shorter half padded
+  with the init values), each step the reducer mapped over the elements,
+  all differentiated as a function. Its init values must have zero
+  tangents (JAX refuses the others). Batching moves the batch axes to the
+  front; batched init values are refused, as JAX's.
 - Batching moves the batch axis to the front and shifts the axes params.
-- A reduction costs ``n - 1`` combinations per output element.
+- A reduction costs ``n - 1`` combinations per output element; a generic
+  one its reducer's cost each time (XLA's cost analysis).
 """
 
 from __future__ import annotations
@@ -26,21 +35,35 @@ from didax.core import lax
 from didax.core.abstract import ShapedArray
 from didax.core.basearray import HostArray, Value
 from didax.core.lax.reductions import (
+    LOGICAL_REDUCTIONS,
     REDUCTIONS,
     argmax_p,
     argmin_p,
+    reduce_and_p,
     reduce_max_p,
     reduce_min_p,
+    reduce_or_p,
+    reduce_p,
     reduce_prod_p,
     reduce_sum_p,
+    reduce_xor_p,
 )
 from didax.core.primitive import Primitive
 from didax.core.values import ArrayLike, get_aval
-from didax.interpreters.batching import front_batcher, shift_axes
+from didax.interpreters.batching import (
+    BATCH_RULES,
+    Dim,
+    bdim_at_front,
+    front_batcher,
+    shift_axes,
+    vmap_flat,
+)
 from didax.interpreters.evaluation import IMPL_RULES, ImplRule, in_float32
-from didax.interpreters.flops import FLOPS_RULES, Cost, Operand
-from didax.interpreters.jvp import JVP_RULES, linear_jvp, zero_jvp
+from didax.interpreters.flops import FLOPS_RULES, Cost, Counted, Operand, count_jaxpr
+from didax.interpreters.jaxpr_transforms import jaxpr_as_fun
+from didax.interpreters.jvp import JVP_RULES, Zero, jvp_flat, linear_jvp, zero_jvp
 from didax.interpreters.transpose import TRANSPOSE_RULES, UndefinedPrimal
+from didax.ir.jaxpr import ClosedJaxpr
 
 __all__: list[str] = []
 
@@ -87,6 +110,18 @@ IMPL_RULES.register(reduce_max_p, _chooser_reduction(np.max, True))
 IMPL_RULES.register(reduce_min_p, _chooser_reduction(np.min, False))
 
 
+def _bitwise_reduction(fn: np.ufunc) -> ImplRule:
+    def impl(x: HostArray, *, axes: tuple[int, ...]) -> HostArray:
+        return np.asarray(fn.reduce(x, axis=axes, dtype=x.dtype))
+
+    return impl
+
+
+IMPL_RULES.register(reduce_and_p, _bitwise_reduction(np.bitwise_and))
+IMPL_RULES.register(reduce_or_p, _bitwise_reduction(np.bitwise_or))
+IMPL_RULES.register(reduce_xor_p, _bitwise_reduction(np.bitwise_xor))
+
+
 @IMPL_RULES.defines(argmax_p)
 def _argmax_impl(x: HostArray, *, axis: int, index_dtype: np.dtype[Any]) -> HostArray:
     return np.asarray(np.argmax(x, axis=axis)).astype(index_dtype)
@@ -101,6 +136,8 @@ def _argmin_impl(x: HostArray, *, axis: int, index_dtype: np.dtype[Any]) -> Host
 
 zero_jvp(argmax_p)
 zero_jvp(argmin_p)
+for _p in LOGICAL_REDUCTIONS:
+    zero_jvp(_p)
 linear_jvp(reduce_sum_p)
 
 
@@ -156,7 +193,7 @@ def _reduce_prod_jvp(
 
 # --- batching -------------------------------------------------------------------------------
 
-for _p in REDUCTIONS:
+for _p in (*REDUCTIONS, *LOGICAL_REDUCTIONS):
     front_batcher(_p, lambda n, *, axes: dict(axes=shift_axes(axes)))
 for _p in (argmax_p, argmin_p):
     front_batcher(_p, lambda n, *, axis, index_dtype: dict(axis=axis + 1, index_dtype=index_dtype))
@@ -182,5 +219,118 @@ def _reduction_flops(
     return Cost(max(0, operands[0].aval.size - out_avals[0].size))
 
 
-for _p in (*REDUCTIONS, argmax_p, argmin_p):
+for _p in (*REDUCTIONS, *LOGICAL_REDUCTIONS, argmax_p, argmin_p):
     FLOPS_RULES.register(_p, _reduction_flops)
+
+
+@FLOPS_RULES.defines(reduce_p)
+def _reduce_flops(
+    operands: Sequence[Operand],
+    out_avals: Sequence[ShapedArray],
+    /,
+    *,
+    jaxpr: ClosedJaxpr,
+    dimensions: tuple[int, ...],
+) -> Counted:
+    # XLA's HandleReduce: the reducer's cost once per combination.
+    scalars = [Operand(v.aval) for v in jaxpr.jaxpr.in_binders]
+    body = count_jaxpr(jaxpr.jaxpr, scalars).cost
+    combinations = max(0, operands[0].aval.size - out_avals[0].size)
+    return Counted(body * combinations, tuple(Operand(a) for a in out_avals))
+
+
+# --- the generic reduce: jvp and batching ------------------------------------------------------
+
+
+def _split(args: Sequence[Any]) -> tuple[Sequence[Any], Sequence[Any]]:
+    return args[: len(args) // 2], args[len(args) // 2 :]
+
+
+def _mapped_reducer(jaxpr: ClosedJaxpr) -> Callable[..., list[Any]]:
+    """The reducer applied element by element to vectors (accumulators, then elements)."""
+    body = jaxpr_as_fun(jaxpr.jaxpr)
+
+    def mapped(*vectors: Any) -> list[Any]:
+        size = get_aval(vectors[0]).shape[0]
+        pairs = vmap_flat(lambda *a: body(*jaxpr.consts, *a), size, vectors, [0] * len(vectors))
+        return [bdim_at_front(v, d, size) for v, d in pairs]
+
+    return mapped
+
+
+def _reduce_tree(
+    jaxpr: ClosedJaxpr, inits: Sequence[Any], xs: Sequence[Any], kept: tuple[int, ...]
+) -> list[Any]:
+    """Reduces axis 0 of ``xs`` (each ``(n, m)``) by halves: JAX's reduction for the jvp."""
+    reducer = _mapped_reducer(jaxpr)
+    while (n := get_aval(xs[0]).shape[0]) > 1:
+        m = get_aval(xs[0]).shape[1]
+        half = (n + 1) // 2
+        first = [lax.slice(x, (0, 0), (half, m)) for x in xs]
+        second = [lax.slice(x, (half, 0), (n, m)) for x in xs]
+        if n % 2:
+            second = [
+                lax.pad(x, i, ((0, 1, 0), (0, 0, 0))) for x, i in zip(second, inits, strict=True)
+            ]
+        flat = [lax.reshape(x, (half * m,)) for x in (*first, *second)]
+        xs = [lax.reshape(y, (half, m)) for y in reducer(*flat)]
+    if get_aval(xs[0]).shape[0] == 0:
+        return [lax.broadcast_in_dim(i, kept, ()) for i in inits]
+    return [lax.reshape(x, kept) for x in xs]
+
+
+@JVP_RULES.defines(reduce_p)
+def _reduce_jvp(
+    primals: Sequence[Any],
+    tangents: Sequence[Any],
+    *,
+    jaxpr: ClosedJaxpr,
+    dimensions: tuple[int, ...],
+) -> tuple[list[Any], list[Any]]:
+    xs, inits = _split(primals)
+    t_xs, t_inits = _split(tangents)
+    if any(not isinstance(t, Zero) for t in t_inits):
+        raise NotImplementedError(
+            "reduce: the gradient of a general lax.reduce with non-zero tangents for its "
+            "initial values is not implemented (as in JAX)"
+        )
+    shape = get_aval(xs[0]).shape
+    kept = tuple(d for d in range(len(shape)) if d not in dimensions)
+    kept_shape = tuple(shape[d] for d in kept)
+    n = int(np.prod([shape[d] for d in dimensions], dtype=np.int64))
+    m = int(np.prod(kept_shape, dtype=np.int64))
+    perm = (*dimensions, *kept)
+
+    def flat(x: Any) -> Any:
+        return lax.reshape(lax.transpose(x, perm), (n, m))
+
+    def tree(*ys: Any) -> list[Any]:
+        return _reduce_tree(jaxpr, inits, ys, kept_shape)
+
+    tangents_2d = [
+        Zero.like(ShapedArray((n, m), get_aval(x).dtype, get_aval(x).weak_type))
+        if isinstance(t, Zero)
+        else flat(t)
+        for x, t in zip(xs, t_xs, strict=True)
+    ]
+    return jvp_flat(tree, [flat(x) for x in xs], tangents_2d)
+
+
+@BATCH_RULES.defines(reduce_p)
+def _reduce_batch(
+    axis_size: int,
+    args: Sequence[Any],
+    dims: Sequence[Dim],
+    *,
+    jaxpr: ClosedJaxpr,
+    dimensions: tuple[int, ...],
+) -> tuple[list[Any], list[Dim]]:
+    xs, inits = _split(args)
+    x_dims, init_dims = _split(dims)
+    if any(d is not None for d in init_dims):
+        raise NotImplementedError(
+            "reduce: batching over the initial values is not implemented (as in JAX)"
+        )
+    moved = [bdim_at_front(x, d, axis_size) for x, d in zip(xs, x_dims, strict=True)]
+    outs = reduce_p.bind(*moved, *inits, jaxpr=jaxpr, dimensions=shift_axes(dimensions))
+    return outs, [0] * len(outs)

@@ -25,6 +25,13 @@ Design rules:
   floats (its expansion of the total order), 1 for the others.
 - Flops are XLA's cost analysis: ``n * ceil(log2 n)`` comparisons for
   ``n`` elements of an operand, whatever the number of operands.
+- ``top_k``'s impl sorts keys that order the values as XLA's ``TopK``
+  (the total order: the float's bits made monotone), stably, descending;
+  ``approx_top_k``'s sorts the values themselves (its fallback's plain
+  comparison), stably. The tangent of either is the tangent gathered at
+  the indices (JAX's gather with batching dims); vmap moves the batch
+  axis to the front. XLA's cost analysis does not count a ``TopK`` (it
+  says -1): counted as the sort it is, estimated.
 """
 
 from __future__ import annotations
@@ -38,12 +45,23 @@ from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.basearray import HostArray, Value
 from didax.core.dtypes import DType
-from didax.core.lax.sorting import TOTAL_ORDER_COMPARISONS, eq_to_p, le_to_p, lt_to_p, sort_p
+from didax.core.lax.indexing import GatherDimensionNumbers
+from didax.core.lax.sorting import (
+    TOTAL_ORDER_COMPARISONS,
+    approx_top_k_output_size,
+    approx_top_k_p,
+    eq_to_p,
+    le_to_p,
+    lt_to_p,
+    sort_p,
+    top_k_p,
+)
+from didax.core.primitive import Primitive
 from didax.core.values import get_aval
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front, elementwise_batcher
 from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.flops import FLOPS_RULES, Cost, Operand
-from didax.interpreters.jvp import JVP_RULES, Zero, zero_jvp
+from didax.interpreters.jvp import JVP_RULES, Zero, instantiate_zeros, zero_jvp
 from didax.interpreters.transpose import (
     TRANSPOSE_RULES,
     NonlinearError,
@@ -202,3 +220,107 @@ for _p in TOTAL_ORDER_COMPARISONS:
     zero_jvp(_p)
     elementwise_batcher(_p)
     FLOPS_RULES.register(_p, _total_order_flops)
+
+
+# --- top_k and approx_top_k ------------------------------------------------------------------
+
+
+def _total_order_key(x: HostArray) -> HostArray:
+    """Unsigned keys whose ascending order is XLA's total order of ``x``'s values."""
+    if x.dtype == np.bool_:
+        return x.astype(np.uint8)
+    width = x.dtype.itemsize
+    u = np.dtype(f"u{width}").type
+    sign = u(1 << (8 * width - 1))
+    if dtypes.is_float(x.dtype):
+        bits = x.view(u)
+        # Negative floats order backwards by their bits: flip them all.
+        return np.asarray(np.where(bits & sign, ~bits, bits | sign))
+    if x.dtype.kind == "i":
+        return np.asarray(x.view(u) ^ sign)
+    return x
+
+
+def _take_first(x: HostArray, order: HostArray, k: int, axis: int) -> list[HostArray]:
+    picked = np.take(order, np.arange(k), axis=axis)
+    return [np.take_along_axis(x, picked, axis=axis), picked.astype(np.int32)]
+
+
+@IMPL_RULES.defines(top_k_p)
+def _top_k_impl(x: HostArray, *, k: int, axis: int) -> list[HostArray]:
+    key = _total_order_key(np.asarray(x))
+    return _take_first(x, np.argsort(~key, axis=axis, kind="stable"), k, axis)
+
+
+@IMPL_RULES.defines(approx_top_k_p)
+def _approx_top_k_impl(
+    x: HostArray,
+    *,
+    k: int,
+    reduction_dimension: int,
+    recall_target: float,
+    is_max_k: bool,
+    reduction_input_size_override: int,
+    aggregate_to_topk: bool,
+) -> list[HostArray]:
+    # k values, or as many candidates as XLA keeps without aggregate_to_topk.
+    if not aggregate_to_topk:
+        size = x.shape[reduction_dimension]
+        k = approx_top_k_output_size(size, x.ndim, k, recall_target, reduction_input_size_override)
+    order = np.argsort(np.negative(x) if is_max_k else x, axis=reduction_dimension, kind="stable")
+    return _take_first(x, order, k, reduction_dimension)
+
+
+def _gather_along(t: Any, indices: Any, axis: int) -> Any:
+    """``t`` at ``indices`` along ``axis`` (``take_along_axis``: JAX's gather with batch dims)."""
+    rank = get_aval(indices).ndim
+    others = tuple(d for d in range(rank) if d != axis)
+    dnums = GatherDimensionNumbers(
+        offset_dims=(),
+        collapsed_slice_dims=(axis,),
+        start_index_map=(axis,),
+        operand_batching_dims=others,
+        start_indices_batching_dims=others,
+    )
+    index_vectors = lax.expand_dims(indices, (rank,))
+    return lax.gather(t, index_vectors, dnums, (1,) * rank)
+
+
+def _top_k_jvp_rule(prim: Primitive, axis_param: str) -> None:
+    def rule(
+        primals: Sequence[Any], tangents: Sequence[Any], **params: Any
+    ) -> tuple[list[Any], list[Any]]:
+        (x,), (t,) = primals, tangents
+        values, indices = prim.bind(x, **params)
+        index_zero = Zero.like(get_aval(indices))
+        if isinstance(t, Zero):
+            return [values, indices], [Zero.like(get_aval(values)), index_zero]
+        t_out = _gather_along(instantiate_zeros(t), indices, params[axis_param])
+        return [values, indices], [t_out, index_zero]
+
+    JVP_RULES.register(prim, rule)
+
+
+def _top_k_batcher(prim: Primitive, axis_param: str) -> None:
+    def rule(
+        axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any
+    ) -> tuple[list[Any], list[Dim]]:
+        (x,), (d,) = args, dims
+        shifted = {**params, axis_param: params[axis_param] + 1}
+        outs = prim.bind(bdim_at_front(x, d, axis_size), **shifted)
+        return outs, [0, 0]
+
+    BATCH_RULES.register(prim, rule)
+
+
+def _top_k_flops(
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: object
+) -> Cost:
+    n = operands[0].aval.size
+    return Cost(n * (n - 1).bit_length() if n > 1 else 0, estimated=True)
+
+
+for _prim, _axis in ((top_k_p, "axis"), (approx_top_k_p, "reduction_dimension")):
+    _top_k_jvp_rule(_prim, _axis)
+    _top_k_batcher(_prim, _axis)
+    FLOPS_RULES.register(_prim, _top_k_flops)

@@ -24,10 +24,12 @@ family adds its two lines below. ``didax.lax.linalg`` is a submodule, as
 from didax.api import control_flow as _control_flow
 from didax.api import lax_extras as _lax_extras
 from didax.api import parallel as _parallel
+from didax.api import reductions as _api_reductions
 from didax.api import solves as _solves
 from didax.api.control_flow import *  # noqa: F403
 from didax.api.lax_extras import *  # noqa: F403
 from didax.api.parallel import *  # noqa: F403
+from didax.api.reductions import *  # noqa: F403
 from didax.api.solves import *  # noqa: F403
 from didax.api.windows import *  # noqa: F403
 from didax.api.windows import __all__ as _api_windows
@@ -83,6 +85,7 @@ __all__ = [
     *_lax_extras.__all__,
     *_parallel.__all__,
     *_solves.__all__,
+    *_api_reductions.__all__,
     *_bits,
     *_cond,
     *_contractions,

@@ -6,6 +6,7 @@ Design rules:
   integers (wrapping); the rule says the rest itself: a conversion to bool
   is ``x != 0`` (NaN included, as NumPy's), complex to real takes the real
   part first, and a change of weak type only is no op at all.
+- ``reduce_precision`` is ``stablehlo.reduce_precision``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core import dtypes
 from didax.core.dtypes import DType
-from didax.core.lax.conversions import convert_element_type_p
+from didax.core.lax.conversions import convert_element_type_p, reduce_precision_p
 from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, aval_to_ir_type, full
 from didax.lowering.rules import compare
 
@@ -37,3 +38,10 @@ def _convert_element_type_lowering(
     # Floats to integers truncate toward zero and saturate (NaN -> 0), in XLA
     # as in the impl; integers wrap, as NumPy's casts.
     return [hlo.convert(aval_to_ir_type(aval_out), x)]
+
+
+@LOWERING_RULES.defines(reduce_precision_p)
+def _reduce_precision_lowering(
+    ctx: LoweringRuleContext, x: IrValue, *, exponent_bits: int, mantissa_bits: int
+) -> list[IrValue]:
+    return [hlo.reduce_precision(x, exponent_bits, mantissa_bits)]

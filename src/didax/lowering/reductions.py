@@ -6,6 +6,11 @@ Design rules:
   and the dtype's least and greatest values for max and min
   (``lowering.rules.max_identity``); booleans and complex numbers go
   through ``lowering.rules.maximum``/``minimum``, as ``max_p``/``min_p``.
+- The bitwise reductions reduce with ``and``/``or``/``xor`` from all ones
+  (``-1``, ``True``) or zero.
+- The generic ``reduce_p`` is a ``stablehlo.reduce`` whose region is its
+  reducer lowered inline, its (concrete) constants emitted as constants
+  there: the region reads nothing from outside.
 - An arg-extremum is a variadic reduce over (value, index) pairs under a
   total order (NaN first, then the extremum, then the smaller index), so
   that XLA may combine pairs in any order and still return NumPy's answer.
@@ -26,11 +31,16 @@ from didax.core.dtypes import DType
 from didax.core.lax.reductions import (
     argmax_p,
     argmin_p,
+    reduce_and_p,
     reduce_max_p,
     reduce_min_p,
+    reduce_or_p,
+    reduce_p,
     reduce_prod_p,
     reduce_sum_p,
+    reduce_xor_p,
 )
+from didax.ir.jaxpr import ClosedJaxpr
 from didax.lowering.mlir import (
     LOWERING_RULES,
     IrValue,
@@ -39,6 +49,7 @@ from didax.lowering.mlir import (
     constant,
     dense_i64,
     dtype_to_ir_type,
+    lower_jaxpr_body,
 )
 from didax.lowering.rules import compare, max_identity, maximum, min_identity, minimum
 
@@ -106,6 +117,36 @@ LOWERING_RULES.register(
 )
 LOWERING_RULES.register(reduce_max_p, _monoid_reduction_rule(max_identity, maximum))
 LOWERING_RULES.register(reduce_min_p, _monoid_reduction_rule(min_identity, minimum))
+
+
+def _all_ones(dtype: DType) -> bool | int:
+    all_ones: bool | int = np.array(-1).astype(dtype).item()
+    return all_ones
+
+
+LOWERING_RULES.register(
+    reduce_and_p, _monoid_reduction_rule(_all_ones, lambda x, y, d: hlo.and_(x, y))
+)
+LOWERING_RULES.register(
+    reduce_or_p, _monoid_reduction_rule(lambda d: 0, lambda x, y, d: hlo.or_(x, y))
+)
+LOWERING_RULES.register(
+    reduce_xor_p, _monoid_reduction_rule(lambda d: 0, lambda x, y, d: hlo.xor(x, y))
+)
+
+
+@LOWERING_RULES.defines(reduce_p)
+def _reduce_lowering(
+    ctx: LoweringRuleContext, *args: IrValue, jaxpr: ClosedJaxpr, dimensions: tuple[int, ...]
+) -> list[IrValue]:
+    n = len(args) // 2
+    in_dtypes = [a.dtype for a in ctx.avals_in[n:]]
+
+    def body(scalars: Sequence[IrValue]) -> Sequence[IrValue]:
+        consts = [constant(np.asarray(c)) for c in jaxpr.consts]
+        return lower_jaxpr_body(ctx.module_context, jaxpr.jaxpr, [*consts, *scalars])
+
+    return stablehlo_reduce(args[:n], args[n:], dimensions, in_dtypes, ctx.avals_out, body)
 
 
 def _arg_extremum(

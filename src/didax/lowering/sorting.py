@@ -9,6 +9,12 @@ Float keys are canonicalised first (``-0.0`` to ``0.0``, every NaN to the
 positive quiet NaN) and compared with ``TOTALORDER``, which then orders
 ``-inf < ... < 0.0 < ... < inf < NaN`` with all zeros and all NaNs equal,
 exactly the impl's order; so a stable sort is the impl's permutation.
+
+``top_k`` is ``chlo.top_k`` along the last axis (JAX's lowering: another
+axis is transposed there and back). ``approx_top_k`` is what XLA's
+fallback computes for JAX's ``ApproxTopK`` custom call off TPUs: a stable
+sort of the values and their indices by plain comparison (greater for
+``approx_max_k``), cut at ``k``.
 """
 
 from __future__ import annotations
@@ -18,17 +24,20 @@ from typing import Any
 
 import numpy as np
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core import dtypes
+from didax.core.abstract import ShapedArray
 from didax.core.dtypes import DType
-from didax.core.lax.sorting import eq_to_p, le_to_p, lt_to_p, sort_p
+from didax.core.lax.sorting import approx_top_k_p, eq_to_p, le_to_p, lt_to_p, sort_p, top_k_p
 from didax.lowering.mlir import (
     LOWERING_RULES,
     IrValue,
     LoweringRuleContext,
     aval_to_ir_type,
     constant,
+    dense_i64,
     dtype_to_ir_type,
 )
 
@@ -105,3 +114,53 @@ def _total_order_rule(direction: str) -> Any:
 
 for _prim, _direction in ((eq_to_p, "EQ"), (le_to_p, "LE"), (lt_to_p, "LT")):
     LOWERING_RULES.register(_prim, _total_order_rule(_direction))
+
+
+def _transposed(x: IrValue, perm: Sequence[int] | None) -> IrValue:
+    return x if perm is None else hlo.transpose(x, dense_i64(perm))
+
+
+@LOWERING_RULES.defines(top_k_p)
+def _top_k_lowering(ctx: LoweringRuleContext, x: IrValue, *, k: int, axis: int) -> list[IrValue]:
+    ndim = ctx.avals_in[0].ndim
+    perm: list[int] | None = None
+    if axis != ndim - 1:
+        perm = list(range(ndim))
+        perm[axis], perm[-1] = perm[-1], perm[axis]
+    values, indices = chlo.top_k(_transposed(x, perm), k)
+    return [_transposed(values, perm), _transposed(indices, perm)]
+
+
+@LOWERING_RULES.defines(approx_top_k_p)
+def _approx_top_k_lowering(
+    ctx: LoweringRuleContext,
+    x: IrValue,
+    *,
+    k: int,
+    reduction_dimension: int,
+    is_max_k: bool,
+    **_: object,
+) -> list[IrValue]:
+    aval = ctx.avals_in[0]
+    index_aval = ShapedArray(aval.shape, np.dtype(np.int32))
+    iota = hlo.iota(aval_to_ir_type(index_aval), reduction_dimension)
+    op: Any = hlo.SortOp(
+        [aval_to_ir_type(aval), aval_to_ir_type(index_aval)],
+        [x, iota],
+        dimension=reduction_dimension,
+        is_stable=True,
+    )
+    scalar = ir.RankedTensorType.get((), dtype_to_ir_type(aval.dtype))
+    index = ir.RankedTensorType.get((), dtype_to_ir_type(index_aval.dtype))
+    block = op.comparator.blocks.append(scalar, scalar, index, index)
+    with ir.InsertionPoint(block):
+        a, b = block.arguments[0], block.arguments[1]
+        hlo.return_(
+            [hlo.compare(a, b, hlo.ComparisonDirectionAttr.get("GT" if is_max_k else "LT"))]
+        )
+    limits = list(aval.shape)
+    limits[reduction_dimension] = ctx.avals_out[0].shape[reduction_dimension]
+    starts, strides = [0] * aval.ndim, [1] * aval.ndim
+    return [
+        hlo.slice(r, dense_i64(starts), dense_i64(limits), dense_i64(strides)) for r in op.results
+    ]

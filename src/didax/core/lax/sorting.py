@@ -17,25 +17,49 @@ Design rules:
   NaN's payload) come out as they went in.
 - Operands share one shape, and may have different dtypes; the results
   have the operands' types (weak types included).
+- ``top_k_p`` (params ``k``, ``axis``) gives the ``k`` largest values along
+  ``axis`` and their ``int32`` indices, in XLA's ``TopK`` order: the total
+  order, descending (a NaN above every number, ``0.0`` above ``-0.0``),
+  ties in index order. ``approx_top_k_p`` is JAX's approximate
+  ``approx_max_k``/``approx_min_k`` with its params
+  (``reduction_dimension`` non-negative here); on a CPU, as in XLA's
+  fallback, it is exact: a stable sort by plain comparison, cut at ``k``
+  (without ``aggregate_to_topk``, at the number of candidates XLA's TPU
+  algorithm would keep, ``approx_top_k_output_size``).
 """
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any, Final
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
-from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
+from didax.core.abstract_eval import ABSTRACT_EVAL, check_kinds, shape_failure
 from didax.core.lax.elementwise import _elementwise_rule as elementwise_rule
 from didax.core.lax.operands import as_operand, normalize_axis
 from didax.core.primitive import Primitive
 from didax.core.values import ArrayLike, get_aval
 
-__all__ = ["sort_p", "eq_to_p", "le_to_p", "lt_to_p", "sort", "sort_key_val"]
+__all__ = [
+    "sort_p",
+    "eq_to_p",
+    "le_to_p",
+    "lt_to_p",
+    "sort",
+    "sort_key_val",
+    "top_k_p",
+    "top_k",
+    "approx_top_k_p",
+    "approx_max_k",
+    "approx_min_k",
+]
 
 sort_p: Final = Primitive("sort", multiple_results=True)
+top_k_p: Final = Primitive("top_k", multiple_results=True)
+approx_top_k_p: Final = Primitive("approx_top_k", multiple_results=True)
 eq_to_p: Final = Primitive("eq_to", scalar_operands=True)
 le_to_p: Final = Primitive("le_to", scalar_operands=True)
 lt_to_p: Final = Primitive("lt_to", scalar_operands=True)
@@ -107,3 +131,169 @@ def sort_key_val(
     """Sorts ``keys`` along ``dimension`` and permutes ``values`` the same way."""
     k, v = sort((keys, values), dimension, is_stable, 1)
     return k, v
+
+
+# --- top_k ---------------------------------------------------------------------------------
+
+
+def _top_k_type(x: ShapedArray, k: int, axis: int) -> list[ShapedArray]:
+    if x.ndim == 0:
+        raise shape_failure(f"the operand must have at least one dimension, got {x.str_short()}")
+    if not 0 <= axis < x.ndim:
+        raise shape_failure(f"axis {axis} is out of range for {x.str_short()}")
+    if not 0 <= k <= x.shape[axis]:
+        raise shape_failure(
+            f"k={k} must be non-negative and no larger than the size along axis {axis} "
+            f"of {x.str_short()}"
+        )
+    if x.shape[axis] > 2**31:
+        raise shape_failure(f"int32 indices would overflow for axis {axis} of {x.str_short()}")
+    shape = (*x.shape[:axis], k, *x.shape[axis + 1 :])
+    return [ShapedArray(shape, x.dtype, x.weak_type), ShapedArray(shape, dtypes.int32)]
+
+
+@ABSTRACT_EVAL.defines(top_k_p)
+def _top_k_abstract_eval(x: ShapedArray, *, k: int, axis: int) -> list[ShapedArray]:
+    check_kinds("biuf", "real arrays (not complex)", x)
+    return _top_k_type(x, k, axis)
+
+
+@ABSTRACT_EVAL.defines(approx_top_k_p)
+def _approx_top_k_abstract_eval(
+    x: ShapedArray,
+    *,
+    k: int,
+    reduction_dimension: int,
+    recall_target: float,
+    is_max_k: bool,
+    reduction_input_size_override: int,
+    aggregate_to_topk: bool,
+) -> list[ShapedArray]:
+    check_kinds("f", "floating-point arrays", x)
+    if k <= 0:
+        raise shape_failure(f"k must be positive, got {k}")
+    if not 0 <= reduction_dimension < x.ndim:
+        raise shape_failure(f"reduction_dimension {reduction_dimension} is out of range")
+    if aggregate_to_topk:
+        return _top_k_type(x, k, reduction_dimension)
+    if k > x.shape[reduction_dimension]:
+        raise shape_failure(f"k={k} is larger than the size of the reduction dimension")
+    size = approx_top_k_output_size(
+        x.shape[reduction_dimension], x.ndim, k, recall_target, reduction_input_size_override
+    )
+    return _top_k_type(x, size, reduction_dimension)
+
+
+def approx_top_k_output_size(
+    input_size: int, rank: int, k: int, recall_target: float, input_size_override: int
+) -> int:
+    """How many candidates ``approx_top_k`` keeps with ``aggregate_to_topk=False`` (XLA's rule).
+
+    XLA's ``ApproxTopKReductionOutputSize``: the operand is cut into chunks
+    of the TPU's tiling (1024 for a vector, else 128) and halved
+    ``log2_reduction`` times, as often as leaves enough windows that ``k``
+    values seldom share one (``recall_target``).
+    """
+    tiling = 1024 if rank == 1 else 128
+    if input_size <= tiling:
+        return input_size
+    if 0 <= input_size_override < input_size:
+        raise shape_failure(
+            f"reduction_input_size_override {input_size_override} is smaller than the "
+            f"reduction dimension's size {input_size}"
+        )
+    logical = input_size_override if input_size_override >= 0 else input_size
+    chunks = -(-input_size // tiling)
+    if k == 1:
+        return tiling  # every window reduced to one candidate
+    if recall_target == 1.0:
+        return input_size
+    windows = min(max(int((1.0 - k) / math.log(recall_target)), tiling), logical)
+    log2_reduction = (logical // windows).bit_length() - 1
+    if log2_reduction == 0:
+        return input_size
+    # Not more steps than the operand's own chunks take (an override may ask for more).
+    log2_reduction = min(log2_reduction, (input_size // tiling - 1).bit_length())
+    return -(-chunks // (1 << log2_reduction)) * tiling
+
+
+def top_k(operand: ArrayLike, k: int, *, axis: int = -1) -> tuple[Any, Any]:
+    """The ``k`` largest values along ``axis`` and their (``int32``) indices.
+
+    Equal values come in index order; a NaN is above every number.
+
+    >>> values, indices = top_k(np.array([9.0, 3.0, 6.0, 4.0, 10.0], np.float32), 3)
+    >>> values, indices
+    (Array([10.,  9.,  6.], dtype=float32), Array([4, 0, 2], dtype=int32))
+    """
+    k = operator.index(k)
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    x = as_operand(operand)
+    values, indices = top_k_p.bind(x, k=k, axis=normalize_axis(axis, get_aval(x).ndim))
+    return values, indices
+
+
+def _approx_k(
+    operand: ArrayLike,
+    k: int,
+    reduction_dimension: int,
+    recall_target: float,
+    is_max_k: bool,
+    reduction_input_size_override: int,
+    aggregate_to_topk: bool,
+) -> tuple[Any, Any]:
+    x = as_operand(operand)
+    values, indices = approx_top_k_p.bind(
+        x,
+        k=operator.index(k),
+        reduction_dimension=normalize_axis(reduction_dimension, get_aval(x).ndim),
+        recall_target=float(recall_target),
+        is_max_k=is_max_k,
+        reduction_input_size_override=operator.index(reduction_input_size_override),
+        aggregate_to_topk=bool(aggregate_to_topk),
+    )
+    return values, indices
+
+
+def approx_max_k(
+    operand: ArrayLike,
+    k: int,
+    reduction_dimension: int = -1,
+    recall_target: float = 0.95,
+    reduction_input_size_override: int = -1,
+    aggregate_to_topk: bool = True,
+) -> tuple[Any, Any]:
+    """The ``k`` largest values along ``reduction_dimension`` and their indices (JAX's).
+
+    Approximate on TPUs; on CPUs and GPUs exact, as JAX's fallback.
+    """
+    return _approx_k(
+        operand,
+        k,
+        reduction_dimension,
+        recall_target,
+        True,
+        reduction_input_size_override,
+        aggregate_to_topk,
+    )
+
+
+def approx_min_k(
+    operand: ArrayLike,
+    k: int,
+    reduction_dimension: int = -1,
+    recall_target: float = 0.95,
+    reduction_input_size_override: int = -1,
+    aggregate_to_topk: bool = True,
+) -> tuple[Any, Any]:
+    """The ``k`` smallest values along ``reduction_dimension`` and their indices (JAX's)."""
+    return _approx_k(
+        operand,
+        k,
+        reduction_dimension,
+        recall_target,
+        False,
+        reduction_input_size_override,
+        aggregate_to_topk,
+    )
