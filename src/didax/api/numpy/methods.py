@@ -118,8 +118,12 @@ _REDUCTIONS: Final[dict[str, tuple[Callable[..., Value], str]]] = {
 
 
 def _reduction_method(name: str, fn: Callable[..., Value], params: str) -> Callable[..., Value]:
-    """``x.<name>(...)`` with NumPy's ``params``: ``out``, ``where`` and ``initial``
-    refused (``_no_out``), the others passed on to ``fn`` by name."""
+    """``x.<name>(...)`` with NumPy's ``params``, passed on to ``fn`` by name.
+
+    ``out``, ``where`` and ``initial`` are refused (``_no_out``); a call that
+    NumPy's signature refuses gets its ``TypeError`` (``inspect.Signature``,
+    which is slow, binds only those).
+    """
     p = inspect.Parameter
     signature = inspect.Signature(
         [p("self", p.POSITIONAL_ONLY)]
@@ -128,12 +132,16 @@ def _reduction_method(name: str, fn: Callable[..., Value], params: str) -> Calla
             for param in params.split()
         ]
     )
+    names = params.split()
+    known = frozenset(names)
 
-    def method(*args: Any, **kwargs: Any) -> Value:
-        bound = signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        arguments = bound.arguments
-        self = arguments.pop("self")
+    def method(self: Value, *args: Any, **kwargs: Any) -> Value:
+        arguments = dict(zip(names, args, strict=False), **kwargs)  # (extra ones: below)
+        if len(arguments) != len(args) + len(kwargs) or not arguments.keys() <= known:
+            try:  # too many arguments, an unknown one or one given twice: Python's error
+                signature.bind(self, *args, **kwargs)
+            except TypeError as e:
+                raise TypeError(f"{name}() {e}") from None
         _no_out(name, *(arguments.pop(refused, None) for refused in ("out", "where", "initial")))
         return fn(self, **arguments)
 
