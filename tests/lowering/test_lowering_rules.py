@@ -346,6 +346,8 @@ CASES: Final[list[Case]] = [
     elementwise("logistic", operands((3, 4), lo=-8, hi=8), FLOATS, tolerance="approx"),
     elementwise("sqrt", operands((3, 4), lo=0, hi=9), FLOATS),
     elementwise("rsqrt", operands((3, 4), lo=0.1, hi=9), FLOATS),
+    elementwise("cbrt", operands((3, 4), lo=-27, hi=27), FLOATS, tolerance="approx"),
+    elementwise("square", operands((3, 4), lo=-50, hi=50), (I32, I64, F32, F64)),
     elementwise("floor", halves, FLOATS),
     elementwise("ceil", halves, FLOATS),
     elementwise("round", halves, FLOATS, variant="away-from-zero"),

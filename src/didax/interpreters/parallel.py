@@ -37,18 +37,7 @@ import numpy as np
 from didax.core import lax
 from didax.core.abstract import ShapedArray
 from didax.core.basearray import HostArray, Value
-from didax.core.lax.parallel import (
-    COLLECTIVE_PRIMITIVES,
-    all_gather_p,
-    all_to_all_p,
-    axis_index_p,
-    pmax_p,
-    pmin_p,
-    ppermute_p,
-    psum_p,
-    psum_scatter_p,
-    sharding_constraint_p,
-)
+from didax.core.lax.parallel import COLLECTIVE_PRIMITIVES
 from didax.core.primitive import Primitive
 from didax.core.sharding import Mesh, NamedSharding, PartitionSpec
 from didax.core.values import ArrayLike, get_aval
@@ -76,7 +65,7 @@ for _p in COLLECTIVE_PRIMITIVES:
     _no_eager_impl(_p)
 
 
-@IMPL_RULES.defines(sharding_constraint_p)
+@IMPL_RULES.defines(lax.sharding_constraint_p)
 def _sharding_constraint_impl(x: HostArray, *, sharding: NamedSharding) -> HostArray:
     return x
 
@@ -95,7 +84,14 @@ def _linear_jvp(prim: Primitive) -> None:
     JVP_RULES.register(prim, rule)
 
 
-for _p in (psum_p, all_gather_p, psum_scatter_p, ppermute_p, all_to_all_p, sharding_constraint_p):
+for _p in (
+    lax.psum_p,
+    lax.all_gather_p,
+    lax.psum_scatter_p,
+    lax.ppermute_p,
+    lax.all_to_all_p,
+    lax.sharding_constraint_p,
+):
     _linear_jvp(_p)
 
 
@@ -108,31 +104,31 @@ def _not_differentiable(prim: Primitive) -> None:
     JVP_RULES.register(prim, rule)
 
 
-_not_differentiable(pmax_p)
-_not_differentiable(pmin_p)
+_not_differentiable(lax.pmax_p)
+_not_differentiable(lax.pmin_p)
 
 
-@JVP_RULES.defines(axis_index_p)
+@JVP_RULES.defines(lax.axis_index_p)
 def _axis_index_jvp(
     primals: Sequence[Any], tangents: Sequence[Any], **params: object
 ) -> tuple[Value, Zero]:
-    out: Value = axis_index_p.bind(**params)
+    out: Value = lax.axis_index_p.bind(**params)
     return out, Zero.like(out.aval)
 
 
 # --- transpose ----------------------------------------------------------------------------
 
 
-@TRANSPOSE_RULES.defines(psum_p)
+@TRANSPOSE_RULES.defines(lax.psum_p)
 def _psum_transpose(
     ct: Value | Zero, x: UndefinedPrimal, *, axes: tuple[str, ...], axis_size: int
 ) -> list[Any]:
     if isinstance(ct, Zero):
         return [ct]
-    return [psum_p.bind(ct, axes=axes, axis_size=axis_size)]
+    return [lax.psum_p.bind(ct, axes=axes, axis_size=axis_size)]
 
 
-@TRANSPOSE_RULES.defines(all_gather_p)
+@TRANSPOSE_RULES.defines(lax.all_gather_p)
 def _all_gather_transpose(
     ct: Value | Zero,
     x: UndefinedPrimal,
@@ -145,11 +141,13 @@ def _all_gather_transpose(
     if isinstance(ct, Zero):
         return [Zero(x.aval)]
     return [
-        psum_scatter_p.bind(ct, axes=axes, axis_size=axis_size, scatter_dimension=axis, tiled=tiled)
+        lax.psum_scatter_p.bind(
+            ct, axes=axes, axis_size=axis_size, scatter_dimension=axis, tiled=tiled
+        )
     ]
 
 
-@TRANSPOSE_RULES.defines(psum_scatter_p)
+@TRANSPOSE_RULES.defines(lax.psum_scatter_p)
 def _psum_scatter_transpose(
     ct: Value | Zero,
     x: UndefinedPrimal,
@@ -162,11 +160,13 @@ def _psum_scatter_transpose(
     if isinstance(ct, Zero):
         return [Zero(x.aval)]
     return [
-        all_gather_p.bind(ct, axes=axes, axis_size=axis_size, axis=scatter_dimension, tiled=tiled)
+        lax.all_gather_p.bind(
+            ct, axes=axes, axis_size=axis_size, axis=scatter_dimension, tiled=tiled
+        )
     ]
 
 
-@TRANSPOSE_RULES.defines(ppermute_p)
+@TRANSPOSE_RULES.defines(lax.ppermute_p)
 def _ppermute_transpose(
     ct: Value | Zero,
     x: UndefinedPrimal,
@@ -177,10 +177,10 @@ def _ppermute_transpose(
     if isinstance(ct, Zero):
         return [ct]
     inverse = tuple((d, s) for s, d in perm)
-    return [ppermute_p.bind(ct, axes=axes, perm=inverse)]
+    return [lax.ppermute_p.bind(ct, axes=axes, perm=inverse)]
 
 
-@TRANSPOSE_RULES.defines(all_to_all_p)
+@TRANSPOSE_RULES.defines(lax.all_to_all_p)
 def _all_to_all_transpose(
     ct: Value | Zero,
     x: UndefinedPrimal,
@@ -195,7 +195,7 @@ def _all_to_all_transpose(
     if isinstance(ct, Zero):
         return [Zero(x.aval)]
     return [
-        all_to_all_p.bind(
+        lax.all_to_all_p.bind(
             ct,
             axes=axes,
             axis_size=axis_size,
@@ -206,13 +206,13 @@ def _all_to_all_transpose(
     ]
 
 
-@TRANSPOSE_RULES.defines(sharding_constraint_p)
+@TRANSPOSE_RULES.defines(lax.sharding_constraint_p)
 def _sharding_constraint_transpose(
     ct: Value | Zero, x: UndefinedPrimal, *, sharding: NamedSharding
 ) -> list[Any]:
     if isinstance(ct, Zero):
         return [ct]
-    return [sharding_constraint_p.bind(ct, sharding=sharding)]
+    return [lax.sharding_constraint_p.bind(ct, sharding=sharding)]
 
 
 # --- batching (an ordinary batch axis, not the collective's) ----------------------------------
@@ -227,11 +227,11 @@ def _same_dim_batcher(prim: Primitive) -> None:
     BATCH_RULES.register(prim, rule)
 
 
-for _p in (psum_p, pmax_p, pmin_p, ppermute_p):
+for _p in (lax.psum_p, lax.pmax_p, lax.pmin_p, lax.ppermute_p):
     _same_dim_batcher(_p)
 
 
-@BATCH_RULES.defines(all_to_all_p)
+@BATCH_RULES.defines(lax.all_to_all_p)
 def _all_to_all_batch(
     size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
 ) -> tuple[Any, Dim]:
@@ -239,10 +239,10 @@ def _all_to_all_batch(
     assert d is not None
     split, concat = params["split_axis"], params["concat_axis"]
     moved = {**params, "split_axis": split + (d <= split), "concat_axis": concat + (d <= concat)}
-    return all_to_all_p.bind(x, **moved), d
+    return lax.all_to_all_p.bind(x, **moved), d
 
 
-@BATCH_RULES.defines(all_gather_p)
+@BATCH_RULES.defines(lax.all_gather_p)
 def _all_gather_batch(
     size: int,
     args: Sequence[Any],
@@ -256,10 +256,10 @@ def _all_gather_batch(
 ) -> tuple[Any, Dim]:
     # The batch size is positional: ``axis_size`` names the collective's axes' size.
     x = bdim_at_front(args[0], dims[0], size)
-    return all_gather_p.bind(x, axes=axes, axis_size=axis_size, axis=axis + 1, tiled=tiled), 0
+    return lax.all_gather_p.bind(x, axes=axes, axis_size=axis_size, axis=axis + 1, tiled=tiled), 0
 
 
-@BATCH_RULES.defines(psum_scatter_p)
+@BATCH_RULES.defines(lax.psum_scatter_p)
 def _psum_scatter_batch(
     size: int,
     args: Sequence[Any],
@@ -273,25 +273,25 @@ def _psum_scatter_batch(
 ) -> tuple[Any, Dim]:
     x = bdim_at_front(args[0], dims[0], size)
     d = scatter_dimension + 1
-    return psum_scatter_p.bind(
+    return lax.psum_scatter_p.bind(
         x, axes=axes, axis_size=axis_size, scatter_dimension=d, tiled=tiled
     ), 0
 
 
-@BATCH_RULES.defines(axis_index_p)
+@BATCH_RULES.defines(lax.axis_index_p)
 def _axis_index_batch(
     size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: object
 ) -> tuple[Any, Dim]:
-    return axis_index_p.bind(**params), None
+    return lax.axis_index_p.bind(**params), None
 
 
-@BATCH_RULES.defines(sharding_constraint_p)
+@BATCH_RULES.defines(lax.sharding_constraint_p)
 def _sharding_constraint_batch(
     axis_size: int, args: Sequence[Any], dims: Sequence[Dim], *, sharding: NamedSharding
 ) -> tuple[Any, Dim]:
     x = bdim_at_front(args[0], dims[0], axis_size)
     spec = PartitionSpec(None, *sharding.spec.parts)
-    return sharding_constraint_p.bind(x, sharding=NamedSharding(sharding.mesh, spec)), 0
+    return lax.sharding_constraint_p.bind(x, sharding=NamedSharding(sharding.mesh, spec)), 0
 
 
 # --- flops ---------------------------------------------------------------------------------
@@ -307,11 +307,17 @@ def _free(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], **_: ob
     return ZERO
 
 
-FLOPS_RULES.register(psum_p, _reduction_flops)
-FLOPS_RULES.register(pmax_p, _reduction_flops)
-FLOPS_RULES.register(pmin_p, _reduction_flops)
-FLOPS_RULES.register(psum_scatter_p, _reduction_flops)
-for _p in (all_gather_p, all_to_all_p, ppermute_p, axis_index_p, sharding_constraint_p):
+FLOPS_RULES.register(lax.psum_p, _reduction_flops)
+FLOPS_RULES.register(lax.pmax_p, _reduction_flops)
+FLOPS_RULES.register(lax.pmin_p, _reduction_flops)
+FLOPS_RULES.register(lax.psum_scatter_p, _reduction_flops)
+for _p in (
+    lax.all_gather_p,
+    lax.all_to_all_p,
+    lax.ppermute_p,
+    lax.axis_index_p,
+    lax.sharding_constraint_p,
+):
     FLOPS_RULES.register(_p, _free)
 
 
@@ -367,7 +373,7 @@ def _named_reduction(prim: Primitive, reduce: Callable[[Value, tuple[int, ...]],
     ) -> tuple[Any, Dim]:
         axes: tuple[str, ...] = params["axes"]
         (x,), (d,) = args, dims
-        if d is None and prim is psum_p:
+        if d is None and prim is lax.psum_p:
             out = lax.mul(x, lax.full_like(x, size))
         elif d is None:
             out = x
@@ -381,16 +387,16 @@ def _named_reduction(prim: Primitive, reduce: Callable[[Value, tuple[int, ...]],
     NAMED_BATCH_RULES.register(prim, rule)
 
 
-_named_reduction(psum_p, lax.reduce_sum)
-_named_reduction(pmax_p, lax.reduce_max)
-_named_reduction(pmin_p, lax.reduce_min)
+_named_reduction(lax.psum_p, lax.reduce_sum)
+_named_reduction(lax.pmax_p, lax.reduce_max)
+_named_reduction(lax.pmin_p, lax.reduce_min)
 
 
-@NAMED_BATCH_RULES.defines(all_gather_p)
+@NAMED_BATCH_RULES.defines(lax.all_gather_p)
 def _all_gather_named(
     size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
 ) -> tuple[Any, Dim]:
-    _only_this_axis(all_gather_p, params["axes"], name)
+    _only_this_axis(lax.all_gather_p, params["axes"], name)
     x = _at_front(args[0], dims[0], size)  # (size, *member)
     axis: int = params["axis"]
     member = get_aval(x).shape[1:]
@@ -402,11 +408,11 @@ def _all_gather_named(
     return lax.reshape(stacked, shape), None
 
 
-@NAMED_BATCH_RULES.defines(psum_scatter_p)
+@NAMED_BATCH_RULES.defines(lax.psum_scatter_p)
 def _psum_scatter_named(
     size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
 ) -> tuple[Any, Dim]:
-    _only_this_axis(psum_scatter_p, params["axes"], name)
+    _only_this_axis(lax.psum_scatter_p, params["axes"], name)
     d: int = params["scatter_dimension"]
     x, xd = args[0], dims[0]
     total = lax.mul(x, lax.full_like(x, size)) if xd is None else lax.reduce_sum(x, (xd,))
@@ -417,11 +423,11 @@ def _psum_scatter_named(
     return lax.reshape(total, split), d
 
 
-@NAMED_BATCH_RULES.defines(ppermute_p)
+@NAMED_BATCH_RULES.defines(lax.ppermute_p)
 def _ppermute_named(
     size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
 ) -> tuple[Any, Dim]:
-    _only_this_axis(ppermute_p, params["axes"], name)
+    _only_this_axis(lax.ppermute_p, params["axes"], name)
     x = _at_front(args[0], dims[0], size)
     source = {dst: src for src, dst in params["perm"]}
     shape = get_aval(x).shape
@@ -455,13 +461,13 @@ def _move(x: ArrayLike, src: int, dst: int) -> Value:
     return lax.transpose(x, perm)
 
 
-@NAMED_BATCH_RULES.defines(all_to_all_p)
+@NAMED_BATCH_RULES.defines(lax.all_to_all_p)
 def _all_to_all_named(
     size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
 ) -> tuple[Any, Dim]:
     # Position i receives piece i of every position's split_axis, in order of
     # the sender: with the positions as a batch axis, that is a reshuffle.
-    _only_this_axis(all_to_all_p, params["axes"], name)
+    _only_this_axis(lax.all_to_all_p, params["axes"], name)
     x, d = args[0], dims[0]
     if d is None:
         x, d = bdim_at_front(x, None, size), 0
@@ -477,9 +483,9 @@ def _all_to_all_named(
     return _split_axis(gathered, split, size), split
 
 
-@NAMED_BATCH_RULES.defines(axis_index_p)
+@NAMED_BATCH_RULES.defines(lax.axis_index_p)
 def _axis_index_named(
     size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
 ) -> tuple[Any, Dim]:
-    _only_this_axis(axis_index_p, params["axes"], name)
+    _only_this_axis(lax.axis_index_p, params["axes"], name)
     return lax.iota(np.dtype(np.int32), size), 0

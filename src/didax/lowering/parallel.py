@@ -27,18 +27,8 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from didax.core import lax
 from didax.core.abstract import ShapedArray
-from didax.core.lax.parallel import (
-    all_gather_p,
-    all_to_all_p,
-    axis_index_p,
-    pmax_p,
-    pmin_p,
-    ppermute_p,
-    psum_p,
-    psum_scatter_p,
-    sharding_constraint_p,
-)
 from didax.core.sharding import Mesh, NamedSharding
 from didax.lowering.mlir import (
     LOWERING_RULES,
@@ -110,16 +100,16 @@ def _all_reduce(combine: Callable[..., Any]) -> LoweringRule:
     return rule
 
 
-LOWERING_RULES.register(psum_p, _all_reduce(hlo.add))
-LOWERING_RULES.register(pmax_p, _all_reduce(hlo.maximum))
-LOWERING_RULES.register(pmin_p, _all_reduce(hlo.minimum))
+LOWERING_RULES.register(lax.psum_p, _all_reduce(hlo.add))
+LOWERING_RULES.register(lax.pmax_p, _all_reduce(hlo.maximum))
+LOWERING_RULES.register(lax.pmin_p, _all_reduce(hlo.minimum))
 
 
 def _reshape(x: IrValue, aval: ShapedArray) -> IrValue:
     return hlo.reshape(aval_to_ir_type(aval), x)
 
 
-@LOWERING_RULES.defines(all_gather_p)
+@LOWERING_RULES.defines(lax.all_gather_p)
 def _all_gather_lowering(
     ctx: LoweringRuleContext,
     x: IrValue,
@@ -146,7 +136,7 @@ def _all_gather_lowering(
     return [op.results[0]]
 
 
-@LOWERING_RULES.defines(psum_scatter_p)
+@LOWERING_RULES.defines(lax.psum_scatter_p)
 def _psum_scatter_lowering(
     ctx: LoweringRuleContext,
     x: IrValue,
@@ -175,7 +165,7 @@ def _psum_scatter_lowering(
     return [out if tiled else _reshape(out, aval_out)]
 
 
-@LOWERING_RULES.defines(all_to_all_p)
+@LOWERING_RULES.defines(lax.all_to_all_p)
 def _all_to_all_lowering(
     ctx: LoweringRuleContext,
     x: IrValue,
@@ -201,7 +191,7 @@ def _all_to_all_lowering(
     return [op.results[0]]
 
 
-@LOWERING_RULES.defines(ppermute_p)
+@LOWERING_RULES.defines(lax.ppermute_p)
 def _ppermute_lowering(
     ctx: LoweringRuleContext,
     x: IrValue,
@@ -222,7 +212,7 @@ def _ppermute_lowering(
     return [op.result]
 
 
-@LOWERING_RULES.defines(axis_index_p)
+@LOWERING_RULES.defines(lax.axis_index_p)
 def _axis_index_lowering(
     ctx: LoweringRuleContext, *, axes: tuple[str, ...], axis_size: int
 ) -> list[IrValue]:
@@ -257,7 +247,7 @@ def sharding_custom_call(
     return out
 
 
-@LOWERING_RULES.defines(sharding_constraint_p)
+@LOWERING_RULES.defines(lax.sharding_constraint_p)
 def _sharding_constraint_lowering(
     ctx: LoweringRuleContext, x: IrValue, *, sharding: NamedSharding
 ) -> list[IrValue]:

@@ -41,16 +41,8 @@ from didax.core.lax.reductions import (
     reduce_xor_p,
 )
 from didax.ir.jaxpr import ClosedJaxpr
-from didax.lowering.mlir import (
-    LOWERING_RULES,
-    IrValue,
-    LoweringRuleContext,
-    aval_to_ir_type,
-    constant,
-    dense_i64,
-    dtype_to_ir_type,
-    lower_jaxpr_body,
-)
+from didax.lowering import mlir
+from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext
 from didax.lowering.rules import compare, max_identity, maximum, min_identity, minimum
 
 __all__ = ["stablehlo_reduce"]
@@ -60,7 +52,7 @@ RegionBody: TypeAlias = Callable[[Sequence[IrValue]], Sequence[IrValue]]
 
 
 def _scalar_type(dtype: DType) -> ir.RankedTensorType:
-    return ir.RankedTensorType.get((), dtype_to_ir_type(dtype))
+    return ir.RankedTensorType.get((), mlir.dtype_to_ir_type(dtype))
 
 
 def stablehlo_reduce(
@@ -77,10 +69,10 @@ def stablehlo_reduce(
     ``body([acc_0, ..., acc_n, x_0, ..., x_n])``.
     """
     op = hlo.ReduceOp(
-        [aval_to_ir_type(a) for a in out_avals],
+        [mlir.aval_to_ir_type(a) for a in out_avals],
         list(operands),
         list(init_values),
-        dense_i64(axes),
+        mlir.dense_i64(axes),
     )
     scalar_types = [_scalar_type(d) for d in in_dtypes]
     block = op.regions[0].blocks.append(*scalar_types, *scalar_types)
@@ -98,7 +90,7 @@ def _monoid_reduction_rule(
             return [x]
         aval_out = ctx.avals_out[0]
         dtype = aval_out.dtype
-        init = constant(np.asarray(identity(dtype), dtype))
+        init = mlir.constant(np.asarray(identity(dtype), dtype))
         return stablehlo_reduce(
             [x], [init], axes, [dtype], [aval_out], lambda a: [combine(a[0], a[1], dtype)]
         )
@@ -143,8 +135,8 @@ def _reduce_lowering(
     in_dtypes = [a.dtype for a in ctx.avals_in[n:]]
 
     def body(scalars: Sequence[IrValue]) -> Sequence[IrValue]:
-        consts = [constant(np.asarray(c)) for c in jaxpr.consts]
-        return lower_jaxpr_body(ctx.module_context, jaxpr.jaxpr, [*consts, *scalars])
+        consts = [mlir.constant(np.asarray(c)) for c in jaxpr.consts]
+        return mlir.lower_jaxpr_body(ctx.module_context, jaxpr.jaxpr, [*consts, *scalars])
 
     return stablehlo_reduce(args[:n], args[n:], dimensions, in_dtypes, ctx.avals_out, body)
 
@@ -170,11 +162,11 @@ def _arg_extremum(
     aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
     dtype = aval_in.dtype
     index_aval = ShapedArray(aval_in.shape, index_dtype)
-    indices = hlo.iota(aval_to_ir_type(index_aval), axis)
+    indices = hlo.iota(mlir.aval_to_ir_type(index_aval), axis)
     # The identity pairs with index 0: it only ties with an operand whose
     # extremum is the identity itself, all of whose values are the identity,
     # so the answer is index 0 anyway.
-    inits = [constant(np.asarray(identity, dtype)), constant(np.asarray(0, index_dtype))]
+    inits = [mlir.constant(np.asarray(identity, dtype)), mlir.constant(np.asarray(0, index_dtype))]
 
     def body(args: Sequence[IrValue]) -> list[IrValue]:
         x_val, x_idx, y_val, y_idx = args

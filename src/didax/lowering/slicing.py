@@ -19,14 +19,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.lax.slicing import dynamic_slice_p, dynamic_update_slice_p, pad_p, slice_p
-from didax.lowering.mlir import (
-    LOWERING_RULES,
-    IrValue,
-    LoweringRuleContext,
-    aval_to_ir_type,
-    constant,
-    dense_i64,
-)
+from didax.lowering import mlir
+from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext
 
 __all__: list[str] = []
 
@@ -46,11 +40,11 @@ def _same_type_indices(
     out = []
     for i, aval, bound in zip(indices, avals, bounds, strict=True):
         if aval.dtype.kind == "u":
-            i = hlo.minimum(i, constant(np.asarray(bound, aval.dtype)))
+            i = hlo.minimum(i, mlir.constant(np.asarray(bound, aval.dtype)))
         out.append(i)
     if len({a.dtype for a in avals}) <= 1:
         return out
-    int64 = aval_to_ir_type(ShapedArray((), dtypes.int64))
+    int64 = mlir.aval_to_ir_type(ShapedArray((), dtypes.int64))
     return [
         i if aval.dtype == dtypes.int64 else hlo.convert(int64, i)
         for i, aval in zip(out, avals, strict=True)
@@ -66,7 +60,11 @@ def _slice_lowering(
     limit_indices: tuple[int, ...],
     strides: tuple[int, ...],
 ) -> list[IrValue]:
-    return [hlo.slice(x, dense_i64(start_indices), dense_i64(limit_indices), dense_i64(strides))]
+    return [
+        hlo.slice(
+            x, mlir.dense_i64(start_indices), mlir.dense_i64(limit_indices), mlir.dense_i64(strides)
+        )
+    ]
 
 
 @LOWERING_RULES.defines(dynamic_slice_p)
@@ -77,7 +75,7 @@ def _dynamic_slice_lowering(
     operand = ctx.avals_in[0]
     bounds = [n - k for n, k in zip(operand.shape, slice_sizes, strict=True)]
     indices = _same_type_indices(starts, ctx.avals_in[1:], bounds)
-    return [hlo.dynamic_slice(x, indices, dense_i64(slice_sizes))]
+    return [hlo.dynamic_slice(x, indices, mlir.dense_i64(slice_sizes))]
 
 
 @LOWERING_RULES.defines(dynamic_update_slice_p)
@@ -101,4 +99,8 @@ def _pad_lowering(
     # stablehlo.pad has the impl's semantics: interior padding first, then the
     # edges, negative edges cropping.
     lows, highs, interiors = zip(*padding_config, strict=True) if padding_config else ((), (), ())
-    return [hlo.pad(x, padding_value, dense_i64(lows), dense_i64(highs), dense_i64(interiors))]
+    return [
+        hlo.pad(
+            x, padding_value, mlir.dense_i64(lows), mlir.dense_i64(highs), mlir.dense_i64(interiors)
+        )
+    ]

@@ -31,15 +31,8 @@ from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.dtypes import DType
 from didax.core.lax.sorting import approx_top_k_p, eq_to_p, le_to_p, lt_to_p, sort_p, top_k_p
-from didax.lowering.mlir import (
-    LOWERING_RULES,
-    IrValue,
-    LoweringRuleContext,
-    aval_to_ir_type,
-    constant,
-    dense_i64,
-    dtype_to_ir_type,
-)
+from didax.lowering import mlir
+from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext
 
 __all__: list[str] = []
 
@@ -54,8 +47,8 @@ def _compare(x: IrValue, y: IrValue, direction: str, compare_type: str) -> IrVal
 
 
 def _canonical_float(x: IrValue, dtype: DType) -> IrValue:
-    zero = constant(np.zeros((), dtype))
-    nan = constant(np.full((), np.nan, dtype))
+    zero = mlir.constant(np.zeros((), dtype))
+    nan = mlir.constant(np.full((), np.nan, dtype))
     x = hlo.select(_compare(x, zero, "EQ", "FLOAT"), zero, x)
     return hlo.select(_compare(x, x, "NE", "FLOAT"), nan, x)
 
@@ -87,12 +80,14 @@ def _sort_lowering(
     ctx: LoweringRuleContext, *operands: IrValue, dimension: int, is_stable: bool, num_keys: int
 ) -> list[IrValue]:
     op: Any = hlo.SortOp(
-        [aval_to_ir_type(a) for a in ctx.avals_out],
+        [mlir.aval_to_ir_type(a) for a in ctx.avals_out],
         list(operands),
         dimension=dimension,
         is_stable=is_stable,
     )
-    scalar_types = [ir.RankedTensorType.get((), dtype_to_ir_type(a.dtype)) for a in ctx.avals_in]
+    scalar_types = [
+        ir.RankedTensorType.get((), mlir.dtype_to_ir_type(a.dtype)) for a in ctx.avals_in
+    ]
     block = op.comparator.blocks.append(*(t for t in scalar_types for _ in range(2)))
     with ir.InsertionPoint(block):
         key_dtypes = [a.dtype for a in ctx.avals_in[:num_keys]]
@@ -117,7 +112,7 @@ for _prim, _direction in ((eq_to_p, "EQ"), (le_to_p, "LE"), (lt_to_p, "LT")):
 
 
 def _transposed(x: IrValue, perm: Sequence[int] | None) -> IrValue:
-    return x if perm is None else hlo.transpose(x, dense_i64(perm))
+    return x if perm is None else hlo.transpose(x, mlir.dense_i64(perm))
 
 
 @LOWERING_RULES.defines(top_k_p)
@@ -143,15 +138,15 @@ def _approx_top_k_lowering(
 ) -> list[IrValue]:
     aval = ctx.avals_in[0]
     index_aval = ShapedArray(aval.shape, np.dtype(np.int32))
-    iota = hlo.iota(aval_to_ir_type(index_aval), reduction_dimension)
+    iota = hlo.iota(mlir.aval_to_ir_type(index_aval), reduction_dimension)
     op: Any = hlo.SortOp(
-        [aval_to_ir_type(aval), aval_to_ir_type(index_aval)],
+        [mlir.aval_to_ir_type(aval), mlir.aval_to_ir_type(index_aval)],
         [x, iota],
         dimension=reduction_dimension,
         is_stable=True,
     )
-    scalar = ir.RankedTensorType.get((), dtype_to_ir_type(aval.dtype))
-    index = ir.RankedTensorType.get((), dtype_to_ir_type(index_aval.dtype))
+    scalar = ir.RankedTensorType.get((), mlir.dtype_to_ir_type(aval.dtype))
+    index = ir.RankedTensorType.get((), mlir.dtype_to_ir_type(index_aval.dtype))
     block = op.comparator.blocks.append(scalar, scalar, index, index)
     with ir.InsertionPoint(block):
         a, b = block.arguments[0], block.arguments[1]
@@ -162,5 +157,6 @@ def _approx_top_k_lowering(
     limits[reduction_dimension] = ctx.avals_out[0].shape[reduction_dimension]
     starts, strides = [0] * aval.ndim, [1] * aval.ndim
     return [
-        hlo.slice(r, dense_i64(starts), dense_i64(limits), dense_i64(strides)) for r in op.results
+        hlo.slice(r, mlir.dense_i64(starts), mlir.dense_i64(limits), mlir.dense_i64(strides))
+        for r in op.results
     ]

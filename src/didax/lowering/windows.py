@@ -41,16 +41,8 @@ from didax.core.lax.windows import (
 )
 from didax.core.primitive import Primitive
 from didax.ir.jaxpr import Jaxpr
-from didax.lowering.mlir import (
-    LOWERING_RULES,
-    IrValue,
-    LoweringRuleContext,
-    aval_to_ir_type,
-    constant,
-    dense_i64,
-    dtype_to_ir_type,
-    lower_jaxpr_body,
-)
+from didax.lowering import mlir
+from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext
 from didax.lowering.rules import compare, maximum, minimum
 
 __all__: list[str] = []
@@ -66,7 +58,7 @@ def _padding_attr(padding: Pairs) -> ir.DenseIntElementsAttr:
 
 
 def _region(region: ir.Region, scalar_dtypes: Sequence[DType], body: Body) -> None:
-    scalars = [ir.RankedTensorType.get((), dtype_to_ir_type(d)) for d in scalar_dtypes]
+    scalars = [ir.RankedTensorType.get((), mlir.dtype_to_ir_type(d)) for d in scalar_dtypes]
     block = region.blocks.append(*scalars, *scalars)
     with ir.InsertionPoint(block):
         hlo.return_(list(body(list(block.arguments))))
@@ -81,13 +73,13 @@ def reduce_window(
 ) -> list[IrValue]:
     """One ``stablehlo.reduce_window`` of ``operands`` (the reducer built by ``body``)."""
     op = hlo.ReduceWindowOp(
-        [aval_to_ir_type(a) for a in out_avals],
+        [mlir.aval_to_ir_type(a) for a in out_avals],
         list(operands),
         list(inits),
-        dense_i64(w.window_dimensions),
-        window_strides=dense_i64(w.window_strides),
-        base_dilations=dense_i64(w.base_dilation),
-        window_dilations=dense_i64(w.window_dilation),
+        mlir.dense_i64(w.window_dimensions),
+        window_strides=mlir.dense_i64(w.window_strides),
+        base_dilations=mlir.dense_i64(w.base_dilation),
+        window_dilations=mlir.dense_i64(w.window_dilation),
         padding=_padding_attr(w.padding),
     )
     _region(op.regions[0], [a.dtype for a in out_avals], body)
@@ -95,7 +87,7 @@ def reduce_window(
 
 
 def _scalar(value: object, dtype: DType) -> IrValue:
-    return constant(np.asarray(value, dtype))
+    return mlir.constant(np.asarray(value, dtype))
 
 
 def _monoid_rule(
@@ -149,7 +141,7 @@ def _select_and_gather_add_lowering(
     out = ctx.avals_out[0]
     _, result = reduce_window(
         [x, tangents],
-        [constant(identity(select_prim, dtype)), _scalar(0, dtype)],
+        [mlir.constant(identity(select_prim, dtype)), _scalar(0, dtype)],
         [out.update(dtype=dtype), out],
         WindowParams(**params),
         body,
@@ -177,19 +169,19 @@ def _select_and_scatter_add_lowering(
     lows, highs = [lo for lo, _ in padding], [hi for _, hi in padding]
     padded = hlo.pad(
         x,
-        constant(identity(select_prim, operand.dtype)),
-        dense_i64(lows),
-        dense_i64(highs),
-        dense_i64([0] * len(padding)),
+        mlir.constant(identity(select_prim, operand.dtype)),
+        mlir.dense_i64(lows),
+        mlir.dense_i64(highs),
+        mlir.dense_i64([0] * len(padding)),
     )
     padded_shape = [n + lo + hi for n, (lo, hi) in zip(operand.shape, padding, strict=True)]
     op = hlo.SelectAndScatterOp(
-        ir.RankedTensorType.get(padded_shape, dtype_to_ir_type(dtype)),
+        ir.RankedTensorType.get(padded_shape, mlir.dtype_to_ir_type(dtype)),
         padded,
         source,
         _scalar(0, dtype),
-        window_dimensions=dense_i64(window_dimensions),
-        window_strides=dense_i64(window_strides),
+        window_dimensions=mlir.dense_i64(window_dimensions),
+        window_strides=mlir.dense_i64(window_strides),
         padding=_padding_attr(((0, 0),) * len(padding)),
     )
     direction = _direction(select_prim)
@@ -197,7 +189,11 @@ def _select_and_scatter_add_lowering(
     scatter = hlo.or_ if dtype == dtypes.bool_ else hlo.add
     _region(op.scatter, [dtype], lambda a: [scatter(a[0], a[1])])
     limits = [lo + n for lo, n in zip(lows, operand.shape, strict=True)]
-    return [hlo.slice(op.result, dense_i64(lows), dense_i64(limits), dense_i64([1] * len(lows)))]
+    return [
+        hlo.slice(
+            op.result, mlir.dense_i64(lows), mlir.dense_i64(limits), mlir.dense_i64([1] * len(lows))
+        )
+    ]
 
 
 @LOWERING_RULES.defines(reduce_window_p)
@@ -210,5 +206,5 @@ def _reduce_window_lowering(
         args[n:],
         ctx.avals_out,
         WindowParams(**params),
-        lambda a: lower_jaxpr_body(ctx.module_context, jaxpr, a),
+        lambda a: mlir.lower_jaxpr_body(ctx.module_context, jaxpr, a),
     )

@@ -69,6 +69,23 @@ DotDimensionNumbersLike: TypeAlias = tuple[
 # --- typing ---------------------------------------------------------------------------
 
 
+def check_product_operands(lhs: ShapedArray, rhs: ShapedArray, precision: object) -> None:
+    """What every product (``dot_general``, ``conv_general_dilated``) asks of its operands.
+
+    Numbers of one dtype, and a canonical precision: ``None`` or a pair of
+    ``Precision`` (the param may be bound directly, so it may be anything).
+    """
+    check_kinds("iufc", "numbers", lhs, rhs)
+    if lhs.dtype != rhs.dtype:
+        raise dtype_failure(f"operands must have equal dtypes, got {lhs.dtype} and {rhs.dtype}")
+    if precision is not None and not (
+        isinstance(precision, tuple)
+        and len(precision) == 2
+        and builtins.all(isinstance(p, Precision) for p in precision)
+    ):
+        raise dtype_failure(f"precision must be None or a pair of lax.Precision, got {precision}")
+
+
 @ABSTRACT_EVAL.defines(dot_general_p)
 def _dot_general_abstract_eval(
     lhs: ShapedArray,
@@ -79,16 +96,7 @@ def _dot_general_abstract_eval(
     preferred_element_type: DType | None,
 ) -> ShapedArray:
     (lc, rc), (lb, rb) = dimension_numbers
-    check_kinds("iufc", "numbers", lhs, rhs)
-    if lhs.dtype != rhs.dtype:
-        raise dtype_failure(f"operands must have equal dtypes, got {lhs.dtype} and {rhs.dtype}")
-    given: object = precision  # (bound directly, it may be anything)
-    if given is not None and not (
-        isinstance(given, tuple)
-        and len(given) == 2
-        and builtins.all(isinstance(p, Precision) for p in given)
-    ):
-        raise dtype_failure(f"precision must be None or a pair of lax.Precision, got {precision}")
+    check_product_operands(lhs, rhs, precision)
     check_axes(lc + lb, lhs.ndim, "lhs contracting and batch dimensions")
     check_axes(rc + rb, rhs.ndim, "rhs contracting and batch dimensions")
     if len(lc) != len(rc) or len(lb) != len(rb):

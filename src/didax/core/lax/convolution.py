@@ -38,10 +38,10 @@ from numpy.typing import DTypeLike
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
-from didax.core.abstract_eval import ABSTRACT_EVAL, check_kinds, dtype_failure
+from didax.core.abstract_eval import ABSTRACT_EVAL
 from didax.core.basearray import Value
 from didax.core.dtypes import DType
-from didax.core.lax.contractions import _dot_result_dtype, dot_general
+from didax.core.lax.contractions import _dot_result_dtype, check_product_operands, dot_general
 from didax.core.lax.convolution_shapes import (
     ConvDimensionNumbers,
     ConvGeneralDilatedDimensionNumbers,
@@ -103,16 +103,7 @@ def _conv_general_dilated_abstract_eval(
     precision: CanonicalPrecision,
     preferred_element_type: DType | None,
 ) -> ShapedArray:
-    check_kinds("iufc", "numbers", lhs, rhs)
-    if lhs.dtype != rhs.dtype:
-        raise dtype_failure(f"operands must have equal dtypes, got {lhs.dtype} and {rhs.dtype}")
-    given: object = precision  # (bound directly, it may be anything)
-    if given is not None and not (
-        isinstance(given, tuple)
-        and len(given) == 2
-        and builtins.all(isinstance(p, Precision) for p in given)
-    ):
-        raise dtype_failure(f"precision must be None or a pair of lax.Precision, got {precision}")
+    check_product_operands(lhs, rhs, precision)
     shape = conv_shape(
         lhs.shape,
         rhs.shape,
