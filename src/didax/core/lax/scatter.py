@@ -23,7 +23,7 @@ Design rules:
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Protocol
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
@@ -184,183 +184,108 @@ ABSTRACT_EVAL.register(scatter_max_p, _scatter_rule("biuf", "arrays"))
 # --- didax.lax wrappers ----------------------------------------------------------------
 
 
-def _bind_scatter(
-    prim: Primitive,
-    operand: ArrayLike,
-    scatter_indices: ArrayLike,
-    updates: ArrayLike,
-    dimension_numbers: ScatterDimensionNumbers,
-    indices_are_sorted: bool,
-    unique_indices: bool,
-    mode: str | GatherScatterMode | None,
-) -> Value:
-    operand = _operand(operand)
-    # A weakly typed update takes the operand's dtype (and a Python scalar is a rank-0 one).
-    updates = coerce_to(prim, updates, ShapedArray((), get_aval(operand).dtype))
-    return bind_value(
-        prim,
-        operand,
-        _indices(scatter_indices),
-        _operand(updates),
-        dimension_numbers=_scatter_dnums(dimension_numbers),
-        indices_are_sorted=bool(indices_are_sorted),
-        unique_indices=bool(unique_indices),
-        mode=GatherScatterMode.from_any(mode),
-    )
+class ScatterFunction(Protocol):
+    """The signature every scatter wrapper has (JAX's ``lax.scatter*``)."""
+
+    def __call__(
+        self,
+        operand: ArrayLike,
+        scatter_indices: ArrayLike,
+        updates: ArrayLike,
+        dimension_numbers: ScatterDimensionNumbers,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: str | GatherScatterMode | None = None,
+    ) -> Value: ...
 
 
-def scatter(
-    operand: ArrayLike,
-    scatter_indices: ArrayLike,
-    updates: ArrayLike,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: str | GatherScatterMode | None = None,
-) -> Value:
+def _scatter_function(prim: Primitive, name: str, doc: str) -> ScatterFunction:
+    """The ``didax.lax`` wrapper ``name`` of scatter primitive ``prim``, documented by ``doc``."""
+
+    def wrapper(
+        operand: ArrayLike,
+        scatter_indices: ArrayLike,
+        updates: ArrayLike,
+        dimension_numbers: ScatterDimensionNumbers,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: str | GatherScatterMode | None = None,
+    ) -> Value:
+        operand = _operand(operand)
+        # A weakly typed update takes the operand's dtype (and a Python scalar is a rank-0 one).
+        updates = coerce_to(prim, updates, ShapedArray((), get_aval(operand).dtype))
+        return bind_value(
+            prim,
+            operand,
+            _indices(scatter_indices),
+            _operand(updates),
+            dimension_numbers=_scatter_dnums(dimension_numbers),
+            indices_are_sorted=bool(indices_are_sorted),
+            unique_indices=bool(unique_indices),
+            mode=GatherScatterMode.from_any(mode),
+        )
+
+    wrapper.__name__ = wrapper.__qualname__ = name
+    wrapper.__doc__ = doc
+    return wrapper
+
+
+_DNUMS_EXAMPLE = """
+    >>> from didax import lax
+    >>> dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+    ...                                     scatter_dims_to_operand_dims=(0,))"""
+
+scatter = _scatter_function(
+    scatter_p,
+    "scatter",
     """``operand`` with the windows of ``updates`` written at ``scatter_indices``.
 
     Of several updates to one element the last is kept (XLA on CPUs
     applies them in order). Out-of-bounds updates are dropped (``mode``
     ``"clip"`` clamps them in bounds instead).
-
-    >>> from didax import lax
-    >>> dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
-    ...                                     scatter_dims_to_operand_dims=(0,))
+"""
+    + _DNUMS_EXAMPLE
+    + """
     >>> lax.scatter(np.zeros(3), np.array([[2], [0]]), np.array([5.0, 6.0]), dnums)
     Array([6., 0., 5.], dtype=float32)
-    """
-    return _bind_scatter(
-        scatter_p,
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers,
-        indices_are_sorted,
-        unique_indices,
-        mode,
-    )
-
-
-def scatter_add(
-    operand: ArrayLike,
-    scatter_indices: ArrayLike,
-    updates: ArrayLike,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: str | GatherScatterMode | None = None,
-) -> Value:
+    """,
+)
+scatter_add = _scatter_function(
+    scatter_add_p,
+    "scatter_add",
     """``operand`` plus ``updates`` at ``scatter_indices``; repeated indices accumulate.
-
-    >>> from didax import lax
-    >>> dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
-    ...                                     scatter_dims_to_operand_dims=(0,))
+"""
+    + _DNUMS_EXAMPLE
+    + """
     >>> lax.scatter_add(np.zeros(3), np.array([[2], [2], [7]]), np.ones(3), dnums)
     Array([0., 0., 2.], dtype=float32)
-    """
-    return _bind_scatter(
-        scatter_add_p,
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers,
-        indices_are_sorted,
-        unique_indices,
-        mode,
-    )
-
-
-def scatter_mul(
-    operand: ArrayLike,
-    scatter_indices: ArrayLike,
-    updates: ArrayLike,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: str | GatherScatterMode | None = None,
-) -> Value:
-    """``operand`` times ``updates`` at ``scatter_indices``; repeated indices multiply."""
-    return _bind_scatter(
-        scatter_mul_p,
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers,
-        indices_are_sorted,
-        unique_indices,
-        mode,
-    )
-
-
-def scatter_min(
-    operand: ArrayLike,
-    scatter_indices: ArrayLike,
-    updates: ArrayLike,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: str | GatherScatterMode | None = None,
-) -> Value:
-    """The minimum of ``operand`` and ``updates`` at ``scatter_indices``."""
-    return _bind_scatter(
-        scatter_min_p,
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers,
-        indices_are_sorted,
-        unique_indices,
-        mode,
-    )
-
-
-def scatter_max(
-    operand: ArrayLike,
-    scatter_indices: ArrayLike,
-    updates: ArrayLike,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: str | GatherScatterMode | None = None,
-) -> Value:
-    """The maximum of ``operand`` and ``updates`` at ``scatter_indices``."""
-    return _bind_scatter(
-        scatter_max_p,
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers,
-        indices_are_sorted,
-        unique_indices,
-        mode,
-    )
-
-
-def scatter_sub(
-    operand: ArrayLike,
-    scatter_indices: ArrayLike,
-    updates: ArrayLike,
-    dimension_numbers: ScatterDimensionNumbers,
-    *,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    mode: str | GatherScatterMode | None = None,
-) -> Value:
+    """,
+)
+scatter_sub = _scatter_function(
+    scatter_sub_p,
+    "scatter_sub",
     """``operand`` minus ``updates`` at ``scatter_indices``; repeated indices accumulate.
-
-    >>> from didax import lax
-    >>> dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
-    ...                                     scatter_dims_to_operand_dims=(0,))
+"""
+    + _DNUMS_EXAMPLE
+    + """
     >>> lax.scatter_sub(np.zeros(3), np.array([[2], [2], [7]]), np.ones(3), dnums)
     Array([ 0.,  0., -2.], dtype=float32)
-    """
-    flags = (indices_are_sorted, unique_indices, mode)
-    return _bind_scatter(
-        scatter_sub_p, operand, scatter_indices, updates, dimension_numbers, *flags
-    )
+    """,
+)
+scatter_mul = _scatter_function(
+    scatter_mul_p,
+    "scatter_mul",
+    "``operand`` times ``updates`` at ``scatter_indices``; repeated indices multiply.",
+)
+scatter_min = _scatter_function(
+    scatter_min_p,
+    "scatter_min",
+    "The minimum of ``operand`` and ``updates`` at ``scatter_indices``.",
+)
+scatter_max = _scatter_function(
+    scatter_max_p,
+    "scatter_max",
+    "The maximum of ``operand`` and ``updates`` at ``scatter_indices``.",
+)
