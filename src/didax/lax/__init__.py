@@ -8,13 +8,18 @@ rank-0 operands beside an array of any shape (``mul x 2.0``: no broadcast
 staged).
 
 The primitives and their functions live in the family modules of
-``didax.core.lax`` (``elementwise``, ``structural``, ``slicing``,
-``reductions``, ``contractions``, ``conversions``, ``bits``, ``sorting``,
-``cumulative``, ``special``, ``indexing``, ``scatter``, ``fft``, and the
-control-flow primitives ``cond``, ``while_loop``, ``scan``); control flow
-as users call it (``cond``, ``switch``, ``while_loop``, ``fori_loop``,
-``scan``, ``map``) is in ``didax.api.control_flow``, the collectives in
-``didax.api.parallel``. This module re-exports each of those modules'
+``didax.core.lax`` (``elementwise``, ``selection``, ``structural``,
+``slicing``, ``reductions``, ``contractions``, ``ragged``, ``convolution``,
+``windows``, ``conversions``, ``bits``, ``sorting``, ``cumulative``,
+``special``, ``indexing``, ``scatter``, ``fft``, ``random_bits``, and the
+control-flow primitives ``cond``, ``while_loop``, ``scan``, ``solves``);
+what takes a Python function is in ``didax.api``: control flow as users
+call it (``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``,
+``map``) in ``control_flow``, ``reduce`` and ``associative_scan`` in
+``reductions``, ``reduce_window`` in ``windows``, ``custom_linear_solve``
+and ``custom_root`` in ``solves``, the collectives in ``parallel``, and
+``optimization_barrier``, ``platform_dependent`` and ``scatter_apply`` in
+``lax_extras``. This module re-exports each of those modules'
 ``__all__``: a family makes a name public by listing it there, and a new
 family adds its two lines below. ``didax.lax.linalg`` is a submodule, as
 ``jax.lax.linalg`` is (``cholesky``, ``triangular_solve``, ``lu``, ``qr``,

@@ -10,11 +10,15 @@ Design rules:
   ``structural``, ``slicing``, ``reductions``, ``contractions``
   (``dot_general``), ``conversions``, ``cumulative``, ``indexing``
   (gather, and what it shares with the scatters), ``scatter``, ``selection``
-  (``select_n``, ``clamp``), ``sorting``,
-  ``bits``, ``special``, ``fft``, ``linalg``, ``parallel`` (collectives).
+  (``select_n``, ``clamp``), ``sorting`` (with ``top_k``), ``bits``,
+  ``special``, ``fft``, ``linalg``, ``parallel`` (collectives),
+  ``convolution``, ``windows`` (``reduce_window`` and its derivatives),
+  ``random_bits`` (``rng_bit_generator``); ``ragged`` (``ragged_dot``)
+  holds functions over ``dot_general``, and no primitive.
 - The higher-order primitives, whose params hold programs, are families
   too: ``cond``, ``while_loop`` and ``scan`` (control flow, with
-  ``WhileParams`` and ``ScanParams``), ``jit``, ``checkpoint`` and
+  ``WhileParams`` and ``ScanParams``), ``solves`` (``linear_solve_p``),
+  the generic ``reduce_p`` and ``reduce_window_p`` (in their families), ``jit``, ``checkpoint`` and
   ``custom_derivatives`` (calls), and ``shard_map`` (a body run per device
   of a mesh); they are typed against ``programs.Program``, the types of a
   jaxpr, since core cannot import ``ir``.
