@@ -35,7 +35,8 @@ def test_fixed_seed_slice_agrees_with_jax() -> None:
 
 @pytest.mark.parametrize("case", fz.load_regressions(), ids=lambda c: c["transformation"])
 def test_regressions(case: dict[str, Any]) -> None:
-    assert fz.compare(fz.steps_of(case), case["seed"], case["transformation"]) is None
+    x64 = case.get("x64", True)
+    assert fz.compare(fz.steps_of(case), case["seed"], case["transformation"], x64) is None
 
 
 def test_a_planted_bug_is_found_and_shrunk(monkeypatch: pytest.MonkeyPatch) -> None:
