@@ -28,7 +28,9 @@ transformation that raises is traced on its own so only it raises).
 Use: ``python tests/fuzz/fuzz.py --seconds 60 --seed 0`` (``nox -s fuzz --
 --seconds 60``) prints the number of program x transformation pairs run and,
 for a mismatch, the shrunk program, which it appends to
-``tests/fuzz/regressions.json`` (replayed by the test suite).
+``tests/fuzz/regressions.json`` (replayed by the test suite). ``--jobs K``
+searches in K processes at once (most of the time goes to XLA compiling
+each new program, so the rate grows with the cores given).
 """
 
 from __future__ import annotations
@@ -36,10 +38,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import multiprocessing
 import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Final
@@ -54,7 +58,7 @@ import didax.numpy as dnp
 
 if __package__ in (None, ""):  # run as a script: the steps' module is found from the root
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from tests.fuzz.fuzz_steps import N, random_op, rtol_of, step_fn
+from tests.fuzz.fuzz_steps import N, eager_only, random_op, rtol_of, step_fn
 
 BATCH: Final = 2  # vmap's batch size
 X64_SHARE: Final = 2 / 3  # the share of programs in 64-bit mode; the rest are float32
@@ -194,28 +198,51 @@ def jax_outcomes(
 
         return all_of
 
+    def fetched(which: Sequence[str], jitted: bool) -> dict[str, Any]:
+        # On the host inside the ``try``: XLA reports a failure when the result is read.
+        results = (jax.jit(run(which)) if jitted else run(which))(*arrays)
+        host: dict[str, Any] = jax.tree_util.tree_map(np.asarray, results)
+        return host
+
     arrays = inputs(seed, x64)
+    # Where a step's error shows only when run (a custom_vjp under jvp),
+    # jit would drop it with dead code: the eager transformations eagerly.
+    eager = [n for n in names if not n.startswith("jit") and any(eager_only(op) for op, _ in steps)]
     with jax.enable_x64(x64):
+        outcomes = {name: _eager(partial(fetched, [name], False), name, False) for name in eager}
+        together = [n for n in names if n not in eager]
         try:
-            return {k: (v, None) for k, v in jax.jit(run(names))(*arrays).items()}
+            return outcomes | {k: (v, None) for k, v in fetched(together, True).items()}
         except Exception:
             pass  # one of them raises: each on its own
-        outcomes: dict[str, Outcome] = {}
-        for name in names:
+        for name in together:
             try:
-                outcomes[name] = (jax.jit(run([name]))(*arrays)[name], None)
+                outcomes[name] = (fetched([name], True)[name], None)
             except Exception as e:
                 outcomes[name] = (None, e)
-                if not name.startswith("jit"):
-                    # Eagerly, JAX may accept what it refuses traced: a loop
-                    # bound computed from the inputs is concrete there, so a
-                    # fori_loop is a scan and has a gradient. Its eager outcome
-                    # is the reference for didax's eager transformation.
-                    try:
-                        outcomes[name] = (run([name])(*arrays)[name], None)
-                    except Exception as eager_error:
-                        outcomes[name] = (None, eager_error)
+                compile_failed = isinstance(e, jax.errors.JaxRuntimeError)
+                if compile_failed or not name.startswith("jit"):
+                    outcomes[name] = _eager(partial(fetched, [name], False), name, compile_failed)
         return outcomes
+
+
+def _eager(fetch: Callable[[], dict[str, Any]], name: str, without_jit: bool) -> Outcome:
+    """JAX's outcome run eagerly: the reference where its jitted run raised.
+
+    Eagerly JAX may accept what it refuses traced: a loop bound computed
+    from the inputs is concrete there, so a fori_loop is a scan and has a
+    gradient; that is the reference for didax's eager transformation. And
+    where XLA itself failed on JAX's program (a ``JaxRuntimeError``: the CPU
+    FFT thunk rejects some layouts JAX's lowering gives it), JAX runs it
+    op by op, jit disabled, for the value the program means.
+    """
+    try:
+        if without_jit:
+            with jax.disable_jit():
+                return fetch()[name], None
+        return fetch()[name], None
+    except Exception as e:
+        return None, e
 
 
 def error_kind(error: BaseException) -> type[BaseException]:
@@ -279,8 +306,8 @@ def compare(
     want_value, jax_error = want or jax_outcomes(steps, seed, x64, [transformation])[transformation]
     thunks = _transformations(DIDAX_NS, program(DIDAX_NS, steps), *_split(inputs(seed, x64)))
     try:
-        with didax.enable_x64(x64):
-            got = thunks[transformation]()
+        with didax.enable_x64(x64):  # read on the host here, where an error is caught
+            got = jax.tree_util.tree_map(np.asarray, thunks[transformation]())
     except Exception as e:
         if jax_error is None:
             return "didax raised:\n" + traceback.format_exc(limit=3)
@@ -319,14 +346,17 @@ def load_regressions() -> list[dict[str, Any]]:
     return cases
 
 
-def _record(steps: list[Step], seed: int, transformation: str, x64: bool) -> None:
-    cases = load_regressions()
-    case = {
+def _case(steps: list[Step], seed: int, transformation: str, x64: bool) -> dict[str, Any]:
+    return {
         "steps": [[op, list(ix)] for op, ix in steps],
         "seed": seed,
         "transformation": transformation,
         "x64": x64,
     }
+
+
+def _record(case: dict[str, Any]) -> None:
+    cases = load_regressions()
     if case not in cases:
         cases.append(case)
         REGRESSIONS.write_text(json.dumps(cases, indent=1) + "\n")
@@ -336,20 +366,15 @@ def steps_of(case: dict[str, Any]) -> list[Step]:
     return [(str(op), (int(ix[0]), int(ix[1]))) for op, ix in case["steps"]]
 
 
-def fuzz(
-    seconds: float,
-    seed: int,
-    max_length: int = 8,
-    record: bool = True,
-    programs: int | None = None,
-) -> tuple[int, list[str]]:
-    """Runs random programs for ``seconds`` (or ``programs`` of them, whatever the time).
+Found = list[tuple[dict[str, Any], str]]  # (the shrunk case, its report) per failure
 
-    Returns the number of program x transformation pairs run and a report per failure.
-    """
+
+def _search(
+    seconds: float, seed: int, max_length: int, programs: int | None, verbose: bool
+) -> tuple[int, Found]:
     rng = np.random.default_rng(seed)
     deadline = time.monotonic() + seconds
-    pairs, failures, made = 0, [], 0
+    pairs, found, made = 0, [], 0
     while (made < programs) if programs is not None else (time.monotonic() < deadline):
         made += 1
         steps = random_program(rng, int(rng.integers(1, max_length + 1)))
@@ -366,10 +391,48 @@ def fuzz(
                 f"{transformation} of {small} (inputs seed {input_seed}, x64 {x64}): "
                 f"{compare(small, input_seed, transformation, x64) or why}"
             )
-            failures.append(report)
-            if record:
-                _record(small, input_seed, transformation, x64)
-    return pairs, failures
+            if verbose:
+                print("MISMATCH", report, flush=True)
+            found.append((_case(small, input_seed, transformation, x64), report))
+    return pairs, found
+
+
+def _search_job(args: tuple[float, int, int]) -> tuple[int, Found]:
+    seconds, seed, max_length = args
+    return _search(seconds, seed, max_length, None, verbose=True)
+
+
+def fuzz(
+    seconds: float,
+    seed: int,
+    max_length: int = 8,
+    record: bool = True,
+    programs: int | None = None,
+    jobs: int = 1,
+    verbose: bool = False,
+) -> tuple[int, list[str]]:
+    """Runs random programs for ``seconds`` (or ``programs`` of them, whatever the time).
+
+    Returns the number of program x transformation pairs run and a report
+    per failure; ``record`` appends each failure's shrunk program to the
+    regressions. ``jobs`` processes search at once (for ``seconds``), job
+    ``k`` from seed ``seed + k * 1_000_003``: job 0's programs are those of
+    a single-process run.
+    """
+    if jobs == 1:
+        pairs, found = _search(seconds, seed, max_length, programs, verbose)
+    else:
+        # Spawned, not forked: a fork of a process running XLA's threads can deadlock.
+        context = multiprocessing.get_context("spawn")
+        tasks = [(seconds, seed + k * 1_000_003, max_length) for k in range(jobs)]
+        with context.Pool(jobs) as pool:
+            results = pool.map(_search_job, tasks)
+        pairs = sum(n for n, _ in results)
+        found = [f for _, fs in results for f in fs]
+    if record:
+        for case, _ in found:
+            _record(case)
+    return pairs, [report for _, report in found]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -377,16 +440,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-length", type=int, default=8)
+    parser.add_argument("--jobs", type=int, default=1, help="processes searching at once")
     args = parser.parse_args(argv)
     start = time.monotonic()
-    pairs, failures = fuzz(args.seconds, args.seed, args.max_length)
+    pairs, failures = fuzz(args.seconds, args.seed, args.max_length, jobs=args.jobs, verbose=True)
     elapsed = time.monotonic() - start
-    for report in failures:
-        print("MISMATCH", report, flush=True)
     print(
         f"{pairs} program x transformation pairs in {elapsed:.0f} s "
         f"({math.ceil(pairs / len(TRANSFORMATIONS))} programs, "
-        f"{pairs / elapsed:.1f} pairs/s), {len(failures)} mismatches"
+        f"{pairs / elapsed:.1f} pairs/s, {args.jobs} job(s)), {len(failures)} mismatches"
     )
     return 1 if failures else 0
 
