@@ -1,27 +1,36 @@
 """A differential fuzzer: random programs run on didax and on JAX, under every transformation.
 
-A program is a list of steps over a list of values, each value a float64
-array of one square shape ``(N, N)``. Every step reads earlier values (by
-position, modulo how many there are) and appends one: element-wise
-functions, broadcasting arithmetic, reductions broadcast back, shape
-operations that return to the square shape, ``dot``, gathers and
-scatter-adds at constant indices, a round trip through float32,
-cumulative sums and maxima, control flow (``cond``, ``fori_loop``,
-``scan``) and ``custom_jvp``. Since every step accepts any earlier value,
-every subsequence of a program is a program, which is what makes shrinking
-a failure simple: drop steps while it still fails.
+A program is a list of steps over a list of values, each value an array of
+one square shape ``(N, N)``, float64 (or float32: a program is drawn in
+32-bit mode a third of the time, both libraries' ``enable_x64`` off). Every
+step reads earlier values (by position, modulo how many there are) and
+appends one; the steps come in families (``fuzz_steps.py``: element-wise,
+reductions and cumulative ops, shapes and ``dot``, gathers, scatters and
+``.at`` at constant and traced indices, linear algebra, FFTs, complex
+intermediates, float32/float16/bfloat16, and control flow -- ``cond``,
+``switch``, ``fori_loop``, ``while_loop``, ``scan`` -- whose bodies are
+other steps). Since every step accepts any earlier value, every
+subsequence of a program is a program, which is what makes shrinking a
+failure simple: drop steps while it still fails.
 
 The program is written once against a namespace (``didax`` or ``jax``) and
 run under eval, jit, jvp, vmap, grad, vjp, linearize, jit(grad),
 vmap(grad) and grad(grad); shapes and dtypes must be equal and values
-within a tolerance for float64 round-off. Where JAX raises, didax must
-raise too, an error of the same kind (``compare``); where didax returns
-instead, the pair (JAX's error, didax's result) is a mismatch.
+within a tolerance (float64 round-off, or what the program's 16-bit steps
+or 32-bit mode allow). Where JAX raises, didax must raise too, an error of
+the same kind (``compare``); where didax returns instead, the pair (JAX's
+error, didax's result) is a mismatch. didax runs each transformation as a
+user would (eagerly, or jitted where the transformation says so); JAX, the
+reference, runs all ten in one ``jax.jit`` (one compile per program instead
+of an eager dispatch per operation -- the same values to round-off; a
+transformation that raises is traced on its own so only it raises).
 
 Use: ``python tests/fuzz/fuzz.py --seconds 60 --seed 0`` (``nox -s fuzz --
 --seconds 60``) prints the number of program x transformation pairs run and,
 for a mismatch, the shrunk program, which it appends to
-``tests/fuzz/regressions.json`` (replayed by the test suite).
+``tests/fuzz/regressions.json`` (replayed by the test suite). ``--jobs K``
+searches in K processes at once (most of the time goes to XLA compiling
+each new program, so the rate grows with the cores given).
 """
 
 from __future__ import annotations
@@ -29,10 +38,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import multiprocessing
 import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Final
@@ -40,16 +51,18 @@ from typing import Any, Final
 import jax
 import jax.numpy as jnp
 import numpy as np
+import numpy.typing as npt
 
 import didax
 import didax.numpy as dnp
 
-# Both libraries in 64 bits (neither's default): the programs are float64.
-jax.config.update("jax_enable_x64", True)
-didax.config.update("jax_enable_x64", True)
+if __package__ in (None, ""):  # run as a script: the steps' module is found from the root
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tests.fuzz.fuzz_steps import N, eager_only, random_op, rtol_of, step_fn
 
-N: Final = 3  # the side of every value's square shape
 BATCH: Final = 2  # vmap's batch size
+X64_SHARE: Final = 2 / 3  # the share of programs in 64-bit mode; the rest are float32
+RTOL_32: Final = 2e-4  # the relative tolerance of a program in 32-bit mode, at least
 REGRESSIONS: Final = Path(__file__).with_name("regressions.json")
 
 JAX_NS: Final = SimpleNamespace(
@@ -62,6 +75,7 @@ JAX_NS: Final = SimpleNamespace(
     vmap=jax.vmap,
     linearize=jax.linearize,
     custom_jvp=jax.custom_jvp,
+    custom_vjp=jax.custom_vjp,
 )
 DIDAX_NS: Final = SimpleNamespace(
     np=dnp,
@@ -73,127 +87,17 @@ DIDAX_NS: Final = SimpleNamespace(
     vmap=didax.vmap,
     linearize=didax.linearize,
     custom_jvp=didax.custom_jvp,
+    custom_vjp=didax.custom_vjp,
 )
 
 Step = tuple[str, tuple[int, ...]]  # (operation, which earlier values it reads)
 
 
-def _softplus_like(ns: Any) -> Any:
-    """A function with a custom JVP (the same derivative as its definition), per namespace."""
-
-    @ns.custom_jvp
-    def f(x: Any) -> Any:
-        return ns.np.log1p(ns.np.exp(-ns.np.abs(x))) + ns.np.maximum(x, 0.0)
-
-    @f.defjvp
-    def f_jvp(primals: Any, tangents: Any) -> Any:
-        (x,), (t,) = primals, tangents
-        return f(x), t / (1.0 + ns.np.exp(-x))
-
-    return f
-
-
-_IDX: Final = np.array([2, 0, 2])  # gathered rows (with a repeat), in bounds for N = 3
-
-
 def _apply(ns: Any, op: str, a: Any, b: Any) -> Any:
     """One step: ``op`` of earlier values ``a`` and ``b`` (both (N, N)), giving (N, N)."""
-    np_, lax = ns.np, ns.lax
-    match op:
-        case "sin" | "cos" | "tanh":
-            return getattr(np_, op)(a)
-        case "exp":
-            return np_.exp(np_.clip(a, -3.0, 3.0))
-        case "log1p_abs":
-            return np_.log1p(np_.abs(a))
-        case "sqrt":
-            return np_.sqrt(a * a + 1.0)
-        case "square":
-            return np_.square(a) * 0.5
-        case "add" | "subtract" | "multiply" | "maximum" | "minimum":
-            return getattr(np_, op)(a, b)
-        case "divide":
-            return a / (b * b + 1.0)
-        case "where":
-            return np_.where(a > b, a, b * 0.5)
-        case "scalar":
-            return a * 1.5 - 0.25
-        case "row_broadcast":
-            return a + b[0]
-        case "sum":
-            return np_.broadcast_to(np_.sum(a, axis=0, keepdims=True), (N, N))
-        case "mean":
-            return a - np_.mean(a, axis=1, keepdims=True)
-        case "max":
-            return np_.broadcast_to(np_.max(a, axis=1)[:, None], (N, N))
-        case "transpose":
-            return a.T
-        case "reshape":
-            return np_.reshape(np_.reshape(a, (N * N,))[::-1], (N, N))
-        case "flip":
-            return np_.flip(a, axis=0)
-        case "slice_concat":
-            return np_.concatenate([a[1:], b[:1]], axis=0)
-        case "dot":
-            return np_.dot(a, b) / N
-        case "gather":
-            return a[_IDX]
-        case "scatter_add":
-            # As an array of the namespace: an input is a NumPy array, which has no ``.at``.
-            return np_.asarray(a).at[_IDX].add(b)
-        case "f32":
-            return a.astype(np_.float32).astype(np_.float64)
-        case "cumsum":
-            return np_.cumsum(a, axis=0)
-        case "cummax":
-            return lax.cummax(a, axis=1, reverse=True)
-        case "cond":
-            return lax.cond(np_.sum(b) > 0.0, np_.sin, np_.cos, a)
-        case "fori":
-            return lax.fori_loop(0, 3, lambda i, c: np_.tanh(c) + b * 0.1, a)
-        case "scan":
-            carry, ys = lax.scan(lambda c, x: (c * 0.5 + x, c + x), a[0], b)
-            return ys + carry
-        case "custom_jvp":
-            return _softplus_like(ns)(a)
-    raise ValueError(f"unknown operation {op!r}")
+    return step_fn(op)(ns, a, b)
 
 
-OPS: Final = [
-    "sin",
-    "cos",
-    "tanh",
-    "exp",
-    "log1p_abs",
-    "sqrt",
-    "square",
-    "add",
-    "subtract",
-    "multiply",
-    "maximum",
-    "minimum",
-    "divide",
-    "where",
-    "scalar",
-    "row_broadcast",
-    "sum",
-    "mean",
-    "max",
-    "transpose",
-    "reshape",
-    "flip",
-    "slice_concat",
-    "dot",
-    "gather",
-    "scatter_add",
-    "f32",
-    "cumsum",
-    "cummax",
-    "cond",
-    "fori",
-    "scan",
-    "custom_jvp",
-]
 N_INPUTS: Final = 2
 
 
@@ -209,9 +113,13 @@ def program(ns: Any, steps: Sequence[Step]) -> Callable[..., Any]:
     return run
 
 
-def _transformations(ns: Any, f: Callable[..., Any], xs: list[Any]) -> dict[str, Callable[[], Any]]:
-    t = [x * 0.3 + 0.1 for x in xs]
-    batched = [np.stack([x, x * -0.5 + 0.2]) for x in xs]
+Arrays = Sequence[Any]
+
+
+def _transformations(
+    ns: Any, f: Callable[..., Any], xs: Arrays, t: Arrays, batched: Arrays
+) -> dict[str, Callable[[], Any]]:
+    """Each transformation of ``f`` at the inputs ``xs`` (tangents ``t``, a batch ``batched``)."""
 
     def grad_of_grad() -> Any:
         g = ns.grad(f)
@@ -223,7 +131,7 @@ def _transformations(ns: Any, f: Callable[..., Any], xs: list[Any]) -> dict[str,
 
     def vjp() -> Any:
         out, f_vjp = ns.vjp(f, *xs)
-        return out, f_vjp(1.0)
+        return out, f_vjp(ns.np.ones_like(out))
 
     return {
         "eval": lambda: f(*xs),
@@ -253,9 +161,90 @@ TRANSFORMATIONS: Final = [
 ]
 
 
-def inputs(seed: int) -> list[Any]:
+def inputs(seed: int, x64: bool = True) -> list[Any]:
+    """The program's inputs, then their tangents, then their batches (NumPy arrays)."""
     rng = np.random.default_rng(seed)
-    return [rng.normal(size=(N, N)) for _ in range(N_INPUTS)]
+    dtype = np.float64 if x64 else np.float32
+    xs: list[npt.NDArray[np.floating[Any]]] = [
+        rng.normal(size=(N, N)).astype(dtype) for _ in range(N_INPUTS)
+    ]
+    t = [x * 0.3 + 0.1 for x in xs]
+    batched = [np.stack([x, x * -0.5 + 0.2]) for x in xs]
+    return xs + t + batched
+
+
+def _split(arrays: Arrays) -> tuple[Arrays, Arrays, Arrays]:
+    return arrays[:N_INPUTS], arrays[N_INPUTS : 2 * N_INPUTS], arrays[2 * N_INPUTS :]
+
+
+Outcome = tuple[Any, Exception | None]  # a result, or the error raised instead
+
+
+def jax_outcomes(
+    steps: Sequence[Step], seed: int, x64: bool, names: Sequence[str] = TRANSFORMATIONS
+) -> dict[str, Outcome]:
+    """JAX's result (or error) for each transformation in ``names``, jitted together.
+
+    The inputs are the jitted function's arguments, not constants, so XLA
+    cannot fold the program at compile time (its constant folder's
+    ``tanh`` is not the compiled one).
+    """
+    f = program(JAX_NS, steps)
+
+    def run(which: Sequence[str]) -> Callable[..., dict[str, Any]]:
+        def all_of(*arrays: Any) -> dict[str, Any]:
+            thunks = _transformations(JAX_NS, f, *_split(arrays))
+            return {name: thunks[name]() for name in which}
+
+        return all_of
+
+    def fetched(which: Sequence[str], jitted: bool) -> dict[str, Any]:
+        # On the host inside the ``try``: XLA reports a failure when the result is read.
+        results = (jax.jit(run(which)) if jitted else run(which))(*arrays)
+        host: dict[str, Any] = jax.tree_util.tree_map(np.asarray, results)
+        return host
+
+    arrays = inputs(seed, x64)
+    # Where a step's error shows only when run (a custom_vjp under jvp),
+    # jit would drop it with dead code: the eager transformations eagerly.
+    eager = [n for n in names if not n.startswith("jit") and any(eager_only(op) for op, _ in steps)]
+    with jax.enable_x64(x64):
+        outcomes = {name: _eager(partial(fetched, [name], False), name, False) for name in eager}
+        together = [n for n in names if n not in eager]
+        try:
+            return outcomes | {k: (v, None) for k, v in fetched(together, True).items()}
+        except Exception:
+            pass  # one of them raises: each on its own
+        for name in together:
+            try:
+                outcomes[name] = (fetched([name], True)[name], None)
+            except Exception as e:
+                outcomes[name] = (None, e)
+                # Under jit XLA's failure is the reference (didax's jit meets it
+                # too); an eager transformation is compared with JAX's eager one.
+                compile_failed = isinstance(e, jax.errors.JaxRuntimeError)
+                if not name.startswith("jit"):
+                    outcomes[name] = _eager(partial(fetched, [name], False), name, compile_failed)
+        return outcomes
+
+
+def _eager(fetch: Callable[[], dict[str, Any]], name: str, without_jit: bool) -> Outcome:
+    """JAX's outcome run eagerly: the reference where its jitted run raised.
+
+    Eagerly JAX may accept what it refuses traced: a loop bound computed
+    from the inputs is concrete there, so a fori_loop is a scan and has a
+    gradient; that is the reference for didax's eager transformation. And
+    where XLA itself failed on JAX's program (a ``JaxRuntimeError``: the CPU
+    FFT thunk rejects some layouts JAX's lowering gives it), JAX runs it
+    op by op, jit disabled, for the value the program means.
+    """
+    try:
+        if without_jit:
+            with jax.disable_jit():
+                return fetch()[name], None
+        return fetch()[name], None
+    except Exception as e:
+        return None, e
 
 
 def error_kind(error: BaseException) -> type[BaseException]:
@@ -280,22 +269,49 @@ def _summary(value: Any) -> str:
     return ", ".join(f"{np.asarray(v).dtype}{list(np.shape(v))}" for v in leaves) or "no arrays"
 
 
-def compare(steps: Sequence[Step], seed: int, transformation: str) -> str | None:
+def tolerance(steps: Sequence[Step], x64: bool) -> float:
+    """The relative tolerance of a program: its least precise step's, or 32-bit mode's."""
+    return max([rtol_of(op) for op, _ in steps] + [1e-7 if x64 else RTOL_32])
+
+
+def _differs(got: Any, want: Any, rtol: float) -> str | None:
+    got_leaves, want_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
+    if len(got_leaves) != len(want_leaves):
+        return f"{len(got_leaves)} results, JAX {len(want_leaves)}"
+    for g, w in zip(got_leaves, want_leaves, strict=True):
+        g, w = np.asarray(g), np.asarray(w)
+        if g.shape != w.shape or g.dtype != w.dtype:
+            return f"result {g.dtype}{list(g.shape)}, JAX {w.dtype}{list(w.shape)}"
+        # Absolute slack in proportion to the result's size: round-off is the
+        # intermediates', and a small entry can be a difference of large ones.
+        scale = float(np.max(np.abs(w), initial=1.0, where=np.isfinite(w)))
+        # 16-bit steps round intermediates at rtol: an entry's error is rtol of the largest.
+        slack = rtol * scale * (1.0 if rtol >= 1e-2 else 1e-2)
+        if not np.allclose(g, w, rtol=rtol, atol=slack, equal_nan=True):
+            return f"values differ:\n{g}\nJAX:\n{w}"
+    return None
+
+
+def compare(
+    steps: Sequence[Step],
+    seed: int,
+    transformation: str,
+    x64: bool = True,
+    want: Outcome | None = None,
+) -> str | None:
     """None if didax agrees with JAX on this program and transformation, else what differs.
 
-    Where JAX raises, didax agrees only by raising an error of the same kind
+    ``want`` is JAX's outcome where already known (``jax_outcomes``). Where
+    JAX raises, didax agrees only by raising an error of the same kind
     (``error_kind``: the nearest builtin exception class, so that a caller's
     ``except TypeError`` catches both or neither); the message and the
     library's own class may differ, as they do between JAX versions.
     """
-    xs = inputs(seed)
-    jax_error: Exception | None = None
+    want_value, jax_error = want or jax_outcomes(steps, seed, x64, [transformation])[transformation]
+    thunks = _transformations(DIDAX_NS, program(DIDAX_NS, steps), *_split(inputs(seed, x64)))
     try:
-        want = _transformations(JAX_NS, program(JAX_NS, steps), xs)[transformation]()
-    except Exception as e:
-        jax_error = e
-    try:
-        got = _transformations(DIDAX_NS, program(DIDAX_NS, steps), xs)[transformation]()
+        with didax.enable_x64(x64):  # read on the host here, where an error is caught
+            got = jax.tree_util.tree_map(np.asarray, thunks[transformation]())
     except Exception as e:
         if jax_error is None:
             return "didax raised:\n" + traceback.format_exc(limit=3)
@@ -304,33 +320,24 @@ def compare(steps: Sequence[Step], seed: int, transformation: str) -> str | None
         return f"JAX raised {_describe(jax_error)}; didax raised {_describe(e)}"
     if jax_error is not None:
         return f"JAX raised {_describe(jax_error)}; didax returned {_summary(got)}"
-    got_leaves, want_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
-    if len(got_leaves) != len(want_leaves):
-        return f"{len(got_leaves)} results, JAX {len(want_leaves)}"
-    for g, w in zip(got_leaves, want_leaves, strict=True):
-        g, w = np.asarray(g), np.asarray(w)
-        if g.shape != w.shape or g.dtype != w.dtype:
-            return f"result {g.dtype}{list(g.shape)}, JAX {w.dtype}{list(w.shape)}"
-        if not np.allclose(g, w, rtol=1e-7, atol=1e-9, equal_nan=True):
-            return f"values differ:\n{g}\nJAX:\n{w}"
-    return None
+    return _differs(got, want_value, tolerance(steps, x64))
 
 
 def random_program(rng: np.random.Generator, length: int) -> list[Step]:
     return [
-        (str(rng.choice(OPS)), (int(rng.integers(0, 64)), int(rng.integers(0, 64))))
+        (random_op(rng), (int(rng.integers(0, 64)), int(rng.integers(0, 64))))
         for _ in range(length)
     ]
 
 
-def shrink(steps: list[Step], seed: int, transformation: str) -> list[Step]:
+def shrink(steps: list[Step], seed: int, transformation: str, x64: bool = True) -> list[Step]:
     """Drops steps (a later step reads whatever comes to its positions) while it still fails."""
     changed = True
     while changed:
         changed = False
         for k in range(len(steps)):
             candidate = steps[:k] + steps[k + 1 :]
-            if candidate and compare(candidate, seed, transformation) is not None:
+            if candidate and compare(candidate, seed, transformation, x64) is not None:
                 steps, changed = candidate, True
                 break
     return steps
@@ -343,13 +350,17 @@ def load_regressions() -> list[dict[str, Any]]:
     return cases
 
 
-def _record(steps: list[Step], seed: int, transformation: str) -> None:
-    cases = load_regressions()
-    case = {
+def _case(steps: list[Step], seed: int, transformation: str, x64: bool) -> dict[str, Any]:
+    return {
         "steps": [[op, list(ix)] for op, ix in steps],
         "seed": seed,
         "transformation": transformation,
+        "x64": x64,
     }
+
+
+def _record(case: dict[str, Any]) -> None:
+    cases = load_regressions()
     if case not in cases:
         cases.append(case)
         REGRESSIONS.write_text(json.dumps(cases, indent=1) + "\n")
@@ -359,38 +370,73 @@ def steps_of(case: dict[str, Any]) -> list[Step]:
     return [(str(op), (int(ix[0]), int(ix[1]))) for op, ix in case["steps"]]
 
 
+Found = list[tuple[dict[str, Any], str]]  # (the shrunk case, its report) per failure
+
+
+def _search(
+    seconds: float, seed: int, max_length: int, programs: int | None, verbose: bool
+) -> tuple[int, Found]:
+    rng = np.random.default_rng(seed)
+    deadline = time.monotonic() + seconds
+    pairs, found, made = 0, [], 0
+    while (made < programs) if programs is not None else (time.monotonic() < deadline):
+        made += 1
+        steps = random_program(rng, int(rng.integers(1, max_length + 1)))
+        input_seed = int(rng.integers(0, 2**31))
+        x64 = bool(rng.random() < X64_SHARE)
+        outcomes = jax_outcomes(steps, input_seed, x64)
+        for transformation in TRANSFORMATIONS:
+            pairs += 1
+            why = compare(steps, input_seed, transformation, x64, outcomes[transformation])
+            if why is None:
+                continue
+            small = shrink(steps, input_seed, transformation, x64)
+            report = (
+                f"{transformation} of {small} (inputs seed {input_seed}, x64 {x64}): "
+                f"{compare(small, input_seed, transformation, x64) or why}"
+            )
+            if verbose:
+                print("MISMATCH", report, flush=True)
+            found.append((_case(small, input_seed, transformation, x64), report))
+    return pairs, found
+
+
+def _search_job(args: tuple[float, int, int]) -> tuple[int, Found]:
+    seconds, seed, max_length = args
+    return _search(seconds, seed, max_length, None, verbose=True)
+
+
 def fuzz(
     seconds: float,
     seed: int,
     max_length: int = 8,
     record: bool = True,
     programs: int | None = None,
+    jobs: int = 1,
+    verbose: bool = False,
 ) -> tuple[int, list[str]]:
     """Runs random programs for ``seconds`` (or ``programs`` of them, whatever the time).
 
-    Returns the number of program x transformation pairs run and a report per failure.
+    Returns the number of program x transformation pairs run and a report
+    per failure; ``record`` appends each failure's shrunk program to the
+    regressions. ``jobs`` processes search at once (for ``seconds``), job
+    ``k`` from seed ``seed + k * 1_000_003``: job 0's programs are those of
+    a single-process run.
     """
-    rng = np.random.default_rng(seed)
-    deadline = time.monotonic() + seconds
-    pairs, failures, made = 0, [], 0
-    while (made < programs) if programs is not None else (time.monotonic() < deadline):
-        made += 1
-        steps = random_program(rng, int(rng.integers(1, max_length + 1)))
-        input_seed = int(rng.integers(0, 2**31))
-        for transformation in TRANSFORMATIONS:
-            pairs += 1
-            why = compare(steps, input_seed, transformation)
-            if why is None:
-                continue
-            small = shrink(steps, input_seed, transformation)
-            report = (
-                f"{transformation} of {small} (inputs seed {input_seed}): "
-                f"{compare(small, input_seed, transformation) or why}"
-            )
-            failures.append(report)
-            if record:
-                _record(small, input_seed, transformation)
-    return pairs, failures
+    if jobs == 1:
+        pairs, found = _search(seconds, seed, max_length, programs, verbose)
+    else:
+        # Spawned, not forked: a fork of a process running XLA's threads can deadlock.
+        context = multiprocessing.get_context("spawn")
+        tasks = [(seconds, seed + k * 1_000_003, max_length) for k in range(jobs)]
+        with context.Pool(jobs) as pool:
+            results = pool.map(_search_job, tasks)
+        pairs = sum(n for n, _ in results)
+        found = [f for _, fs in results for f in fs]
+    if record:
+        for case, _ in found:
+            _record(case)
+    return pairs, [report for _, report in found]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -398,15 +444,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-length", type=int, default=8)
+    parser.add_argument("--jobs", type=int, default=1, help="processes searching at once")
     args = parser.parse_args(argv)
     start = time.monotonic()
-    pairs, failures = fuzz(args.seconds, args.seed, args.max_length)
+    pairs, failures = fuzz(args.seconds, args.seed, args.max_length, jobs=args.jobs, verbose=True)
     elapsed = time.monotonic() - start
-    for report in failures:
-        print("MISMATCH", report)
     print(
         f"{pairs} program x transformation pairs in {elapsed:.0f} s "
-        f"({math.ceil(pairs / len(TRANSFORMATIONS))} programs), {len(failures)} mismatches"
+        f"({math.ceil(pairs / len(TRANSFORMATIONS))} programs, "
+        f"{pairs / elapsed:.1f} pairs/s, {args.jobs} job(s)), {len(failures)} mismatches"
     )
     return 1 if failures else 0
 

@@ -35,7 +35,8 @@ def test_fixed_seed_slice_agrees_with_jax() -> None:
 
 @pytest.mark.parametrize("case", fz.load_regressions(), ids=lambda c: c["transformation"])
 def test_regressions(case: dict[str, Any]) -> None:
-    assert fz.compare(fz.steps_of(case), case["seed"], case["transformation"]) is None
+    x64 = case.get("x64", True)
+    assert fz.compare(fz.steps_of(case), case["seed"], case["transformation"], x64) is None
 
 
 def test_a_planted_bug_is_found_and_shrunk(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -96,3 +97,19 @@ def test_error_kinds_are_the_nearest_builtin_class() -> None:
     assert fz.error_kind(didax.errors.ShapeError("x")) is TypeError
     assert fz.error_kind(np.exceptions.AxisError(3, 2)) is ValueError
     assert fz.error_kind(didax.errors.UnexpectedTracerError("x")) is Exception
+
+
+def test_every_family_is_drawn_often_and_every_draw_is_a_step() -> None:
+    from tests.fuzz import fuzz_steps as st
+
+    rng = np.random.default_rng(0)
+    draws = [st.random_op(rng) for _ in range(3000)]
+    for op in draws:
+        st.step_fn(op)  # a name the table resolves (a control-flow step with its bodies)
+    families = [st.FAMILY_OF[op.split(":")[0]] if op in st.FAMILY_OF else "control" for op in draws]
+    share = {name: families.count(name) / len(draws) for name in st.FAMILIES}
+    assert min(share.values()) > 0.5 / len(st.FAMILIES), share
+    with pytest.raises(ValueError, match="unknown operation"):
+        st.step_fn("no_such_step")
+    with pytest.raises(ValueError, match="bad control-flow step"):
+        st.step_fn("cond:sin")  # cond takes two bodies

@@ -163,7 +163,9 @@ def _gather_impl(
         len(batch_shape) + dn.offset_dims.index(i) if i in dn.offset_dims else next(batch_axes)
         for i in range(len(full))
     ]
-    return np.ascontiguousarray(np.transpose(result, perm)).astype(operand.dtype, copy=False)
+    # np.array, not np.ascontiguousarray: that makes a 0-d result (one index
+    # vector, every axis collapsed, as a scatter's transpose gathers) 1-d.
+    return np.array(np.transpose(result, perm), dtype=operand.dtype, order="C")
 
 
 # --- jvp rules ------------------------------------------------------------------------
