@@ -163,6 +163,8 @@ VJP_CASES: Final[tuple[VjpCase, ...]] = (
     vcase("logistic", M, lo=-4.0, hi=4.0),
     vcase("sqrt", M, lo=0.1, hi=3.0),
     vcase("rsqrt", M, lo=0.1, hi=3.0),
+    vcase("cbrt", M, lo=0.1, hi=3.0),
+    vcase("square", M),
     VjpCase(
         core_lax.select_p,
         lambda x, y: dlax.select(PRED, x, y),

@@ -746,6 +746,18 @@ LAX_CALLS.update(
         ),
     }
 )
+# Reductions, top_k and scans.
+LAX_CALLS.update(
+    {
+        **_calls(lax, (B, (0,)), ("reduce_and", "reduce_or", "reduce_xor")),
+        "reduce": lambda: lax.reduce(X, 1.0, lax.max, (1,)),
+        "reduce_precision": lambda: lax.reduce_precision(V, 5, 10),
+        "top_k": lambda: lax.top_k(V, 2),
+        "approx_max_k": lambda: lax.approx_max_k(V, 2),
+        "approx_min_k": lambda: lax.approx_min_k(V, 2),
+        "associative_scan": lambda: lax.associative_scan(lax.add, V),
+    }
+)
 # Public callables of didax.lax that return no array.
 LAX_EXEMPT: dict[str, str] = {
     **dict.fromkeys(

@@ -50,6 +50,7 @@ OPS: dict[str, Op] = {
     "neg": (lambda L, x: L.neg(x), 1, True, True),
     "sign": (lambda L, x: L.sign(x), 1, True, True),
     "abs": (lambda L, x: L.abs(x), 1, True, True),
+    "square": (lambda L, x: L.square(x), 1, True, True),
     **{
         name: ((lambda L, x, name=name: getattr(L, name)(x)), 1, False, True)
         for name in (
@@ -64,6 +65,7 @@ OPS: dict[str, Op] = {
             "logistic",
             "sqrt",
             "rsqrt",
+            "cbrt",
             "floor",
             "ceil",
             "round",
@@ -194,6 +196,8 @@ def test_every_standard_primitive_is_exercised() -> None:
         "logistic",
         "sqrt",
         "rsqrt",
+        "cbrt",
+        "square",
         "floor",
         "ceil",
         "round",

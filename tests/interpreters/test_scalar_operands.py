@@ -62,6 +62,8 @@ INTEGER_BINARY: Final[dict[str, tuple[Callable[..., Any], Callable[..., Any]]]] 
 ISSUE_28: Final = (
     *("clamp", "mulhi", "igamma", "igammac", "igamma_grad_a", "random_gamma_grad", "zeta"),
     "regularized_incomplete_beta",
+    # XLA's total-order comparisons (the sorting family), as the comparisons.
+    *("eq_to", "le_to", "lt_to"),
 )
 DIFFERENTIABLE: Final = [n for n, (_, _, d) in BINARY.items() if d]
 # Both orders: the scalar second (x * 2.0) and first (2.0 * x).

@@ -585,6 +585,11 @@ CASES: Final[tuple[Case, ...]] = (
         operands((2, 3, 4), (2, 4, 2)),
         "batch",
     ),
+    Case(
+        "conv_general_dilated",
+        lambda L, x, k: L.lax.conv_general_dilated(x, k, (1, 1), "SAME"),
+        operands((2, 3, 5, 5), (4, 3, 3, 3), lo=-2.0, hi=2.0),
+    ),
     # Bits.
     Case("xor", lambda L, x, y: L.lax.bitwise_xor(x, y), full_range((3, 4), (3, 4))),
     *(

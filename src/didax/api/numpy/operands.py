@@ -59,9 +59,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def named(fn: F, name: str, doc: str) -> F:
-    """``fn``, which a factory built, as the public function ``name`` documented by ``doc``."""
+    """``fn``, which a factory built, as the public function ``name`` documented by ``doc``.
+
+    Its code object is renamed too: tracebacks, and the errors that name the
+    function the user called (``_calling_function`` reads frames), say ``name``.
+    """
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
+    if isinstance(fn, types.FunctionType):
+        fn.__code__ = fn.__code__.replace(co_name=name, co_qualname=name)
     return fn
 
 
