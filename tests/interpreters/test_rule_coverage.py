@@ -78,6 +78,7 @@ WINDOW_NAMES: Final = (
     "reduce_window_min",
     "select_and_gather_add",
     "select_and_scatter_add",
+    "select_and_scatter",
 )
 # issue 28's first-order primitives of the structural family.
 STRUCTURE_28: Final = ("split", "tile", "stack", "unstack", "optimization_barrier", "copy")
@@ -429,6 +430,14 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "an UndefinedPrimal operand"
         )
         for name in ("reduce_window", "reduce_window_max", "reduce_window_min")
+    },
+    **{
+        ("select_and_scatter", table): (
+            "JAX defines none for its select_and_scatter_p (typing and lowering only): the "
+            "derivatives of max/min windows use select_and_scatter_add, and no JAX function "
+            "binds the generic one; the missing rule's NotImplementedError names it"
+        )
+        for table in ("jvp", "transpose", "batching")
     },
     # issue 28: structure, scatter_sub, random bits
     **{

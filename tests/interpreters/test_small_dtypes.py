@@ -755,6 +755,11 @@ NO_CASE: Final[dict[str, str]] = {
         "user code: the jvp and grad of the reduce_window_max and reduce_window_min cases "
         "exercise them",
     ),
+    "select_and_scatter": (
+        "its dtypes are its select and scatter programs' (jaxprs the user stages): "
+        "tests/interpreters/test_select_and_scatter.py checks it against JAX in float32 "
+        "and float64"
+    ),
     "custom_linear_solve": (
         "its dtypes are its programs' (a matvec and solves the user writes): "
         "tests/interpreters/test_solves.py checks it against JAX in float32 and float64"

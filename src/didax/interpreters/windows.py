@@ -60,6 +60,7 @@ from didax.core.lax.windows import (
     select_and_gather_add_p,
     select_and_scatter_add,
     select_and_scatter_add_p,
+    select_and_scatter_p,
 )
 from didax.core.primitive import Primitive
 from didax.core.values import ArrayLike, get_aval
@@ -272,6 +273,27 @@ def _select_and_scatter_add_flops(
     n = operands[0].aval.size
     window = scatter_window(window_dimensions, window_strides, padding)
     return Cost(n * max(window.size - 1, 0) + n)
+
+
+@FLOPS_RULES.defines(select_and_scatter_p)
+def _select_and_scatter_flops(
+    operands: Sequence[Operand],
+    out_avals: Sequence[ShapedArray],
+    /,
+    *,
+    select_jaxpr: Jaxpr,
+    scatter_jaxpr: Jaxpr,
+    **params: Unpack[ScatterKwargs],
+) -> Cost:
+    # As select_and_scatter_add's, with the programs' costs: per source
+    # element, window size - 1 selects to choose and one scatter.
+    n = operands[1].aval.size
+    selects = n * max(scatter_window(**params).size - 1, 0)
+    select, scatter = (
+        count_jaxpr(j, [operand_of(a) for a in j.in_avals]).cost
+        for j in (select_jaxpr, scatter_jaxpr)
+    )
+    return select * selects + scatter * n
 
 
 # --- the generic reduce_window ------------------------------------------------------------

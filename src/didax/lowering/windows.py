@@ -38,6 +38,7 @@ from didax.core.lax.windows import (
     reduce_window_sum_p,
     select_and_gather_add_p,
     select_and_scatter_add_p,
+    select_and_scatter_p,
 )
 from didax.core.primitive import Primitive
 from didax.ir.jaxpr import Jaxpr
@@ -206,5 +207,43 @@ def _reduce_window_lowering(
         args[n:],
         ctx.avals_out,
         WindowParams(**params),
-        lambda a: mlir.lower_jaxpr_body(ctx.module_context, jaxpr, a),
+        _body_of(ctx, jaxpr),
     )
+
+
+@LOWERING_RULES.defines(select_and_scatter_p)
+def _select_and_scatter_lowering(
+    ctx: LoweringRuleContext,
+    operand: IrValue,
+    source: IrValue,
+    init_value: IrValue,
+    *,
+    select_jaxpr: Jaxpr,
+    scatter_jaxpr: Jaxpr,
+    window_dimensions: tuple[int, ...],
+    window_strides: tuple[int, ...],
+    padding: Pairs,
+) -> list[IrValue]:
+    dtype = ctx.avals_out[0].dtype
+    if not window_dimensions:
+        # A rank-0 operand is its one window, which the select must choose:
+        # the result is scatter(init_value, source) (XLA's CPU compiler aborts
+        # on a rank-0 select_and_scatter).
+        return mlir.lower_jaxpr_body(ctx.module_context, scatter_jaxpr, [init_value, source])
+    op = hlo.SelectAndScatterOp(
+        mlir.aval_to_ir_type(ctx.avals_out[0]),
+        operand,
+        source,
+        init_value,
+        window_dimensions=mlir.dense_i64(window_dimensions),
+        window_strides=mlir.dense_i64(window_strides),
+        padding=_padding_attr(padding),
+    )
+    for region, jaxpr in ((op.select, select_jaxpr), (op.scatter, scatter_jaxpr)):
+        _region(region, [dtype], _body_of(ctx, jaxpr))
+    return [op.result]
+
+
+def _body_of(ctx: LoweringRuleContext, jaxpr: Jaxpr) -> Body:
+    """A region's body: ``jaxpr`` lowered on the region's arguments."""
+    return lambda args: mlir.lower_jaxpr_body(ctx.module_context, jaxpr, args)

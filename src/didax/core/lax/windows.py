@@ -61,6 +61,7 @@ __all__ = [
     "reduce_window_min_p",
     "select_and_gather_add_p",
     "select_and_scatter_add_p",
+    "select_and_scatter_p",
     "reduce_window_shape_tuple",
 ]
 
@@ -70,6 +71,9 @@ reduce_window_max_p: Final = Primitive("reduce_window_max")
 reduce_window_min_p: Final = Primitive("reduce_window_min")
 select_and_gather_add_p: Final = Primitive("select_and_gather_add")
 select_and_scatter_add_p: Final = Primitive("select_and_scatter_add")
+# XLA's SelectAndScatter with the user's select and scatter programs (JAX's
+# select_and_scatter_p: typing and lowering only, as JAX has; no JAX function binds it).
+select_and_scatter_p: Final = Primitive("select_and_scatter")
 
 # The monoid windows, and the comparison each max/min window chooses by.
 MONOID_WINDOWS: Final = (reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p)
@@ -317,6 +321,52 @@ def _reduce_window_abstract_eval(
         )
     shape = check_window(operands[0], WindowParams(**params))
     return [ShapedArray(shape, o.dtype) for o in operands]
+
+
+@ABSTRACT_EVAL.defines(select_and_scatter_p)
+def _select_and_scatter_abstract_eval(
+    operand: ShapedArray,
+    source: ShapedArray,
+    init_value: ShapedArray,
+    *,
+    select_jaxpr: Program,
+    scatter_jaxpr: Program,
+    **params: Unpack[ScatterKwargs],
+) -> ShapedArray:
+    if len(params["window_dimensions"]) != len(params["window_strides"]):
+        raise shape_failure(
+            "select_and_scatter got inconsistent window_strides and window_dimensions: got "
+            f"window_strides {params['window_strides']} and window_dimensions "
+            f"{params['window_dimensions']}."
+        )
+    if not (operand.dtype == source.dtype == init_value.dtype) or init_value.shape != ():
+        raise dtype_failure(
+            "select_and_scatter takes an operand, a source and a scalar init_value of one "
+            f"dtype, got {types([operand, source, init_value])}"
+        )
+    scalar = ShapedArray((), operand.dtype)
+    if differ(select_jaxpr.in_avals, [scalar, scalar]) or differ(
+        select_jaxpr.out_avals, [ShapedArray((), dtypes.bool_)]
+    ):
+        raise shape_failure(
+            f"the select has type {types(select_jaxpr.in_avals)} -> "
+            f"{types(select_jaxpr.out_avals)} where {types([scalar, scalar])} -> (bool[],) "
+            "is expected"
+        )
+    if differ(scatter_jaxpr.in_avals, [scalar, scalar]) or differ(
+        scatter_jaxpr.out_avals, [scalar]
+    ):
+        raise shape_failure(
+            f"the scatter has type {types(scatter_jaxpr.in_avals)} -> "
+            f"{types(scatter_jaxpr.out_avals)} where {types([scalar, scalar])} -> "
+            f"{types([scalar])} is expected"
+        )
+    windows = check_window(operand, scatter_window(**params), "select_and_scatter")
+    if source.shape != windows:
+        raise shape_failure(
+            f"select_and_scatter takes a source of the windows' shape {windows}, got {source.shape}"
+        )
+    return ShapedArray(operand.shape, operand.dtype)
 
 
 # --- binders, for the interpreters' rules -------------------------------------------------
