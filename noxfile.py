@@ -80,7 +80,8 @@ def tests(session: nox.Session) -> None:
     # Two worker processes, a test file each at a time (its module fixtures
     # built once): the machines have 2 cores, and a worker holds up to ~6 GB
     # of the 24, so not "auto". 14 minutes instead of 21.
-    session.run("pytest", "-n", "2", "--dist", "loadfile", *session.posargs)
+    # --durations: the log names the slowest tests, where trimming starts.
+    session.run("pytest", "-n", "2", "--dist", "loadfile", "--durations=30", *session.posargs)
 
 
 @nox.session(python=PYTHON)

@@ -1,6 +1,6 @@
 """The dispatch and compile workloads of the performance issue, timed in alternating rounds.
 
-Run: ``python bench/paired.py [--rounds N] [--only TEXT] [--compiled-eager]``
+Run: ``python bench/paired.py [--rounds N] [--calls N] [--only TEXT] [--compiled-eager]``
 (the last: every eager primitive compiled, the design docs/values.md
 compares with the CPU's NumPy fast path). ``nox -s bench`` times each
 workload for didax, then for JAX; on a small shared machine the load drifts
@@ -459,6 +459,9 @@ def main() -> None:
     rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 21
     # --only TEXT: just the workloads whose name contains TEXT.
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
+    # --calls N: at most N calls a round (the tests run it with 1: every workload
+    # is still built and checked against JAX, but timed only once).
+    most = int(sys.argv[sys.argv.index("--calls") + 1]) if "--calls" in sys.argv else None
     # --compiled-eager: every eager primitive takes eager evaluation's compiled
     # route (its one-equation XLA program, as on an accelerator and as JAX's
     # apply_primitive), not the CPU's NumPy fast path: the other design,
@@ -473,7 +476,8 @@ def main() -> None:
             continue
         with route():
             ours, theirs = make()
-            a, b = median_seconds(ours, theirs, min(rounds, MAX_ROUNDS.get(name, rounds)), calls)
+            n_rounds = min(rounds, MAX_ROUNDS.get(name, rounds))
+            a, b = median_seconds(ours, theirs, n_rounds, min(calls, most or calls))
         target = f"<={TARGETS[name]:g}" if name in TARGETS else ""
         print(f"{name:48s} {_fmt(a):>11s} {_fmt(b):>11s} {target:>7s} {a / b:6.2f}")
 
