@@ -164,11 +164,12 @@ def test_paired_benchmark_script_runs() -> None:
     import sys
 
     root = pathlib.Path(__file__).resolve().parent.parent.parent
+    script = root / "bench" / "paired.py"
     env = dict(os.environ)
     env.pop("JAX_ENABLE_X64", None)  # the benchmarks run in the default (32-bit) mode
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root / "src"), env.get("PYTHONPATH")]))
     done = subprocess.run(
-        [sys.executable, str(root / "bench" / "paired.py"), "--rounds", "1", "--calls", "1"],
+        [sys.executable, str(script), "--rounds", "1", "--calls", "1"],
         env=env,
         capture_output=True,
         text=True,
@@ -176,8 +177,9 @@ def test_paired_benchmark_script_runs() -> None:
     )
     assert done.returncode == 0, done.stderr[-4000:]
     rows = done.stdout.splitlines()[1:]
-    spec = importlib.util.spec_from_file_location("didax_bench_paired", root / "bench" / "paired.py")
-    assert spec is not None and spec.loader is not None
+    spec = importlib.util.spec_from_file_location("didax_bench_paired", script)
+    assert spec is not None
+    assert spec.loader is not None
     paired = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(paired)
     assert len(rows) == len(paired.WORKLOADS), done.stdout
