@@ -9,7 +9,6 @@ first, as the impl's little-endian NumPy view does.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Final
 
 from jaxlib.mlir.dialects import chlo
@@ -19,10 +18,11 @@ from didax.core.dtypes import DType
 from didax.core.lax import bits
 from didax.core.primitive import Primitive
 from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, aval_to_ir_type
+from didax.lowering.rules import OneOp, register_one_op
 
 __all__: list[str] = []
 
-_ONE_OP: Final[dict[Primitive, Callable[..., IrValue]]] = {
+_ONE_OP: Final[dict[Primitive, OneOp]] = {
     bits.xor_p: hlo.xor,
     bits.shift_left_p: hlo.shift_left,
     bits.shift_right_logical_p: hlo.shift_right_logical,
@@ -31,16 +31,7 @@ _ONE_OP: Final[dict[Primitive, Callable[..., IrValue]]] = {
     bits.clz_p: hlo.count_leading_zeros,
 }
 
-
-def _one_op_rule(op: Callable[..., IrValue]) -> Callable[..., list[IrValue]]:
-    def rule(ctx: LoweringRuleContext, *args: IrValue) -> list[IrValue]:
-        return [op(*args)]
-
-    return rule
-
-
-for _prim, _op in _ONE_OP.items():
-    LOWERING_RULES.register(_prim, _one_op_rule(_op))
+register_one_op(_ONE_OP)
 
 
 @LOWERING_RULES.defines(bits.mulhi_p)

@@ -26,13 +26,13 @@ from didax.core.dtypes import DType
 from didax.core.lax.elementwise import ROUND_AWAY_FROM_ZERO, ROUND_TO_NEAREST_EVEN
 from didax.core.primitive import Primitive
 from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, aval_to_ir_type, full
-from didax.lowering.rules import compare, maximum, minimum
+from didax.lowering.rules import OneOp, compare, maximum, minimum, register_one_op
 
 __all__: list[str] = []
 
 # --- element-wise: one StableHLO op ---------------------------------------------------
 
-_ONE_OP: Final[dict[Primitive, Callable[..., IrValue]]] = {
+_ONE_OP: Final[dict[Primitive, OneOp]] = {
     lax.add_p: hlo.add,
     lax.sub_p: hlo.subtract,
     lax.mul_p: hlo.multiply,
@@ -62,16 +62,7 @@ _ONE_OP: Final[dict[Primitive, Callable[..., IrValue]]] = {
     lax.complex_p: hlo.complex,
 }
 
-
-def _one_op_rule(op: Callable[..., IrValue]) -> Callable[..., list[IrValue]]:
-    def rule(ctx: LoweringRuleContext, *args: IrValue) -> list[IrValue]:
-        return [op(*args)]
-
-    return rule
-
-
-for _prim, _op in _ONE_OP.items():
-    LOWERING_RULES.register(_prim, _one_op_rule(_op))
+register_one_op(_ONE_OP)
 
 
 # --- element-wise: the rest -------------------------------------------------------------

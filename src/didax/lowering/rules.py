@@ -7,6 +7,8 @@ Design rules:
   ``minimum`` with NumPy's semantics on booleans and JAX's lexicographic
   order on complex numbers. Each primitive family's rules are in its own
   module (``lowering.elementwise``, ``lowering.reductions``, ...).
+- A primitive that is one op (``add``, ``xor``, ``chlo.erf``, ...) is
+  registered from its family's table by ``register_one_op``.
 - Result types come from ``ctx.avals_out``, never from op type inference,
   so a lowered program has exactly the types its jaxpr says; constants go
   through ``mlir.constant``/``mlir.full`` so that bool and unsigned
@@ -15,6 +17,7 @@ Design rules:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import TypeAlias
 
 import numpy as np
@@ -22,9 +25,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core import dtypes
 from didax.core.dtypes import DType
-from didax.lowering.mlir import (
-    IrValue,
-)
+from didax.core.primitive import Primitive
+from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, aval_to_ir_type
 
 Value: TypeAlias = IrValue
 
@@ -99,3 +101,26 @@ def minimum(x: Value, y: Value, dtype: DType) -> Value:
     if dtypes.is_complex(dtype):
         return _complex_pick(x, y, "LT", dtype)
     return hlo.and_(x, y) if dtype == dtypes.bool_ else hlo.minimum(x, y)
+
+
+OneOp: TypeAlias = Callable[..., IrValue]
+
+
+def register_one_op(table: Mapping[Primitive, OneOp], *, typed: bool = False) -> None:
+    """Lower each primitive of ``table`` to its one op on the operands.
+
+    ``typed``: the op is given its result type (``chlo`` ops, whose Python
+    builders do not infer it); otherwise StableHLO infers it from the operands,
+    which for these element-wise ops is the jaxpr's type.
+    """
+
+    def one_op_rule(op: OneOp) -> Callable[..., list[IrValue]]:
+        def rule(ctx: LoweringRuleContext, *args: IrValue) -> list[IrValue]:
+            if typed:
+                return [op(*args, results=[aval_to_ir_type(ctx.avals_out[0])])]
+            return [op(*args)]
+
+        return rule
+
+    for prim, op in table.items():
+        LOWERING_RULES.register(prim, one_op_rule(op))

@@ -35,16 +35,16 @@ from didax.lowering.mlir import (
     LOWERING_RULES,
     IrValue,
     LoweringRuleContext,
-    aval_to_ir_type,
     constant,
     full,
     lower_jaxpr_body,
 )
+from didax.lowering.rules import OneOp, register_one_op
 
 __all__: list[str] = []
 
 # One op, its result type given (as every lowering here gives it, never inferred).
-_ONE_OP: Final[dict[Primitive, Callable[..., IrValue]]] = {
+_ONE_OP: Final[dict[Primitive, OneOp]] = {
     special.erf_p: chlo.erf,
     special.erfc_p: chlo.erfc,
     special.erf_inv_p: chlo.erf_inv,
@@ -66,16 +66,7 @@ _ONE_OP: Final[dict[Primitive, Callable[..., IrValue]]] = {
     special.is_finite_p: hlo.is_finite,
 }
 
-
-def _one_op_rule(op: Callable[..., IrValue]) -> Callable[..., list[IrValue]]:
-    def rule(ctx: LoweringRuleContext, *args: IrValue) -> list[IrValue]:
-        return [op(*args, results=[aval_to_ir_type(ctx.avals_out[0])])]
-
-    return rule
-
-
-for _prim, _op in _ONE_OP.items():
-    LOWERING_RULES.register(_prim, _one_op_rule(_op))
+register_one_op(_ONE_OP, typed=True)
 
 
 @LOWERING_RULES.defines(special.exp2_p)
