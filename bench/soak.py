@@ -14,7 +14,8 @@ script prints, for each phase, the RSS after warm-up (the first tenth of
 the phase) and at the end, and the growth between them, and exits 1 when a
 growth reaches ``--max-growth`` (default 5%). With matplotlib installed (the
 ``plot`` extra) it writes the curve to ``--plot`` (default
-``soak_rss.png``). ``--steps 2000 --shapes 500`` is a quick look.
+``soak_rss.png``); the samples go to ``--samples`` (CSV, default
+``soak_rss.csv``). ``--steps 2000 --shapes 500`` is a quick look.
 """
 
 from __future__ import annotations
@@ -124,6 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--shapes", type=int, default=50_000)
     parser.add_argument("--max-growth", type=float, default=0.05)
     parser.add_argument("--plot", default="soak_rss.png")
+    parser.add_argument("--samples", default="soak_rss.csv", help="the samples, as CSV")
     args = parser.parse_args(argv)
     samples: list[tuple[str, int, float]] = []
     growths: dict[str, float] = {}
@@ -133,6 +135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ):
         warm, end = run_phase(name, total, step, samples)
         growths[name] = (end - warm) / warm
+    with open(args.samples, "w") as f:
+        f.write("phase,iteration,rss_mib\n")
+        f.writelines(f"{name},{i},{r:.2f}\n" for name, i, r in samples)
     if save_plot(samples, args.plot):
         print(f"RSS curve written to {args.plot}")
     failed = {k: g for k, g in growths.items() if g >= args.max_growth}

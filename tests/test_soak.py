@@ -26,8 +26,13 @@ def test_soak_slice(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     soak = _load()
     # A slice too short to judge growth: the limit is loose, the report is checked.
     plot = str(tmp_path / "rss.png")
-    code = soak.main(["--steps", "200", "--shapes", "20", "--max-growth", "10", "--plot", plot])
+    samples = tmp_path / "rss.csv"
+    argv = ["--steps", "200", "--shapes", "20", "--max-growth", "10", "--plot", plot]
+    code = soak.main([*argv, "--samples", str(samples)])
     out = capsys.readouterr().out
     assert code == 0, out
+    rows = samples.read_text().splitlines()
+    assert rows[0] == "phase,iteration,rss_mib"
+    assert rows[-1].startswith("new shapes,20,")
     assert "training: 200 iterations" in out
     assert "new shapes: 20 iterations" in out

@@ -28,18 +28,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.dtypes import DType
-from didax.core.lax.reductions import (
-    argmax_p,
-    argmin_p,
-    reduce_and_p,
-    reduce_max_p,
-    reduce_min_p,
-    reduce_or_p,
-    reduce_p,
-    reduce_prod_p,
-    reduce_sum_p,
-    reduce_xor_p,
-)
+from didax.core.lax import reductions as red
 from didax.ir.jaxpr import ClosedJaxpr
 from didax.lowering import mlir
 from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext
@@ -102,13 +91,13 @@ def _monoid_reduction_rule(
 # min over one are refused by the impl (and give -inf/+inf, or the dtype's
 # extremes, here).
 LOWERING_RULES.register(
-    reduce_sum_p, _monoid_reduction_rule(lambda d: 0, lambda x, y, d: hlo.add(x, y))
+    red.reduce_sum_p, _monoid_reduction_rule(lambda d: 0, lambda x, y, d: hlo.add(x, y))
 )
 LOWERING_RULES.register(
-    reduce_prod_p, _monoid_reduction_rule(lambda d: 1, lambda x, y, d: hlo.multiply(x, y))
+    red.reduce_prod_p, _monoid_reduction_rule(lambda d: 1, lambda x, y, d: hlo.multiply(x, y))
 )
-LOWERING_RULES.register(reduce_max_p, _monoid_reduction_rule(max_identity, maximum))
-LOWERING_RULES.register(reduce_min_p, _monoid_reduction_rule(min_identity, minimum))
+LOWERING_RULES.register(red.reduce_max_p, _monoid_reduction_rule(max_identity, maximum))
+LOWERING_RULES.register(red.reduce_min_p, _monoid_reduction_rule(min_identity, minimum))
 
 
 def _all_ones(dtype: DType) -> bool | int:
@@ -117,17 +106,17 @@ def _all_ones(dtype: DType) -> bool | int:
 
 
 LOWERING_RULES.register(
-    reduce_and_p, _monoid_reduction_rule(_all_ones, lambda x, y, d: hlo.and_(x, y))
+    red.reduce_and_p, _monoid_reduction_rule(_all_ones, lambda x, y, d: hlo.and_(x, y))
 )
 LOWERING_RULES.register(
-    reduce_or_p, _monoid_reduction_rule(lambda d: 0, lambda x, y, d: hlo.or_(x, y))
+    red.reduce_or_p, _monoid_reduction_rule(lambda d: 0, lambda x, y, d: hlo.or_(x, y))
 )
 LOWERING_RULES.register(
-    reduce_xor_p, _monoid_reduction_rule(lambda d: 0, lambda x, y, d: hlo.xor(x, y))
+    red.reduce_xor_p, _monoid_reduction_rule(lambda d: 0, lambda x, y, d: hlo.xor(x, y))
 )
 
 
-@LOWERING_RULES.defines(reduce_p)
+@LOWERING_RULES.defines(red.reduce_p)
 def _reduce_lowering(
     ctx: LoweringRuleContext, *args: IrValue, jaxpr: ClosedJaxpr, dimensions: tuple[int, ...]
 ) -> list[IrValue]:
@@ -199,5 +188,5 @@ def _arg_extremum_rule(
     return rule
 
 
-LOWERING_RULES.register(argmax_p, _arg_extremum_rule("GT", max_identity))
-LOWERING_RULES.register(argmin_p, _arg_extremum_rule("LT", min_identity))
+LOWERING_RULES.register(red.argmax_p, _arg_extremum_rule("GT", max_identity))
+LOWERING_RULES.register(red.argmin_p, _arg_extremum_rule("LT", min_identity))

@@ -22,22 +22,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.dtypes import DType
-from didax.core.lax.structural import (
-    broadcast_in_dim_p,
-    concatenate_p,
-    copy_p,
-    expand_dims_p,
-    iota_p,
-    optimization_barrier_p,
-    reshape_p,
-    rev_p,
-    split_p,
-    squeeze_p,
-    stack_p,
-    tile_p,
-    transpose_p,
-    unstack_p,
-)
+from didax.core.lax import structural
 from didax.lowering.mlir import (
     LOWERING_RULES,
     IrValue,
@@ -51,7 +36,7 @@ from didax.lowering.rules import compare
 __all__: list[str] = []
 
 
-@LOWERING_RULES.defines(broadcast_in_dim_p)
+@LOWERING_RULES.defines(structural.broadcast_in_dim_p)
 def _broadcast_in_dim_lowering(
     ctx: LoweringRuleContext,
     x: IrValue,
@@ -69,47 +54,47 @@ def _reshape_to_out(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
     return [hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), x)]
 
 
-@LOWERING_RULES.defines(reshape_p)
+@LOWERING_RULES.defines(structural.reshape_p)
 def _reshape_lowering(
     ctx: LoweringRuleContext, x: IrValue, *, new_sizes: tuple[int, ...]
 ) -> list[IrValue]:
     return _reshape_to_out(ctx, x)
 
 
-@LOWERING_RULES.defines(squeeze_p)
+@LOWERING_RULES.defines(structural.squeeze_p)
 def _squeeze_lowering(
     ctx: LoweringRuleContext, x: IrValue, *, dimensions: tuple[int, ...]
 ) -> list[IrValue]:
     return _reshape_to_out(ctx, x)
 
 
-@LOWERING_RULES.defines(expand_dims_p)
+@LOWERING_RULES.defines(structural.expand_dims_p)
 def _expand_dims_lowering(
     ctx: LoweringRuleContext, x: IrValue, *, dimensions: tuple[int, ...]
 ) -> list[IrValue]:
     return _reshape_to_out(ctx, x)
 
 
-@LOWERING_RULES.defines(transpose_p)
+@LOWERING_RULES.defines(structural.transpose_p)
 def _transpose_lowering(
     ctx: LoweringRuleContext, x: IrValue, *, permutation: tuple[int, ...]
 ) -> list[IrValue]:
     return [hlo.transpose(x, dense_i64(permutation))]
 
 
-@LOWERING_RULES.defines(concatenate_p)
+@LOWERING_RULES.defines(structural.concatenate_p)
 def _concatenate_lowering(ctx: LoweringRuleContext, *xs: IrValue, dimension: int) -> list[IrValue]:
     return [hlo.concatenate(list(xs), dimension)]
 
 
-@LOWERING_RULES.defines(rev_p)
+@LOWERING_RULES.defines(structural.rev_p)
 def _rev_lowering(
     ctx: LoweringRuleContext, x: IrValue, *, dimensions: tuple[int, ...]
 ) -> list[IrValue]:
     return [hlo.reverse(x, dense_i64(dimensions))] if dimensions else [x]
 
 
-@LOWERING_RULES.defines(iota_p)
+@LOWERING_RULES.defines(structural.iota_p)
 def _iota_lowering(ctx: LoweringRuleContext, *, dtype: DType, size: int) -> list[IrValue]:
     aval = ctx.avals_out[0]
     if dtype == dtypes.bool_:
@@ -135,27 +120,27 @@ def _slices_along(
     return outs
 
 
-@LOWERING_RULES.defines(split_p)
+@LOWERING_RULES.defines(structural.split_p)
 def _split_lowering(
     ctx: LoweringRuleContext, x: IrValue, *, sizes: tuple[int, ...], axis: int
 ) -> list[IrValue]:
     return _slices_along(ctx, x, axis, sizes)
 
 
-@LOWERING_RULES.defines(unstack_p)
+@LOWERING_RULES.defines(structural.unstack_p)
 def _unstack_lowering(ctx: LoweringRuleContext, x: IrValue, *, axis: int) -> list[IrValue]:
     pieces = _slices_along(ctx, x, axis, (1,) * ctx.avals_in[0].shape[axis])
     return [hlo.reshape(aval_to_ir_type(a), p) for a, p in zip(ctx.avals_out, pieces, strict=True)]
 
 
-@LOWERING_RULES.defines(stack_p)
+@LOWERING_RULES.defines(structural.stack_p)
 def _stack_lowering(ctx: LoweringRuleContext, *xs: IrValue, axis: int) -> list[IrValue]:
     aval = ctx.avals_in[0]
     one = ShapedArray((*aval.shape[:axis], 1, *aval.shape[axis:]), aval.dtype)
     return [hlo.concatenate([hlo.reshape(aval_to_ir_type(one), x) for x in xs], axis)]
 
 
-@LOWERING_RULES.defines(tile_p)
+@LOWERING_RULES.defines(structural.tile_p)
 def _tile_lowering(ctx: LoweringRuleContext, x: IrValue, *, reps: tuple[int, ...]) -> list[IrValue]:
     aval = ctx.avals_in[0]
     pairs = tuple(k for r, n in zip(reps, aval.shape, strict=True) for k in (r, n))
@@ -165,11 +150,11 @@ def _tile_lowering(ctx: LoweringRuleContext, x: IrValue, *, reps: tuple[int, ...
     return [hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), spread)]
 
 
-@LOWERING_RULES.defines(optimization_barrier_p)
+@LOWERING_RULES.defines(structural.optimization_barrier_p)
 def _optimization_barrier_lowering(ctx: LoweringRuleContext, *xs: IrValue) -> list[IrValue]:
     return list(hlo.OptimizationBarrierOp(list(xs)).results)
 
 
-@LOWERING_RULES.defines(copy_p)
+@LOWERING_RULES.defines(structural.copy_p)
 def _copy_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
     return [x]
