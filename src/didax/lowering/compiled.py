@@ -45,6 +45,7 @@ from jaxlib.mlir import ir
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array
 from didax.core.cache import CacheInfo, LRUCache
+from didax.core.config import x64_enabled
 from didax.core.sharding import NamedSharding
 from didax.core.values import as_array
 from didax.ir.fingerprint import fingerprint
@@ -105,8 +106,8 @@ class Compiled(_Inspectable):
     Arrays pass their device buffers. A call with NumPy arguments runs
     through jaxlib's C++ dispatch (``xla.fast_dispatch``), which moves them
     to the device (``HostArguments.call`` says when it may read them); a
-    call on device buffers alone calls the executable directly, which
-    costs less than that dispatch's signature checks.
+    call on device buffers alone takes the same dispatch (calling the
+    executable from Python instead leaks native memory a call).
     """
 
     executable: xla.Executable
@@ -161,7 +162,11 @@ class Compiled(_Inspectable):
     def _execute(self, values: list[Any], host: bool) -> list[xla.Buffer]:
         try:  # (free on the hit path: a try costs nothing until it catches)
             if not host:
-                return xla.execute(self.executable, values, self.handlers)
+                # Device buffers too go through jaxlib's C++ dispatch, not
+                # ``execute_sharded`` from Python: each call of that keeps a few
+                # bytes of native memory, which a long training loop's resident
+                # set shows (bench/soak.py); the C++ path keeps none.
+                return self.fast(x64_enabled(), *values)
             return self.host_arguments.call(self.fast, values)
         except RuntimeError as e:
             self.note_out_of_memory(e)
