@@ -31,9 +31,10 @@ from collections.abc import Sequence
 from typing import Final
 
 from didax.api.control_flow import while_loop
+from didax.api.custom_derivatives import custom_jvp
 from didax.api.jit import jit
-from didax.api.nn import softmax
 from didax.api.numpy import elementwise as enp
+from didax.api.numpy import reductions as rnp
 from didax.api.numpy.array_types import Array
 from didax.api.numpy.operands import broadcast_shapes
 from didax.api.prng import KeyLike, Shape, key_data_of, shape_arg, split_impl
@@ -146,14 +147,14 @@ set_sampler(_gamma_impl)
 # --- gamma, loggamma ----------------------------------------------------------------------------
 
 
-def _bind_gamma(key: Array, a: ArrayLike, shape: Shape, dtype: DType, log_space: bool) -> Array:
+def _gamma(key: Array, a: ArrayLike, shape: Shape, dtype: DType, log_space: bool) -> Array:
     """``a`` as ``dtype`` broadcast to ``shape``, and its draws (JAX's ``_gamma``)."""
     a = _to_rank(lax.convert_element_type(a, dtype), shape)
     out: Array = random_gamma_p.bind(key, a, log_space=log_space)
     return out
 
 
-_gamma_jit: Final = jit(_bind_gamma, static_argnums=(2, 3, 4))
+_gamma_jit: Final = jit(_gamma, static_argnums=(2, 3, 4))
 
 
 def _gamma_call(
@@ -181,7 +182,7 @@ def gamma(
 
     >>> import didax.random as random
     >>> random.gamma(random.PRNGKey(0), 2.0, (3,), "float32")
-    Array([1.2479168, 4.3005447, 3.4306238], dtype=float32)
+    Array([1.5897877, 1.7599413, 1.1290071], dtype=float32)
     """
     return _gamma_call("gamma", key, a, shape, dtype, False)
 
@@ -208,7 +209,8 @@ def _check_safe_cast(name: str, dtype: DType, *args: ArrayLike) -> None:
             continue  # weakly typed: takes the dtype
         src = get_aval(arg).dtype
         if dtypes.promote_types(src, dtype) != dtype:
-            raise TypeError(
+            # ValueError: JAX raises its TypePromotionError, a ValueError.
+            raise ValueError(
                 f"In arguments to {name}, cannot safely cast argument of type {src} to {dtype}"
             )
 
@@ -225,8 +227,8 @@ def _broadcast_shape(name: str, shape: Sequence[int] | None, *args: ArrayLike) -
 
 def _beta_impl(key: Array, a: Array, b: Array, shape: Shape, dtype: DType) -> Array:
     key_a, key_b = _split_pair(key)
-    log_a = _bind_gamma(key_a, a, shape, dtype, True)
-    log_b = _bind_gamma(key_b, b, shape, dtype, True)
+    log_a = _gamma(key_a, a, shape, dtype, True)
+    log_b = _gamma(key_b, b, shape, dtype, True)
     # gamma_a / (gamma_a + gamma_b), both scaled by the larger so that neither underflows.
     log_max = lax.max(log_a, log_b)
     scaled_a = lax.exp(lax.sub(log_a, log_max))
@@ -258,8 +260,31 @@ def beta(
 def _dirichlet_impl(key: Array, alpha: Array, shape: Shape, dtype: DType) -> Array:
     alpha = lax.convert_element_type(alpha, dtype)
     # Gamma draws in log space (small alpha would underflow), normalised by a softmax.
-    log_samples = _bind_gamma(key, alpha, (*shape, get_aval(alpha).shape[-1]), dtype, True)
-    return softmax(log_samples, -1)
+    log_samples = _gamma(key, alpha, (*shape, get_aval(alpha).shape[-1]), dtype, True)
+    out: Array = _softmax(log_samples)
+    return out
+
+
+@custom_jvp
+def _softmax(x: Array) -> Array:
+    """JAX's ``nn.softmax`` over the last axis, with its jvp rule (``_softmax_jvp``).
+
+    ``api.nn.softmax`` differentiates through its operations (JAX's
+    deprecated form, with the maximum's gradient stopped); JAX's dirichlet
+    differentiates by the rule below, whose rounding differs: the rule keeps
+    the gradients equal to JAX's.
+    """
+    x_max = rnp.max(x, axis=-1, keepdims=True)
+    unnormalized = enp.exp(enp.subtract(x, x_max))
+    return enp.divide(unnormalized, rnp.sum(unnormalized, axis=-1, keepdims=True))
+
+
+@_softmax.defjvp
+def _softmax_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+    (x,), (x_dot,) = primals, tangents
+    y = _softmax(x)
+    mean_dot = rnp.sum(enp.multiply(y, x_dot), axis=-1, keepdims=True)
+    return y, enp.multiply(y, enp.subtract(x_dot, mean_dot))
 
 
 _dirichlet_jit: Final = jit(_dirichlet_impl, static_argnums=(2, 3))
@@ -295,7 +320,7 @@ def dirichlet(
 
 def _chisquare_impl(key: Array, df: Array, shape: Shape, dtype: DType) -> Array:
     half_df = lax.div(lax.convert_element_type(df, dtype), lax.full((), 2, dtype))
-    log_g = _bind_gamma(key, half_df, shape, dtype, True)
+    log_g = _gamma(key, half_df, shape, dtype, True)
     out: Array = lax.mul(lax.exp(log_g), lax.full((), 2, dtype))
     return out
 
@@ -305,7 +330,7 @@ _chisquare_jit: Final = jit(_chisquare_impl, static_argnums=(2, 3))
 
 def _one_df(
     name: str, key: KeyLike, df: ArrayLike, shape: Sequence[int] | None, dtype: DTypeLike
-) -> tuple[Array, ArrayLike, Shape, DType]:
+) -> tuple[ArrayLike, ArrayLike, Shape, DType]:
     """The checked arguments of a sampler of one parameter: key data, df, shape, dtype."""
     data, _ = key_data_of(name, key)
     dt = _float_dtype(name, dtype)
@@ -357,7 +382,7 @@ def _t_impl(key: Array, df: Array, shape: Shape, dtype: DType) -> Array:
     key_n, key_g = _split_pair(key)
     n = _normal_impl(key_n, shape, dtype)
     half_df = lax.div(df, lax.full((), 2, dtype))
-    g = _bind_gamma(key_g, half_df, shape, dtype, False)
+    g = _gamma(key_g, half_df, shape, dtype, False)
     return enp.multiply(n, enp.sqrt(enp.divide(half_df, g)))
 
 
