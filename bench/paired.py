@@ -432,7 +432,7 @@ WORKLOADS: list[tuple[str, Callable[[], tuple[Call, Call]], int]] = [
     ("jit(value_and_grad) 3-layer CNN, batch 64", cnn_step, 5),
     ("jit max-pool 2x2 f32[64,32,32,16]", max_pool(False), 20),
     ("jit grad of max-pool 2x2 f32[64,32,32,16]", max_pool(True), 10),
-    ("jit random.gamma f32[1e6], alpha array", gamma_draws, 3),
+    ("jit random.gamma f32[1e6], alpha array", gamma_draws, 1),
 ]
 
 
