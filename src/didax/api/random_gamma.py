@@ -4,7 +4,8 @@
 transformations of Gamma samples; all of them give JAX's values bit for
 bit for the same key, shape and dtype, and the reparameterisation
 gradients of ``gamma``, ``loggamma``, ``beta`` and ``dirichlet`` in their
-parameters are JAX's (implicit differentiation, ``interpreters.random_gamma``).
+parameters are JAX's (implicit differentiation, ``interpreters.random_gamma``;
+float64 ones to the bit, float32 ones to the last bits).
 
 Design rules:
 - The draws are ``random_gamma_p``'s (``core.lax.random_gamma``), bound
