@@ -138,6 +138,7 @@ PUBLIC: Final[dict[str, list[str]]] = {
     "didax.random": _words(
         "PRNGKey key key_data wrap_key_data split fold_in bits uniform normal truncated_normal "
         "bernoulli randint categorical permutation choice gumbel"
+        " random_gamma_p gamma loggamma beta dirichlet chisquare f t"  # issue 29
     ),
     "didax.tree_util": _words(
         "tree_flatten tree_unflatten tree_map tree_leaves tree_structure register_pytree_node"

@@ -10,6 +10,8 @@ bits); this module re-exports ``didax.api.random``'s ``__all__``.
 """
 
 from didax.api import random as _random
+from didax.api import random_gamma as _random_gamma
 from didax.api.random import *  # noqa: F403
+from didax.api.random_gamma import *  # noqa: F403
 
-__all__ = [*_random.__all__]
+__all__ = [*_random.__all__, *_random_gamma.__all__]

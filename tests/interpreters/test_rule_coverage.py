@@ -514,6 +514,19 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         )
         for name in ("reduce_and", "reduce_or", "reduce_xor", "top_k", "approx_top_k")
     },
+    # issue 29: random_gamma (JAX's random_gamma_p)
+    ("random_gamma", "impl"): (
+        "a rejection loop lowered as JAX lowers it: evaluated eagerly by its compiled "
+        "program, so the samples are XLA's (JAX's), bit for bit"
+    ),
+    ("random_gamma", "transpose"): "not linear (its jvp multiplies by random_gamma_grad)",
+    **{
+        ("random_gamma", table): (
+            "a first-order primitive: partial evaluation stages it whole when an operand is "
+            "unknown, and DCE drops it whole when its result is unused"
+        )
+        for table in ("partial_eval", "dce")
+    },
 }
 
 

@@ -33,6 +33,7 @@ from didax.interpreters import (
     parallel,
     partial_eval,
     random_bits,
+    random_gamma,
     reductions,
     scan,
     scatter,
@@ -51,6 +52,7 @@ from didax.interpreters import (
 
 __all__ = [
     "random_bits",
+    "random_gamma",
     "batching",
     "bits",
     "checkpoint",

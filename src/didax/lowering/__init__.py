@@ -24,6 +24,7 @@ from didax.lowering import (
     mlir,
     parallel,
     random_bits,
+    random_gamma,
     reductions,
     rules,
     scan,
@@ -43,6 +44,7 @@ from didax.lowering import (
 
 __all__ = [
     "random_bits",
+    "random_gamma",
     "array",
     "bits",
     "checkpoint",
