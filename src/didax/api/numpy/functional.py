@@ -244,23 +244,32 @@ class ufunc:
         if out is not None or where is not None:
             raise NotImplementedError("reduce: the 'out' and 'where' arguments are not supported")
         arr = asarray(a, dtype)
+        shape = get_aval(arr).shape
         if axis is None:
+            final = (1,) * len(shape) if keepdims else ()
             arr, axis = ravel(arr), 0
-        (axis,) = normalize_axes(axis, get_aval(arr).ndim, "reduce")
+        else:
+            (axis,) = normalize_axes(axis, len(shape), "reduce")
+            final = (
+                (*shape[:axis], 1, *shape[axis + 1 :])
+                if keepdims
+                else shape[:axis] + shape[axis + 1 :]
+            )
         xs = moveaxis(arr, axis, 0)
-        if initial is None and self.identity is None and get_aval(xs).shape[0] == 0:
+        # As JAX's: the identity (or ``initial``) starts the scan; else the first element.
+        start = self.identity if initial is None else initial
+        if start is None and get_aval(xs).shape[0] == 0:
             raise ValueError(
                 f"zero-size array to reduction operation {self.__name__} which has no identity"
             )
-        if initial is None and get_aval(xs).shape[0] > 0:
+        if start is None:
             init, xs = xs[0], xs[1:]
         else:
-            start = self.identity if initial is None else initial
             init = broadcast_to(asarray(start, get_aval(xs).dtype), get_aval(xs).shape[1:])
         result, _ = scan(
             lambda c, x: (asarray(self.func(c, x), get_aval(xs).dtype), None), init, xs
         )
-        return expand_dims(result, axis) if keepdims else result
+        return reshape(result, final)
 
     def accumulate(
         self, a: ArrayLike, axis: int = 0, dtype: DTypeLike = None, out: object = None
