@@ -401,3 +401,7 @@ setattr(Tracer, "__iter__", _tracer_iter)  # noqa: B010 - installed, as the oper
 setattr(Tracer, "copy", lambda self: self)  # noqa: B010
 # Placing on a device is for concrete Arrays only (a tracer has no device), as in JAX.
 setattr(Array, "to_device", _to_device)  # noqa: B010
+# A tracer's sizes are static (its aval's); its item() needs the value, and says so.
+setattr(Tracer, "itemsize", property(lambda self: self.dtype.itemsize))  # noqa: B010
+setattr(Tracer, "nbytes", property(lambda self: self.size * self.dtype.itemsize))  # noqa: B010
+setattr(Tracer, "item", lambda self, *args: np.asarray(self).item(*args))  # noqa: B010

@@ -5,7 +5,10 @@ it works in annotations and ``isinstance`` checks; ``bool``, ``float_``,
 ``int_``, ``uint``, ``single``, ``double``, ``csingle`` and ``cdouble`` are
 converters as ``float32`` is; NumPy's abstract scalar classes
 (``floating``, ``integer``, ``generic``, ...) are NumPy's own, as in JAX,
-so that ``issubdtype(x.dtype, dnp.floating)`` works.
+so that ``issubdtype(x.dtype, dnp.floating)`` works. The float8, float6,
+float4 and sub-byte integer names are ml_dtypes' dtypes, as JAX's, usable
+as dtypes on the host; didax's arrays do not support them (a clear
+``TypeError`` names the dtype).
 
 Design rules:
 - What JAX takes from NumPy unchanged (the abstract classes, printing
@@ -23,6 +26,7 @@ import os
 from collections.abc import Callable
 from typing import IO, Any, Final
 
+import ml_dtypes
 import numpy as np
 
 from didax.api.numpy.array_types import Array, ArrayLike
@@ -72,6 +76,23 @@ __all__ = [
     "fromfile",
     "fromiter",
     "from_dlpack",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "float4_e2m1fn",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "int1",
+    "int2",
+    "int4",
+    "uint1",
+    "uint2",
+    "uint4",
 ]
 
 # JAX's ``jnp.ndarray`` is its Array type: didax's Value covers Arrays and tracers.
@@ -85,6 +106,33 @@ single: Final = _ScalarType("single", dtypes.float32)
 double: Final = _ScalarType("double", dtypes.float64)
 csingle: Final = _ScalarType("csingle", dtypes.complex64)
 cdouble: Final = _ScalarType("cdouble", dtypes.complex128)
+
+
+def _narrow(name: str) -> _ScalarType:
+    # By name: ml_dtypes' type stubs do not list every type it defines.
+    return _ScalarType(name, np.dtype(getattr(ml_dtypes, name)))
+
+
+# ml_dtypes' narrow types, as JAX's names: they work as dtypes (``np.dtype``, ``finfo``,
+# NumPy arrays of them), but didax's arrays refuse them (core.dtypes.SUPPORTED: its
+# eager evaluation and lowering know no 1- to 8-bit floats or sub-byte integers).
+float8_e3m4: Final = _narrow("float8_e3m4")
+float8_e4m3: Final = _narrow("float8_e4m3")
+float8_e4m3b11fnuz: Final = _narrow("float8_e4m3b11fnuz")
+float8_e4m3fn: Final = _narrow("float8_e4m3fn")
+float8_e4m3fnuz: Final = _narrow("float8_e4m3fnuz")
+float8_e5m2: Final = _narrow("float8_e5m2")
+float8_e5m2fnuz: Final = _narrow("float8_e5m2fnuz")
+float8_e8m0fnu: Final = _narrow("float8_e8m0fnu")
+float4_e2m1fn: Final = _narrow("float4_e2m1fn")
+float6_e2m3fn: Final = _narrow("float6_e2m3fn")
+float6_e3m2fn: Final = _narrow("float6_e3m2fn")
+int1: Final = _narrow("int1")
+int2: Final = _narrow("int2")
+int4: Final = _narrow("int4")
+uint1: Final = _narrow("uint1")
+uint2: Final = _narrow("uint2")
+uint4: Final = _narrow("uint4")
 
 generic: Final = np.generic
 number: Final = np.number
