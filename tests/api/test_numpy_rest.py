@@ -273,11 +273,11 @@ def test_jit_matches_jax() -> None:
 
 
 # The cases whose dtypes the x64 mode decides (no 64-bit-only edge values: they would
-# overflow float32).
+# overflow float32; not sort_complex of integers, for which JAX itself warns that it
+# truncates complex128).
 X32_CASES = (
     "i0",
     "unwrap_int",
-    "sort_complex",
     "kaiser",
     "argpartition",
     "lexsort",
