@@ -274,16 +274,13 @@ def test_jit_matches_jax() -> None:
 
 # The cases whose dtypes the x64 mode decides (no 64-bit-only edge values: they would
 # overflow float32; not sort_complex of integers, for which JAX itself warns that it
-# truncates complex128).
+# truncates complex128, nor insert, where it warns that it truncates float64).
 X32_CASES = (
     "i0",
     "unwrap_int",
     "kaiser",
     "argpartition",
     "lexsort",
-    "insert_many",
-    "delete_unique",
-    "put_wrap",
     "polyadd",
     "polyfit",
     "fromfunction",
@@ -295,6 +292,9 @@ X32_CASES = (
 
 
 @pytest.mark.x64_off
+# The float64 test data are truncated to float32 in this mode, and JAX warns so from
+# inside some of its functions (put, insert, ...): the values and dtypes are compared.
+@pytest.mark.filterwarnings("ignore:Explicitly requested dtype float64")
 def test_jit_matches_jax_in_32_bits() -> None:
     """The x64-sensitive cases with the 32-bit defaults: JAX's float32 and int32 results."""
     _compare(
