@@ -779,6 +779,109 @@ LAX_EXEMPT: dict[str, str] = {
 }
 
 
+# Issue 29: the rest of jax.numpy.
+_CLASS = "a class, as jax.numpy's (NumPy's abstract scalar type, for issubdtype and isinstance)"
+NUMPY_EXEMPT.update(
+    {
+        **dict.fromkeys(
+            (
+                "generic",
+                "number",
+                "integer",
+                "signedinteger",
+                "unsignedinteger",
+                "inexact",
+                "floating",
+                "complexfloating",
+                "character",
+                "flexible",
+                "object_",
+            ),
+            _CLASS,
+        ),
+        "ndarray": "the Array type (for annotations and isinstance), as jax.numpy.ndarray",
+        "ComplexWarning": "a warning class",
+        "ufunc": "a class; its instances return arrays (tests/api/test_numpy_rest.py)",
+        "frompyfunc": "returns a ufunc",
+        "isdtype": "returns a Python bool",
+        "iterable": "returns a Python bool",
+        "array_repr": "returns a string",
+        "array_str": "returns a string",
+        "printoptions": "NumPy's printing options (a context manager)",
+        "get_printoptions": "returns NumPy's printing options",
+        "set_printoptions": "sets NumPy's printing options",
+        "save": "writes a file (numpy.save, as jax.numpy.save)",
+        "savez": "writes a file (numpy.savez, as jax.numpy.savez)",
+        "load": "reads a file (tested in tests/api/test_numpy_rest.py)",
+        "fromfile": "refused, as by jax.numpy",
+        "fromiter": "refused, as by jax.numpy",
+        **dict.fromkeys(
+            (
+                "float8_e3m4",
+                "float8_e4m3",
+                "float8_e4m3b11fnuz",
+                "float8_e4m3fn",
+                "float8_e4m3fnuz",
+                "float8_e5m2",
+                "float8_e5m2fnuz",
+                "float8_e8m0fnu",
+                "float4_e2m1fn",
+                "float6_e2m3fn",
+                "float6_e3m2fn",
+                "int1",
+                "int2",
+                "int4",
+                "uint1",
+                "uint2",
+                "uint4",
+            ),
+            "a dtype name only: didax arrays refuse it (tests/api/test_numpy_names.py)",
+        ),
+    }
+)
+_IDX2 = dnp.asarray(np.array([[0], [1]]))
+NUMPY_CALLS.update(
+    {
+        **_calls(
+            dnp, (3,), ("bool", "float_", "int_", "uint", "single", "double", "csingle", "cdouble")
+        ),
+        **_calls(dnp, (V,), ("cbrt", "spacing", "i0", "sort_complex", "frexp", "unwrap", "copy")),
+        **_calls(dnp, (V,), ("poly", "polyder", "polyint", "vander", "trim_zeros")),
+        **_calls(dnp, (V, V), ("nextafter", "polyadd", "polysub", "polymul", "polydiv")),
+        **_calls(dnp, (5,), ("bartlett", "blackman", "hamming", "hanning")),
+        **_calls(dnp, (I,), ("unique_all", "unique_counts", "unique_inverse", "unique_values")),
+        **_calls(dnp, (I, I), ("union1d", "intersect1d", "setdiff1d", "setxor1d")),
+        **_calls(dnp, (B, V), ("compress", "extract")),
+        **_calls(dnp, (V, 1), ("partition", "argpartition", "delete")),
+        "kaiser": lambda: dnp.kaiser(5, 2.0),
+        "ldexp": lambda: dnp.ldexp(V, I),
+        "astype": lambda: dnp.astype(V, np.int32),
+        "frombuffer": lambda: dnp.frombuffer(np.arange(3.0).tobytes()),
+        "fromstring": lambda: dnp.fromstring("1 2", sep=" "),
+        "from_dlpack": lambda: dnp.from_dlpack(np.arange(3.0)),
+        "choose": lambda: dnp.choose(dnp.asarray(np.array([0, 1, 0])), [V, -V]),
+        "insert": lambda: dnp.insert(V, 1, 5.0),
+        "place": lambda: dnp.place(V, B, 0.0, inplace=False),
+        "put": lambda: dnp.put(V, I[:1], 0.0, inplace=False),
+        "put_along_axis": lambda: dnp.put_along_axis(X, _IDX2, 0.0, 1, inplace=False),
+        "fill_diagonal": lambda: dnp.fill_diagonal(X, 0.0, inplace=False),
+        "resize": lambda: dnp.resize(V, (2, 2)),
+        "block": lambda: dnp.block([V, V]),
+        "lexsort": lambda: dnp.lexsort([V, I]),
+        "polyfit": lambda: dnp.polyfit(V, V, 1),
+        "apply_along_axis": lambda: dnp.apply_along_axis(dnp.sum, 1, X),
+        "apply_over_axes": lambda: dnp.apply_over_axes(dnp.sum, X, [0]),
+        "fromfunction": lambda: dnp.fromfunction(lambda i: i * 2.0, (3,)),
+        "mask_indices": lambda: dnp.mask_indices(3, dnp.triu, size=6),
+        "vectorize": lambda: dnp.vectorize(lambda a, b: a * b)(X, V),
+        "histogram2d": lambda: dnp.histogram2d(V, V, bins=2),
+        "histogramdd": lambda: dnp.histogramdd(X.T, bins=2),
+        "packbits": lambda: dnp.packbits(B),
+        "unpackbits": lambda: dnp.unpackbits(dnp.asarray(np.array([3], np.uint8))),
+    }
+)
+
+
 ALL_CALLS = [
     (f"{prefix}.{name}", call)
     for prefix, calls in (("didax", DIDAX_CALLS), ("numpy", NUMPY_CALLS), ("lax", LAX_CALLS))

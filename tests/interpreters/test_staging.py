@@ -56,8 +56,8 @@ def test_arguments_are_staging_tracers_of_the_given_types() -> None:
     assert not trace.is_valid  # invalidated when tracing ended
     assert isinstance(x, StagingTracer)
     assert (x.aval, y.aval) == (F32_3, F64)
-    assert closed.jaxpr.in_binders == (x.var, y.var)
-    assert closed.jaxpr.outs == (x.var,)
+    assert closed.jaxpr.in_binders == (x.binder, y.binder)
+    assert closed.jaxpr.outs == (x.binder,)
 
 
 def test_array_constants_are_hoisted_once_per_object() -> None:

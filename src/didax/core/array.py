@@ -249,6 +249,45 @@ class Array(Value):
             out.append(Shard(device, index, Array.from_buffer(buffer, aval)))
         return out
 
+    @property
+    def committed(self) -> bool:
+        """Whether the Array was placed explicitly (``device_put`` with a device or sharding)."""
+        return self.committed_sharding is not None
+
+    @property
+    def device(self) -> Any:
+        """The one device holding the Array; a sharded Array has several (``jax.Array.device``)."""
+        devices = self.sharding.device_set
+        if len(devices) != 1:
+            raise ValueError(
+                "device: the Array is sharded over several devices; use .sharding or "
+                ".addressable_shards"
+            )
+        return next(iter(devices))
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        """Always True: didax runs one process, which addresses every device."""
+        return True
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        """Whether every device holds the whole Array."""
+        return self.sharding.is_fully_replicated
+
+    @property
+    def global_shards(self) -> list[Shard]:
+        """Every device's piece (in one process: the addressable shards)."""
+        return self.addressable_shards
+
+    def addressable_data(self, index: int) -> Array:
+        """The data of the ``index``-th addressable shard."""
+        return self.addressable_shards[index].data
+
+    def copy_to_host_async(self) -> None:
+        """Starts the copy to the host (done at once here: the host copy is made and kept)."""
+        self.host()
+
     # --- attributes (shape, dtype, ndim, size, weak_type: Value's) ---------
     @property
     def nbytes(self) -> int:

@@ -33,15 +33,16 @@ from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
 
 class StagingTracer(Tracer):
-    __slots__ = ("var",)
+    # Named binder, not var: a tracer's ``var`` is NumPy's variance method (api.numpy.methods).
+    __slots__ = ("binder",)
 
     def __init__(self, trace: StagingTrace, var: Var) -> None:
         super().__init__(trace)
-        self.var = var
+        self.binder = var
 
     @property
     def aval(self) -> ShapedArray:
-        return self.var.aval
+        return self.binder.aval
 
     def concretization_reason(self) -> str:
         return (
@@ -69,7 +70,7 @@ class StagingTrace(Trace):
 
     def to_atom(self, x: object) -> Atom:
         if isinstance(x, StagingTracer) and x._trace is self:
-            return x.var
+            return x.binder
         check_valid(x)
         if not isinstance(x, Tracer):
             if is_python_scalar(x):

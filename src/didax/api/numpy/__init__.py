@@ -27,8 +27,16 @@ The modules follow the sections of NumPy's reference:
 | ``logic`` | comparisons of whole arrays, choosing among arrays, complex-type tests |
 | ``positions`` | ``nonzero`` (below ``elementwise``: ``where``'s one-argument form) |
 | ``searching`` | searching, sorted search, unique values and membership |
-| ``histograms`` | histograms, ``digitize``, ``bincount`` |
+| ``sorting`` | ``sort``, ``argsort``, ``partition``, ``argpartition``, ``lexsort`` |
+| ``histograms`` | histograms (also 2-d and n-d), ``digitize``, ``bincount`` |
+| ``sets`` | the Array API's ``unique_*``, 1-d set operations |
+| ``editing`` | deleting, inserting and putting elements, ``compress``, ``choose``, ``block`` |
 | ``polynomials`` | ``polyval``, 1-d ``convolve`` and ``correlate`` |
+| ``poly_algebra`` | polynomial arithmetic, ``polyfit``, ``vander`` |
+| ``float_parts`` | ``frexp``, ``ldexp``, ``spacing``, ``cbrt``, ``i0``, ``unwrap``, windows |
+| ``bit_packing`` | ``packbits``, ``unpackbits`` |
+| ``functional`` | ``vectorize``, ``ufunc``, ``apply_along_axis``, ``fromfunction`` |
+| ``type_names`` | NumPy's type names, ``isdtype``, ``astype``, printing options, I/O |
 | ``linear_algebra`` | linear algebra (products) |
 | ``contractions`` | ``einsum``, ``tensordot`` and other tensor products |
 | ``indexing`` | indexing routines |

@@ -11,6 +11,7 @@ input, and says so.
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 from typing import Any
 
@@ -28,7 +29,8 @@ from didax.api.numpy.elementwise import (
     subtract,
     where,
 )
-from didax.api.numpy.manipulation import ravel
+from didax.api.numpy.index_tricks import ravel_multi_index
+from didax.api.numpy.manipulation import ravel, reshape, stack
 from didax.api.numpy.operands import as_result, astype, concrete_value, operand
 from didax.api.numpy.reductions import max, min, sum
 from didax.api.numpy.searching import searchsorted
@@ -40,6 +42,8 @@ __all__ = [
     "histogram_bin_edges",
     "digitize",
     "bincount",
+    "histogramdd",
+    "histogram2d",
 ]
 
 
@@ -169,3 +173,73 @@ def bincount(
     index = where(v < 0, 0, v)
     out: Array = zeros(length, w.dtype).at[index].add(w, mode="drop")
     return out
+
+
+def histogramdd(
+    sample: ArrayLike,
+    bins: Any = 10,
+    range: Any = None,
+    weights: ArrayLike | None = None,
+    density: bool | None = None,
+) -> tuple[Array, list[Array]]:
+    """The ``D``-dimensional histogram of ``N`` points (``sample`` of shape ``(N, D)``).
+
+    As JAX's: each point's bin along each dimension by ``searchsorted`` on that
+    dimension's edges, the bins flattened into one ``bincount`` of static length.
+    """
+    points = as_result(operand(sample))
+    if get_aval(points).ndim != 2:
+        raise ValueError(
+            f"histogramdd: sample must be of shape (N, D), got {get_aval(points).shape}"
+        )
+    d = get_aval(points).shape[1]
+    if range is not None and (
+        len(range) != d or builtins.any(r is not None and np.shape(r)[0] != 2 for r in range)
+    ):
+        raise ValueError(f"histogramdd: range must be a sequence of {d} (lower, upper) pairs")
+    try:
+        bins_per_dim = list(bins)
+    except TypeError:
+        bins_per_dim = [bins] * d
+    if len(bins_per_dim) != d:
+        raise ValueError(f"histogramdd: bins must be one number or array per dimension ({d})")
+    indices, edges = [], []
+    for i in builtins.range(d):
+        column = points[:, i]
+        edge = histogram_bin_edges(column, bins_per_dim[i], None if range is None else range[i])
+        index = searchsorted(edge, column, side="right")
+        indices.append(where(equal(column, edge[-1]), subtract(index, 1), index))
+        edges.append(edge)
+    nbins = tuple(get_aval(e).shape[0] + 1 for e in edges)
+    flat = ravel_multi_index(tuple(indices), nbins, mode="clip")
+    hist = reshape(bincount(flat, weights, length=math.prod(nbins)), nbins)
+    hist = hist[(slice(1, -1),) * d]
+    if density:
+        hist = astype(hist, get_aval(points).dtype)
+        hist = divide(hist, sum(hist))
+        for axis in builtins.range(d):
+            widths = subtract(edges[axis][1:], edges[axis][:-1])
+            hist = divide(
+                hist, reshape(widths, tuple(-1 if k == axis else 1 for k in builtins.range(d)))
+            )
+    return as_result(hist), edges
+
+
+def histogram2d(
+    x: ArrayLike,
+    y: ArrayLike,
+    bins: Any = 10,
+    range: Any = None,
+    weights: ArrayLike | None = None,
+    density: bool | None = None,
+) -> tuple[Array, Array, Array]:
+    """The 2-d histogram of the points ``(x, y)`` and the two dimensions' edges."""
+    try:
+        n = len(bins)
+    except TypeError:
+        n = 1
+    if n not in (1, 2):  # one array of edges, shared by both dimensions
+        bins = [asarray(bins), asarray(bins)]
+    sample = stack([as_result(operand(x)), as_result(operand(y))], axis=1)
+    hist, edges = histogramdd(sample, bins, range, weights, density)
+    return hist, edges[0], edges[1]

@@ -21,8 +21,10 @@ from typing import Any, Final
 
 import numpy as np
 
-from didax.api.numpy.array_types import ArrayLike
+from didax.api.arrays import device_put
+from didax.api.numpy.array_types import ArrayLike, Axis
 from didax.api.numpy.bits import bitwise_xor, left_shift, right_shift
+from didax.api.numpy.editing import choose, compress
 from didax.api.numpy.elementwise import (
     abs,
     add,
@@ -46,12 +48,20 @@ from didax.api.numpy.elementwise import (
     subtract,
 )
 from didax.api.numpy.index_updates import IndexUpdateHelper
-from didax.api.numpy.indexing import getitem
+from didax.api.numpy.indexing import getitem, take
+from didax.api.numpy.joining import repeat
 from didax.api.numpy.linear_algebra import dot, matmul
 from didax.api.numpy.manipulation import ravel, reshape, squeeze, swapaxes, transpose
+from didax.api.numpy.matrices import diagonal, trace
 from didax.api.numpy.more_elementwise import conj, imag, real
-from didax.api.numpy.operands import asarray, is_array_like
+from didax.api.numpy.more_routines import ptp
+from didax.api.numpy.operands import as_result, asarray, is_array_like
+from didax.api.numpy.positions import nonzero
 from didax.api.numpy.reductions import argmax, argmin, cumsum, max, mean, min, prod, sum
+from didax.api.numpy.searching import searchsorted
+from didax.api.numpy.sorting import argpartition, argsort, sort
+from didax.api.numpy.statistics import all, any, cumprod, std, var
+from didax.core import dtypes, lax
 from didax.core.array import Array
 from didax.core.basearray import Value
 from didax.core.dtypes import DTypeLike
@@ -114,6 +124,10 @@ _REDUCTIONS: Final[dict[str, tuple[Callable[..., Value], str]]] = {
     "argmax": (argmax, "axis out keepdims"),
     "argmin": (argmin, "axis out keepdims"),
     "cumsum": (cumsum, "axis dtype out"),
+    "cumprod": (cumprod, "axis dtype out"),
+    "all": (all, "axis out keepdims where"),
+    "any": (any, "axis out keepdims where"),
+    "ptp": (ptp, "axis out keepdims"),
 }
 
 
@@ -164,6 +178,119 @@ def _round(self: Value, decimals: int = 0, out: object = None) -> Value:
 
 def _astype(self: Value, dtype: DTypeLike, copy: bool = False) -> Value:
     return asarray(self, dtype)
+
+
+def _spread_method(name: str, fn: Callable[..., Value]) -> Callable[..., Value]:
+    """``x.var(...)``/``x.std(...)`` with NumPy's parameters and JAX's ``where``/``correction``."""
+
+    def method(
+        self: Value,
+        axis: Axis = None,
+        dtype: DTypeLike = None,
+        out: object = None,
+        ddof: int = 0,
+        keepdims: bool = False,
+        *,
+        where: ArrayLike | None = None,
+        correction: int | float | None = None,
+    ) -> Value:
+        _no_out(name, out)
+        return fn(self, axis, dtype, ddof, keepdims, correction=correction, where=where)
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def _trace(
+    self: Value,
+    offset: int = 0,
+    axis1: int = 0,
+    axis2: int = 1,
+    dtype: DTypeLike = None,
+    out: object = None,
+) -> Value:
+    _no_out("trace", out)
+    return trace(self, offset, axis1, axis2, dtype)
+
+
+def _compress(
+    self: Value,
+    condition: ArrayLike,
+    axis: int | None = None,
+    *,
+    out: object = None,
+    size: int | None = None,
+    fill_value: ArrayLike = 0,
+) -> Value:
+    return compress(condition, self, axis, out=out, size=size, fill_value=fill_value)
+
+
+def _view(self: Value, dtype: DTypeLike = None, type: object = None) -> Value:
+    """The same bits read as ``dtype`` (JAX's ``Array.view``: the last axis rescales)."""
+    if type is not None:
+        raise NotImplementedError("view: the 'type' argument is not supported")
+    if dtype is None:
+        return self
+    new = dtypes.canonicalize(dtype)
+    old = self.dtype
+    if self.ndim == 0:
+        if old.itemsize != new.itemsize:
+            raise ValueError("view: a 0-d array can only be viewed as a dtype of the same size")
+        return squeeze(_view(lax.expand_dims(self, (0,)), new), 0)
+    if (self.shape[-1] * old.itemsize) % new.itemsize:
+        raise ValueError(
+            "view: the new dtype's size must divide the size in bytes of the last axis"
+        )
+    if old == new:
+        return self
+    # The bitcast takes no booleans and no complex numbers: go through uint8 and the parts.
+    if old == dtypes.bool_:
+        return _view(asarray(self, dtypes.uint8), new)
+    if dtypes.is_complex(old):
+        parts = lax.concatenate(
+            [lax.expand_dims(real(self), (self.ndim,)), lax.expand_dims(imag(self), (self.ndim,))],
+            self.ndim,
+        )
+        return _view(reshape(parts, (*self.shape[:-1], 2 * self.shape[-1])), new)
+    if new == dtypes.bool_:
+        return asarray(_view(self, dtypes.uint8), dtypes.bool_)
+    if dtypes.is_complex(new):
+        flat = asarray(_view(self, dtypes.real_dtype(new)), new)
+        return add(flat[..., 0::2], multiply(1j, flat[..., 1::2]))
+    if old.itemsize < new.itemsize:
+        factor = new.itemsize // old.itemsize
+        grouped = reshape(self, (*self.shape[:-1], self.shape[-1] // factor, factor))
+        return as_result(lax.bitcast_convert_type(grouped, new))
+    out = as_result(lax.bitcast_convert_type(self, new))
+    if old.itemsize > new.itemsize:
+        return reshape(out, (*out.shape[:-2], out.shape[-2] * out.shape[-1]))
+    return out
+
+
+def _byteswap(self: Value, inplace: bool = False) -> Value:
+    """The elements with their bytes in reverse order (JAX's ``Array.byteswap``)."""
+    if inplace:
+        raise ValueError("byteswap: in-place byteswapping is not supported (Arrays are immutable)")
+    if dtypes.is_complex(self.dtype):
+        return as_result(lax.complex(_byteswap(real(self)), _byteswap(imag(self))))
+    if self.dtype.itemsize == 1:
+        return self
+    as_bytes = lax.bitcast_convert_type(self, dtypes.uint8)
+    return as_result(lax.bitcast_convert_type(lax.rev(as_bytes, (self.ndim,)), self.dtype))
+
+
+def _flat(self: Value) -> Value:
+    raise NotImplementedError(
+        "didax Arrays do not implement the arr.flat property (as JAX's): use arr.flatten()"
+    )
+
+
+def _to_device(self: Array, device: Any, *, stream: object = None) -> Array:
+    """A copy of the Array placed on ``device`` (a device or a sharding), as ``device_put``."""
+    if stream is not None:
+        raise NotImplementedError("to_device: the 'stream' argument is not supported")
+    out: Array = device_put(self, device)
+    return out
 
 
 def _matrix_transpose(self: Value) -> Value:
@@ -218,6 +345,23 @@ _METHODS: Final[dict[str, Callable[..., Any]]] = {
     "round": _round,
     "conj": conj,
     "conjugate": conj,
+    "var": _spread_method("var", var),
+    "std": _spread_method("std", std),
+    "sort": lambda self, axis=-1, **options: sort(self, axis, **options),
+    "argsort": lambda self, axis=-1, **options: argsort(self, axis, **options),
+    "argpartition": lambda self, kth, axis=-1: argpartition(self, kth, axis),
+    "take": take,
+    "repeat": repeat,
+    "diagonal": diagonal,
+    "trace": _trace,
+    "nonzero": lambda self, *, fill_value=None, size=None: nonzero(
+        self, size=size, fill_value=fill_value
+    ),
+    "searchsorted": searchsorted,
+    "compress": _compress,
+    "choose": choose,
+    "view": _view,
+    "byteswap": _byteswap,
 }
 
 _PROPERTIES: Final[dict[str, Callable[[Any], Any]]] = {
@@ -227,6 +371,7 @@ _PROPERTIES: Final[dict[str, Callable[[Any], Any]]] = {
     "real": lambda self: real(self),
     "imag": lambda self: imag(self),
     "at": IndexUpdateHelper,  # x.at[idx].set(y), .add(y), ..., .get()
+    "flat": _flat,  # refused with JAX's advice
 }
 
 
@@ -254,3 +399,9 @@ _install_array_methods(Array)
 # Arrays iterate and copy on their host data (core.array); tracers here.
 setattr(Tracer, "__iter__", _tracer_iter)  # noqa: B010 - installed, as the operators are
 setattr(Tracer, "copy", lambda self: self)  # noqa: B010
+# Placing on a device is for concrete Arrays only (a tracer has no device), as in JAX.
+setattr(Array, "to_device", _to_device)  # noqa: B010
+# A tracer's sizes are static (its aval's); its item() needs the value, and says so.
+setattr(Tracer, "itemsize", property(lambda self: self.dtype.itemsize))  # noqa: B010
+setattr(Tracer, "nbytes", property(lambda self: self.size * self.dtype.itemsize))  # noqa: B010
+setattr(Tracer, "item", lambda self, *args: np.asarray(self).item(*args))  # noqa: B010

@@ -494,8 +494,10 @@ def iinfo(int_type: Any) -> np.iinfo[Any]:
 
 
 def finfo(dtype: DTypeLike) -> Any:
-    """Machine limits of a float dtype (bfloat16 included, through ml_dtypes)."""
-    return ml_dtypes.finfo(np.dtype(dtype_arg(dtype)))
+    """Machine limits of a float dtype (bfloat16 and float8 included, through ml_dtypes)."""
+    raw = np.dtype(dtype)
+    # The narrow floats didax's arrays do not take are still dtypes to describe (JAX's).
+    return ml_dtypes.finfo(np.dtype(dtype_arg(dtype)) if raw in dtypes.SUPPORTED else raw)
 
 
 def issubdtype(arg1: DTypeLike, arg2: DTypeLike) -> bool:

@@ -11,15 +11,18 @@ Design rules:
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Sequence
 from typing import Any, TypedDict, Unpack
 
 from didax.api.numpy.array_types import Array, ArrayLike
+from didax.api.numpy.elementwise import equal
 from didax.api.numpy.operands import as_result, dtype_arg, operand
 from didax.core import dtypes, lax
 from didax.core.dtypes import DTypeLike
 from didax.core.values import get_aval
 
-__all__ = ["sort", "argsort"]
+__all__ = ["sort", "argsort", "partition", "argpartition", "lexsort"]
 
 
 class SortOptions(TypedDict, total=False):
@@ -108,3 +111,92 @@ def argsort(
         v, iota = lax.rev(v, (dim,)), lax.rev(iota, (dim,))
     _, indices = lax.sort_p.bind(v, iota, dimension=dim, is_stable=bool(stable), num_keys=1)
     return as_result(lax.rev(indices, (dim,)) if descending else indices)
+
+
+def _last_axis(name: str, a: ArrayLike, axis: int) -> tuple[Any, tuple[int, ...]]:
+    """``a`` with ``axis`` swapped with the last (complex refused, as by JAX), and that swap."""
+    v = operand(a)
+    aval = get_aval(v)
+    if dtypes.is_complex(aval.dtype):
+        raise NotImplementedError(f"{name}: complex dtypes are not supported (as in JAX)")
+    if not -aval.ndim <= axis < aval.ndim:
+        raise ValueError(f"{name}: axis {axis} is out of bounds for an array of rank {aval.ndim}")
+    axis %= aval.ndim
+    perm = list(range(aval.ndim))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    return lax.transpose(v, tuple(perm)), tuple(perm)
+
+
+def _kth(name: str, kth: int, n: int) -> int:
+    kth = operator.index(kth)
+    if not -n <= kth < n:
+        raise ValueError(f"{name}: kth {kth} is out of bounds for an axis of length {n}")
+    return kth % n
+
+
+def _bottom_key(v: Any) -> Any:
+    """A key whose largest entries are ``v``'s smallest (unsigned: shifted so that 0 is kept)."""
+    if dtypes.is_unsigned(get_aval(v).dtype):
+        one = lax.full_like(v, 1)
+        return lax.neg(lax.add(v, one))
+    return lax.neg(v)
+
+
+def partition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
+    """``a`` with its ``kth`` smallest element in place along ``axis``, smaller ones before it.
+
+    As JAX's: the smaller elements come sorted, and the larger ones in descending order.
+
+    >>> partition(np.array([5, 1, 4, 2, 3]), 2)
+    Array([1, 2, 3, 5, 4], dtype=int32)
+    """
+    v, swap = _last_axis("partition", a, axis)
+    n = get_aval(v).shape[-1]
+    kth = _kth("partition", kth, n)
+    bottom = _bottom_key(lax.top_k(_bottom_key(v), kth + 1)[0])
+    top = lax.top_k(v, n - kth - 1)[0]
+    out = lax.concatenate([bottom, top], get_aval(v).ndim - 1)
+    return as_result(lax.transpose(out, swap))
+
+
+def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
+    """The indices that ``partition`` ``a`` along ``axis`` (JAX's order)."""
+    v, swap = _last_axis("argpartition", a, axis)
+    shape = get_aval(v).shape
+    n = shape[-1]
+    kth = _kth("argpartition", kth, n)
+    bottom_index = lax.top_k(_bottom_key(v), kth + 1)[1]
+    # The others, in index order: top_k of a 0/1 proxy that is 0 at the bottom indices (JAX's).
+    positions = lax.iota(get_aval(bottom_index).dtype, n)
+    chosen = equal(lax.expand_dims(bottom_index, (len(shape),)), positions)
+    taken = lax.reduce_or(chosen, (len(shape) - 1,))
+    proxy = lax.convert_element_type(lax.bitwise_not(taken), dtypes.float32)
+    top_index = lax.top_k(proxy, n - kth - 1)[1]
+    out = lax.concatenate([bottom_index, top_index], len(shape) - 1)
+    return as_result(lax.transpose(out, swap))
+
+
+def lexsort(keys: Sequence[ArrayLike], axis: int = -1) -> Array:
+    """The indices that sort by the last key, then by the one before it, ... (stable).
+
+    >>> lexsort([np.array([1, 2, 3]), np.array([0, 0, 1])])
+    Array([0, 1, 2], dtype=int32)
+    """
+    operands = [operand(k) for k in keys]
+    if not operands:
+        raise TypeError("lexsort: need sequence of keys with len > 0")
+    shapes = {get_aval(k).shape for k in operands}
+    if len(shapes) != 1:
+        raise ValueError(f"lexsort: all keys need to be the same shape, got {sorted(shapes)}")
+    (shape,) = shapes
+    if not shape:
+        raise TypeError("lexsort: the keys must have at least one dimension")
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"lexsort: axis {axis} is out of bounds for keys of rank {len(shape)}")
+    dim = axis % len(shape)
+    index_dtype = dtypes.default_int() if shape[dim] < 2**31 else dtypes.int64
+    iota = lax.broadcasted_iota(index_dtype, shape, dim)
+    out = lax.sort_p.bind(
+        *operands[::-1], iota, dimension=dim, is_stable=True, num_keys=len(operands)
+    )
+    return as_result(out[-1])
