@@ -17,15 +17,19 @@ Design rules:
 - ``implementation='cudnn'`` is JAX's cuDNN flash attention, which needs an
   NVIDIA GPU: didax refuses it, as JAX does on a CPU.
 - ``scaled_matmul``/``scaled_dot_general`` are block-scaled (fp8/fp4)
-  products that JAX runs on cuDNN only; ``scaled_dot_general`` without
-  ``configs`` is ``lax.dot_general``, as JAX's.
+  products that JAX runs on cuDNN only (it has no CPU lowering of
+  ``scaled_matmul``): didax's ``scaled_matmul`` computes what JAX's
+  docstring defines it as (each scale repeated over its block, multiplied
+  in, contracted over K in float32); ``scaled_dot_general`` without
+  ``configs`` is ``lax.dot_general``, as JAX's, and with them (quantising
+  to float8/float4, which didax arrays do not hold) is refused.
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import Literal, overload
 
 import attrs
 import ml_dtypes
@@ -36,6 +40,7 @@ from didax.api.numpy import elementwise as enp
 from didax.api.numpy import manipulation as mnp
 from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.contractions import einsum
+from didax.api.numpy.joining import repeat
 from didax.api.numpy.operands import as_result, astype, operand
 from didax.api.scipy_special import logsumexp
 from didax.api.transformations import vmap
@@ -48,6 +53,7 @@ __all__ = [
     "dot_product_attention",
     "get_scaled_dot_general_config",
     "scaled_dot_general",
+    "scaled_matmul",
 ]
 
 _WindowSize = tuple[int, int]
@@ -229,6 +235,42 @@ def _check(t: Array | None, shape: Sequence[int], dtype: DType | None, name: str
         )
 
 
+@overload
+def dot_product_attention(
+    query: ArrayLike,
+    key: ArrayLike,
+    value: ArrayLike,
+    bias: ArrayLike | None = None,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    is_causal: bool = False,
+    query_seq_lengths: ArrayLike | None = None,
+    key_value_seq_lengths: ArrayLike | None = None,
+    local_window_size: int | tuple[int, int] | None = None,
+    implementation: Literal["xla", "cudnn"] | None = None,
+    return_residual: Literal[False] = ...,
+) -> Array: ...
+
+
+@overload
+def dot_product_attention(
+    query: ArrayLike,
+    key: ArrayLike,
+    value: ArrayLike,
+    bias: ArrayLike | None = None,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    is_causal: bool = False,
+    query_seq_lengths: ArrayLike | None = None,
+    key_value_seq_lengths: ArrayLike | None = None,
+    local_window_size: int | tuple[int, int] | None = None,
+    implementation: Literal["xla", "cudnn"] | None = None,
+    return_residual: Literal[True],
+) -> tuple[Array, Array]: ...
+
+
 def dot_product_attention(
     query: ArrayLike,
     key: ArrayLike,
@@ -350,6 +392,55 @@ def get_scaled_dot_general_config(
             infer_only=False,
         )
     raise ValueError(f"get_scaled_dot_general_config: unsupported mode: {mode!r}")
+
+
+def _scaled_check(name: str, a: tuple[int, ...], b: tuple[int, ...], what: str) -> None:
+    if a[0] != b[0] or a[2] != b[2]:
+        raise ValueError(
+            f"scaled_matmul requires {name} to have matching batch (B) and contract (K) "
+            f"dimensions, but got shapes {a} and {b}{what}"
+        )
+
+
+def scaled_matmul(
+    lhs: ArrayLike,
+    rhs: ArrayLike,
+    lhs_scales: ArrayLike,
+    rhs_scales: ArrayLike,
+    preferred_element_type: DTypeLike = np.float32,
+) -> Array:
+    """The block-scaled product ``einsum("BMK,BNK->BMN", lhs * lhs_scales, rhs * rhs_scales)``.
+
+    Each scale covers a block of ``K // K_scales`` consecutive entries along K;
+    the products are computed in float32 and returned as ``preferred_element_type``.
+
+    >>> import numpy as np
+    >>> a = np.array([1.0, 2.0, 3.0], np.float32).reshape(1, 1, 3)
+    >>> b = np.array([4.0, 5.0, 6.0], np.float32).reshape(1, 1, 3)
+    >>> s = np.full((1, 1, 1), 0.5, np.float32)
+    >>> scaled_matmul(a, b, s, s)
+    Array([[[8.]]], dtype=float32)
+    """
+    a, b, sa, sb = (as_result(operand(x)) for x in (lhs, rhs, lhs_scales, rhs_scales))
+    shapes = [tuple(get_aval(x).shape) for x in (a, b, sa, sb)]
+    if any(len(shape) != 3 for shape in shapes):
+        raise ValueError("scaled_matmul requires all inputs to be 3-dimensional arrays")
+    _scaled_check("inputs a and b", shapes[0], shapes[1], "")
+    _scaled_check("scales", shapes[2], shapes[3], "")
+    if shapes[2][1] != shapes[0][1] or shapes[3][1] != shapes[1][1]:
+        raise ValueError(
+            "scaled_matmul requires scales to match non-contract dimensions of inputs, but got "
+            f"shapes a: {shapes[0]}, b: {shapes[1]}, a_scales: {shapes[2]}, b_scales: {shapes[3]}"
+        )
+    out_dtype = dtypes.canonicalize(preferred_element_type)
+
+    def scaled(x: Array, scales: Array) -> Array:
+        block = get_aval(x).shape[2] // get_aval(scales).shape[2]
+        wide = repeat(astype(scales, dtypes.float32), block, axis=-1)
+        return enp.multiply(astype(x, dtypes.float32), wide)
+
+    product = einsum("BMK,BNK->BMN", scaled(a, sa), scaled(b, sb))
+    return astype(product, out_dtype)
 
 
 def scaled_dot_general(
