@@ -404,6 +404,17 @@ def max_pool(backward: bool) -> Callable[[], tuple[Call, Call]]:
     return make
 
 
+def attention(backward: bool) -> Callable[[], tuple[Call, Call]]:
+    """Issue 29's jitted dot_product_attention, forward or its grad (bench_attention.py)."""
+
+    def make() -> tuple[Call, Call]:
+        from bench import bench_attention as ba
+
+        return _checked(ba.workload("didax", backward), ba.workload("jax", backward), 1e-4, 1e-4)
+
+    return make
+
+
 # (name, make, calls per round)
 WORKLOADS: list[tuple[str, Callable[[], tuple[Call, Call]], int]] = [
     ("jit cache hit, f32[3] Arrays", cache_hit_arrays, 400),
@@ -425,6 +436,8 @@ WORKLOADS: list[tuple[str, Callable[[], tuple[Call, Call]], int]] = [
     ("jit(value_and_grad) 3-layer CNN, batch 64", cnn_step, 5),
     ("jit max-pool 2x2 f32[64,32,32,16]", max_pool(False), 20),
     ("jit grad of max-pool 2x2 f32[64,32,32,16]", max_pool(True), 10),
+    ("jit attention f32[8,512,8,64]", attention(False), 5),
+    ("jit grad of attention f32[8,512,8,64]", attention(True), 2),
 ]
 
 
@@ -440,6 +453,9 @@ TARGETS: dict[str, float] = {
     "jit(value_and_grad) 3-layer CNN, batch 64": 1.05,
     "jit max-pool 2x2 f32[64,32,32,16]": 1.05,
     "jit grad of max-pool 2x2 f32[64,32,32,16]": 1.05,
+    # Issue 29's.
+    "jit attention f32[8,512,8,64]": 1.1,
+    "jit grad of attention f32[8,512,8,64]": 1.1,
 }
 
 # Workloads whose round takes seconds run fewer rounds.
