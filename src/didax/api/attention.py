@@ -95,13 +95,15 @@ def _padding_mask(t: int, s: int, q_len: Array | None, kv_len: Array | None) -> 
 
 
 @attrs.frozen
-class _Masks:
-    """What besides logits the core masks with (the arguments JAX's core closes over)."""
+class _Options:
+    """The core's arguments besides its operands (those JAX's vmap maps with None)."""
 
     is_causal: bool
     q_len: Array | None
     kv_len: Array | None
     window: _WindowSize | None
+    scale: float
+    return_residual: bool
 
     def apply(self, logits: Array, mask: Array | None) -> Array:
         padded = self.q_len is not None or self.kv_len is not None
@@ -138,9 +140,7 @@ def _core(
     value: Array,
     bias: Array | None,
     mask: Array | None,
-    masks: _Masks,
-    scale: float,
-    return_residual: bool,
+    opts: _Options,
 ) -> Array | tuple[Array, Array]:
     q_dtype, k_dtype = get_aval(query).dtype, get_aval(key).dtype
     logits_dtype = dtypes.promote_types(q_dtype, dtypes.float32)
@@ -151,17 +151,17 @@ def _core(
         precision=_precision(q_dtype),
         preferred_element_type=logits_dtype,
     )
-    logits = enp.multiply(logits, as_result(lax.full((), scale, logits_dtype)))
+    logits = enp.multiply(logits, as_result(lax.full((), opts.scale, logits_dtype)))
     if bias is not None:
         logits = astype(enp.add(logits, bias), logits_dtype)
-    padded = astype(masks.apply(logits, mask), dtypes.float32)
+    padded = astype(opts.apply(logits, mask), dtypes.float32)
     probs = astype(softmax(padded, axis=-1), k_dtype)
     encoded = einsum("BNTS,BSNH->BTNH", probs, value)
-    if masks.q_len is not None:
+    if opts.q_len is not None:
         t = get_aval(encoded).shape[1]
-        rows = enp.less(mnp.reshape(_iota(t), (1, t)), mnp.reshape(masks.q_len, (-1, 1)))
+        rows = enp.less(mnp.reshape(_iota(t), (1, t)), mnp.reshape(opts.q_len, (-1, 1)))
         encoded = enp.multiply(encoded, astype(mnp.reshape(rows, (-1, t, 1, 1)), k_dtype))
-    if not return_residual:
+    if not opts.return_residual:
         return encoded
     residual = mnp.transpose(astype(logsumexp(padded, axis=-1), k_dtype), (0, 2, 1))
     return encoded, lax.stop_gradient(residual)
@@ -178,15 +178,9 @@ def _grouped(t: Array | None, k: int, g: int) -> Array | None:
 
 
 def _attention_xla(
-    query: Array,
-    key: Array,
-    value: Array,
-    bias: Array | None,
-    mask: Array | None,
-    masks: _Masks,
-    scale: float,
-    return_residual: bool,
+    qkv: tuple[Array, Array, Array], bias: Array | None, mask: Array | None, opts: _Options
 ) -> Array | tuple[Array, Array]:
+    query, key, value = qkv
     b, t, n, h = get_aval(query).shape
     k = get_aval(key).shape[2]
     g = n // k
@@ -196,7 +190,7 @@ def _attention_xla(
     def per_group(
         q: Array, bias_g: Array | None, mask_g: Array | None
     ) -> Array | tuple[Array, Array]:
-        return _core(q, key, value, bias_g, mask_g, masks, scale, return_residual)
+        return _core(q, key, value, bias_g, mask_g, opts)
 
     # JAX's in_axes: the group axis of query (3), bias and mask (2); None maps nothing.
     mapped: Callable[..., Array | tuple[Array, Array]] = vmap(
@@ -338,8 +332,8 @@ def dot_product_attention(
             f"dot_product_attention: unsupported implementation option: {implementation!r}"
         )
     scale_value = float(1.0 / np.sqrt(h)) if scale is None else scale
-    masks = _Masks(is_causal, q_len, kv_len, window)
-    out = _attention_xla(q, k, v, bias_4d, mask_4d, masks, scale_value, return_residual)
+    opts = _Options(is_causal, q_len, kv_len, window, scale_value, return_residual)
+    out = _attention_xla((q, k, v), bias_4d, mask_4d, opts)
     if isinstance(out, tuple):
         encoded, residual = out
         return mnp.reshape(encoded, output_shape), mnp.reshape(residual, output_shape[:-1])
