@@ -197,7 +197,7 @@ def log1mexp(x: ArrayLike) -> Array:
     """``log(1 - exp(-x))`` for ``x >= 0``, accurate on both sides of ``log 2``.
 
     >>> log1mexp(1.0)
-    Array(-0.45867515, dtype=float32, weak_type=True)
+    Array(-0.4586751, dtype=float32, weak_type=True)
     """
     v = operand(x)
     minus = negative(v)
