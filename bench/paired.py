@@ -411,6 +411,17 @@ def gamma_draws() -> tuple[Call, Call]:
     return _checked(brg.workload("didax"), brg.workload("jax"), 0.0, 0.0)
 
 
+def attention(backward: bool) -> Callable[[], tuple[Call, Call]]:
+    """Issue 29's jitted dot_product_attention, forward or its grad (bench_attention.py)."""
+
+    def make() -> tuple[Call, Call]:
+        from bench import bench_attention as ba
+
+        return _checked(ba.workload("didax", backward), ba.workload("jax", backward), 1e-4, 1e-4)
+
+    return make
+
+
 # (name, make, calls per round)
 WORKLOADS: list[tuple[str, Callable[[], tuple[Call, Call]], int]] = [
     ("jit cache hit, f32[3] Arrays", cache_hit_arrays, 400),
@@ -433,6 +444,8 @@ WORKLOADS: list[tuple[str, Callable[[], tuple[Call, Call]], int]] = [
     ("jit max-pool 2x2 f32[64,32,32,16]", max_pool(False), 20),
     ("jit grad of max-pool 2x2 f32[64,32,32,16]", max_pool(True), 10),
     ("jit random.gamma f32[1e6], alpha array", gamma_draws, 1),
+    ("jit attention f32[8,512,8,64]", attention(False), 5),
+    ("jit grad of attention f32[8,512,8,64]", attention(True), 2),
 ]
 
 
@@ -450,6 +463,8 @@ TARGETS: dict[str, float] = {
     "jit grad of max-pool 2x2 f32[64,32,32,16]": 1.05,
     # Issue 29's.
     "jit random.gamma f32[1e6], alpha array": 1.1,
+    "jit attention f32[8,512,8,64]": 1.1,
+    "jit grad of attention f32[8,512,8,64]": 1.1,
 }
 
 # Workloads whose round takes seconds run fewer rounds.

@@ -41,7 +41,7 @@ XLA_MODULES: Final = ("jaxlib", "jax._src", "jax.extend", "jax.lib", "jax.interp
 # Public facade *packages* (``didax.scipy``, holding ``didax.scipy.special``, as
 # JAX's ``jax.scipy``; ``didax.lax``, holding ``didax.lax.linalg``, as JAX's
 # ``jax.lax.linalg``): re-exports like the facade modules, not layers.
-FACADE_PACKAGES: Final = frozenset({"scipy", "lax", "experimental"})
+FACADE_PACKAGES: Final = frozenset({"scipy", "lax", "experimental", "nn"})
 
 
 def lint_imports(project: Path) -> subprocess.CompletedProcess[str]:

@@ -124,7 +124,11 @@ PUBLIC: Final[dict[str, list[str]]] = {
     # issue 10: activations, softmax and friends; SciPy's special functions
     "didax.nn": _words(
         "relu relu6 sigmoid softplus silu swish gelu elu leaky_relu tanh log_sigmoid softmax "
-        "log_softmax logsumexp one_hot standardize"
+        "log_softmax logsumexp one_hot standardize "
+        # issue 29: the rest of jax.nn
+        "celu glu hard_sigmoid hard_silu hard_swish hard_tanh identity log1mexp logmeanexp mish "
+        "selu soft_sign sparse_plus sparse_sigmoid squareplus dot_product_attention "
+        "scaled_dot_general scaled_matmul get_scaled_dot_general_config initializers"
     ),
     "didax.scipy": ["special", "linalg"],
     # issue 11: SciPy's linear algebra
