@@ -133,7 +133,12 @@ PUBLIC: Final[dict[str, list[str]]] = {
     "didax.scipy": ["special", "linalg"],
     # issue 11: SciPy's linear algebra
     "didax.scipy.linalg": _words(
-        "solve_triangular cho_factor cho_solve lu lu_factor lu_solve expm"
+        "solve_triangular cho_factor cho_solve lu lu_factor lu_solve expm "
+        # issue 29: the rest of jax.scipy.linalg
+        "block_diag cholesky circulant companion convolution_matrix det dft eigh eigh_tridiagonal "
+        "expm_frechet "
+        "fiedler fiedler_companion hadamard hankel helmert hilbert inv invhilbert invpascal "
+        "leslie pascal polar qr qr_multiply solve svd toeplitz"
     ),
     "didax.scipy.special": _words(
         "logsumexp erf erfc erfinv gammaln digamma xlogy xlog1py expit logit"

@@ -151,13 +151,19 @@ def cho_solve(
     del overwrite_b, check_finite
     c, lower = c_and_lower
     c_val, b_val, vector = _as_matrices("cho_solve", *_inexact_pair(c, b))
-    x = lax_linalg.triangular_solve(
-        c_val, b_val, left_side=True, lower=lower, transpose_a=not lower, conjugate_a=not lower
-    )
-    x = lax_linalg.triangular_solve(
-        c_val, x, left_side=True, lower=lower, transpose_a=lower, conjugate_a=lower
-    )
+    x = cho_solve_matrices(c_val, lower, b_val)
     out: Array = x[..., 0] if vector else x
+    return out
+
+
+def cho_solve_matrices(c: Array, lower: bool, b: Array) -> Array:
+    """Solves ``a x = b`` for matrices ``b`` (with ``c``'s leading axes) from ``cho_factor(a)``."""
+    x = lax_linalg.triangular_solve(
+        c, b, left_side=True, lower=lower, transpose_a=not lower, conjugate_a=not lower
+    )
+    out: Array = lax_linalg.triangular_solve(
+        c, x, left_side=True, lower=lower, transpose_a=lower, conjugate_a=lower
+    )
     return out
 
 

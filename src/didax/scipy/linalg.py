@@ -1,10 +1,26 @@
 """didax.scipy.linalg: SciPy's linear algebra, as ``jax.scipy.linalg`` defines it.
 
-``solve_triangular``, ``cho_factor``, ``cho_solve``, ``lu``, ``lu_factor``,
-``lu_solve`` and ``expm``, re-exported from ``didax.api.scipy_linalg``.
+The factorizations and solves of ``didax.api.scipy_linalg`` and
+``didax.api.scipy_linalg_decomp``, ``polar`` (``didax.api.scipy_linalg_polar``),
+``eigh_tridiagonal`` (``didax.api.scipy_linalg_tridiagonal``) and the special
+matrices of ``didax.api.scipy_linalg_matrices``, re-exported.
 """
 
 from didax.api import scipy_linalg as _scipy_linalg
+from didax.api import scipy_linalg_decomp as _decomp
+from didax.api import scipy_linalg_matrices as _matrices
+from didax.api import scipy_linalg_polar as _polar
+from didax.api import scipy_linalg_tridiagonal as _tridiagonal
 from didax.api.scipy_linalg import *  # noqa: F403
+from didax.api.scipy_linalg_decomp import *  # noqa: F403
+from didax.api.scipy_linalg_matrices import *  # noqa: F403
+from didax.api.scipy_linalg_polar import *  # noqa: F403
+from didax.api.scipy_linalg_tridiagonal import *  # noqa: F403
 
-__all__ = [*_scipy_linalg.__all__]
+__all__ = [
+    *_scipy_linalg.__all__,
+    *_decomp.__all__,
+    *_polar.__all__,
+    *_tridiagonal.__all__,
+    *_matrices.__all__,
+]
