@@ -12,8 +12,9 @@ from didax.scipy import integrate as integrate
 from didax.scipy import interpolate as interpolate
 from didax.scipy import linalg as linalg
 from didax.scipy import ndimage as ndimage
+from didax.scipy import optimize as optimize
 from didax.scipy import signal as signal
 from didax.scipy import special as special
 
 __all__ = ["linalg", "special"]
-__all__ += ["cluster", "fft", "integrate", "interpolate", "ndimage", "signal"]
+__all__ += ["cluster", "fft", "integrate", "interpolate", "ndimage", "optimize", "signal"]
