@@ -14,7 +14,8 @@ from didax.scipy import linalg as linalg
 from didax.scipy import ndimage as ndimage
 from didax.scipy import optimize as optimize
 from didax.scipy import signal as signal
+from didax.scipy import sparse as sparse
 from didax.scipy import special as special
 
 __all__ = ["linalg", "special"]
-__all__ += ["cluster", "fft", "integrate", "interpolate", "ndimage", "optimize", "signal"]
+__all__ += ["cluster", "fft", "integrate", "interpolate", "ndimage", "optimize", "signal", "sparse"]
