@@ -15,7 +15,18 @@ from didax.scipy import ndimage as ndimage
 from didax.scipy import optimize as optimize
 from didax.scipy import signal as signal
 from didax.scipy import sparse as sparse
+from didax.scipy import spatial as spatial
 from didax.scipy import special as special
 
 __all__ = ["linalg", "special"]
-__all__ += ["cluster", "fft", "integrate", "interpolate", "ndimage", "optimize", "signal", "sparse"]
+__all__ += [
+    "cluster",
+    "fft",
+    "integrate",
+    "interpolate",
+    "ndimage",
+    "optimize",
+    "signal",
+    "sparse",
+    "spatial",
+]
