@@ -282,10 +282,10 @@ def _parse_seq(name: str, seq: str, count_ok: bool) -> tuple[list[int], bool]:
 class Rotation:
     """Rotations in three dimensions, as ``jax.scipy.spatial.transform.Rotation``.
 
-        >>> import numpy as np
-        >>> r = Rotation.from_euler("z", 90, degrees=True)
-        >>> r.apply(np.array([1.0, 0.0, 0.0])).round(6)
-        Array([0., 1., 0.], dtype=float32)
+    >>> import numpy as np
+    >>> r = Rotation.from_euler("z", 90, degrees=True)
+    >>> r.apply(np.array([1.0, 0.0, 0.0])).round(6)
+    Array([0., 1., 0.], dtype=float32)
     """
 
     quat: Array
@@ -411,10 +411,10 @@ class Rotation:
 class Slerp:
     """Spherical linear interpolation of rotations, as JAX's (build it with ``Slerp.init``).
 
-        >>> import numpy as np
-        >>> key = Rotation.from_euler("z", np.array([[0.0], [90.0]]), degrees=True)
-        >>> Slerp.init(np.array([0.0, 1.0]), key)(0.5).as_euler("zyx", degrees=True).round(4)
-        Array([45., -0.,  0.], dtype=float32)
+    >>> import numpy as np
+    >>> key = Rotation.from_euler("z", np.array([[0.0], [90.0]]), degrees=True)
+    >>> Slerp.init(np.array([0.0, 1.0]), key)(0.5).as_euler("zyx", degrees=True).round(4)
+    Array([45., -0.,  0.], dtype=float32)
     """
 
     times: Array
