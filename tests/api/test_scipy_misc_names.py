@@ -76,6 +76,4 @@ def test_listed_names_are_missing(module: str) -> None:
 def test_didax_exports_jax_names(module: str) -> None:
     """``__all__`` of the didax module names what JAX's module offers (no more, no less)."""
     _, didax_mod = _pair(module)
-    assert sorted(didax_mod.__all__) == [
-        n for n in _jax_names(module) if n not in MISSING[module]
-    ]
+    assert sorted(didax_mod.__all__) == [n for n in _jax_names(module) if n not in MISSING[module]]
