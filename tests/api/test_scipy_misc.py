@@ -216,8 +216,6 @@ def _solvers(m: Lib, x0: Any, spd: Any, gen: Any, b: Any) -> Any:
         m.sparse.bicgstab(gen, b)[0],
         m.sparse.gmres(gen, b, restart=3),
         m.sparse.gmres(gen, b, restart=3, solve_method="incremental"),
-        # The minimiser's jvp in a parameter of the objective, through the while loops.
-        m.jvp(partial(_argmin, m), (b[:3],), (m.np.ones(3),)),
     )
 
 
@@ -313,7 +311,8 @@ def _in_32_bits(m: Lib, a: Any, b: Any, img: Any, x: Any, q: Any, spd: Any) -> A
         m.ndimage.map_coordinates(img, [a, b[::-1]], 1, "reflect"),
         m.integrate.trapezoid(a, b),
         m.vq.vq(img, img[:2]),
-        m.optimize.minimize(lambda v: m.np.sum((v - b[:3]) ** 2 + v**4), a[:3], method="BFGS").x,
+        # The minimiser and its jvp in a parameter of the objective, through the while loops.
+        m.jvp(partial(_argmin, m), (b[:3],), (m.np.ones(3, a.dtype),)),
         m.sparse.cg(spd, a)[0],
         m.transform.Rotation.from_quat(q).as_euler("xyz"),
     )

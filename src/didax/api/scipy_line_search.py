@@ -28,6 +28,7 @@ from didax.api.numpy.elementwise import maximum, minimum, sign, sqrt, where
 from didax.api.numpy.linear_algebra import dot
 from didax.api.numpy.more_elementwise import real
 from didax.api.numpy.operands import as_result, asarray, astype, operand
+from didax.api.scipy_signal import promote_inexact
 from didax.core import dtypes
 from didax.core.lax.precision import Precision
 
@@ -230,9 +231,7 @@ def line_search(
     maxiter: int = 20,
 ) -> LineSearchResults:
     """A step along ``pk`` from ``xk`` satisfying the strong Wolfe conditions (JAX's search)."""
-    vals = [as_result(operand(v)) for v in (xk, pk)]
-    dtype = dtypes.to_inexact(dtypes.result_type((v.dtype, v.weak_type) for v in vals)[0])
-    x, p = (astype(v, dtype) for v in vals)
+    x, p = promote_inexact(xk, pk)
 
     def func_and_grad(t: ArrayLike) -> tuple[Array, Array, Array]:
         phi, g = value_and_grad(f)(x + asarray(t, p.dtype) * p)

@@ -35,9 +35,10 @@ from didax.api.numpy.linalg import norm
 from didax.api.numpy.manipulation import stack
 from didax.api.numpy.more_routines import broadcast_arrays
 from didax.api.numpy.more_routines import trapezoid as _trapezoid
-from didax.api.numpy.operands import as_result, asarray, astype, operand
+from didax.api.numpy.operands import asarray, astype
 from didax.api.numpy.reductions import argmin
 from didax.api.numpy.searching import searchsorted
+from didax.api.scipy_signal import promote_inexact
 from didax.api.transformations import vmap
 from didax.core import dtypes, lax
 
@@ -56,12 +57,6 @@ def trapezoid(
     return _trapezoid(y, x, dx, axis)
 
 
-def _promote_inexact(*args: ArrayLike) -> list[Array]:
-    vals = [as_result(operand(a)) for a in args]
-    dtype, _ = dtypes.result_type((v.dtype, v.weak_type) for v in vals)
-    return [astype(v, dtypes.to_inexact(dtype)) for v in vals]
-
-
 def vq(obs: ArrayLike, code_book: ArrayLike, check_finite: bool = True) -> tuple[Array, Array]:
     """The nearest code of ``code_book`` for each observation, and its distance.
 
@@ -75,7 +70,7 @@ def vq(obs: ArrayLike, code_book: ArrayLike, check_finite: bool = True) -> tuple
     Array([0, 1], dtype=int32)
     """
     del check_finite  # accepted for SciPy's signature; JAX ignores it too
-    obs_arr, cb_arr = _promote_inexact(obs, code_book)
+    obs_arr, cb_arr = promote_inexact(obs, code_book)
     if obs_arr.ndim != cb_arr.ndim:
         raise ValueError(
             f"vq: observation and code_book should have the same rank, got shapes "
