@@ -261,7 +261,7 @@ CASES: Final[dict[str, Case]] = {
 
 def _rotations_eagerly(m: Lib, q: Any, v: Any) -> Any:
     r = m.transform.Rotation.from_quat(q)
-    return r.as_matrix(), r.as_euler("zxz"), r.apply(v), m.transform.Rotation.from_rotvec(v).quat
+    return r.as_euler("zxz"), r.apply(v)
 
 
 # Eagerly, op by op in both libraries (the solvers' loops are staged either way).
@@ -280,7 +280,6 @@ EAGER: Final[dict[str, Case]] = {
         lambda m, img, c, v, p: (
             m.ndimage.map_coordinates(img, [c[0], c[1]], 1, "wrap"),
             m.integrate.trapezoid(img, axis=0),
-            m.interpolate.RegularGridInterpolator(GRID, v)(p),
             m.vq.vq(p, p[:3]),
         ),
         (IMG, COORDS, GRID_VALUES, POINTS),
@@ -305,8 +304,7 @@ def test_values_match_jax_eagerly(name: str) -> None:
 def _in_32_bits(m: Lib, a: Any, b: Any, img: Any, x: Any, q: Any, spd: Any) -> Any:
     return (
         m.signal.convolve(a, b, "same"),
-        m.signal.correlate2d(img, img[:3, :2]),
-        m.signal.welch(x, nperseg=16),
+        m.signal.stft(x, nperseg=16)[2],
         m.fft.dct(img, norm="ortho"),
         m.ndimage.map_coordinates(img, [a, b[::-1]], 1, "reflect"),
         m.integrate.trapezoid(a, b),
@@ -338,7 +336,7 @@ GRADS: Final[dict[str, Case]] = {
     "convolve": (lambda m, a: (m.signal.convolve(a, VEC3) ** 2).sum(), (VEC6,)),
     "convolve2d": (lambda m, a: (m.signal.convolve2d(a, KER, "same") ** 2).sum(), (IMG,)),
     "fftconvolve": (lambda m, a: (m.signal.fftconvolve(a, KER, "same") ** 2).sum(), (IMG,)),
-    "dctn": (lambda m, x: (m.fft.dctn(x, norm="ortho") ** 3).sum(), (CUBE,)),
+    "dct": (lambda m, x: (m.fft.dct(x, norm="ortho") ** 3).sum(), (IMG,)),
     "map_coordinates": (
         lambda m, c: m.ndimage.map_coordinates(IMG, [c[0], c[1]], 1, "mirror").sum(),
         (COORDS,),
