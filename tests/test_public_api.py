@@ -143,6 +143,18 @@ PUBLIC: Final[dict[str, list[str]]] = {
     "didax.scipy.special": _words(
         "logsumexp erf erfc erfinv gammaln digamma xlogy xlog1py expit logit"
     ),
+    # issue 29: the smaller modules of jax.scipy
+    "didax.scipy.signal": _words(
+        "convolve convolve2d correlate correlate2d csd detrend fftconvolve istft stft welch"
+    ),
+    "didax.scipy.fft": _words("dct dctn idct idctn"),
+    "didax.scipy.ndimage": ["map_coordinates"],
+    "didax.scipy.integrate": ["trapezoid"],
+    "didax.scipy.interpolate": ["RegularGridInterpolator"],
+    "didax.scipy.cluster.vq": ["vq"],
+    "didax.scipy.optimize": _words("minimize OptimizeResults"),
+    "didax.scipy.sparse.linalg": _words("cg bicgstab gmres"),
+    "didax.scipy.spatial.transform": _words("Rotation Slerp"),
     # issue 10: JAX's counter-based PRNG
     "didax.random": _words(
         "PRNGKey key key_data wrap_key_data split fold_in bits uniform normal truncated_normal "
