@@ -406,8 +406,8 @@ def bessel_jn(z: ArrayLike, *, v: int, n_iter: int = 50) -> Array:
            [0.4400506, 0.5767248]], dtype=float32)
     """
     (arr,) = inexact_args("bessel_jn", operand(z))
-    order = operator_index(v)
-    steps = operator_index(n_iter)
+    order = operator_index(v, "bessel_jn: v")
+    steps = operator_index(n_iter, "bessel_jn: n_iter")
 
     def fn(s: Array) -> Array:
         return _bessel_jn_scalar(s, order, steps)

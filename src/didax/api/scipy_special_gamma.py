@@ -33,7 +33,7 @@ from didax.api.numpy import more_elementwise as mnp
 from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.manipulation import expand_dims, reshape
 from didax.api.numpy.more_routines import cumulative_prod, finfo
-from didax.api.numpy.operands import as_result, asarray, operand, promote
+from didax.api.numpy.operands import as_result, asarray, operand, promote, static_scalar
 from didax.api.numpy.reductions import sum as _sum
 from didax.api.numpy.statistics import any as _any
 from didax.api.scipy_special import digamma, gammaln, xlogy
@@ -268,10 +268,7 @@ def multigammaln(a: ArrayLike, d: ArrayLike) -> Array:
     >>> multigammaln(np.array([3.0, 5.0]), 2)
     Array([1.5501953, 6.204158 ], dtype=float32)
     """
-    try:
-        dim = int(operator_index(d))
-    except TypeError as e:
-        raise TypeError(f"multigammaln: d must be a concrete integer, got {d!r}") from e
+    dim = operator_index(d, "multigammaln: d")
     a_arr, d_arr = inexact_args("multigammaln", a, dim)
     constant = 0.25 * d_arr * (d_arr - 1) * math.log(math.pi)
     dtype = get_aval(d_arr).dtype
@@ -281,20 +278,15 @@ def multigammaln(a: ArrayLike, d: ArrayLike) -> Array:
     return res + constant
 
 
-def operator_index(d: Any) -> int:
-    """``d`` as a Python integer: an int, a NumPy integer or a concrete integer Array."""
-    if isinstance(d, (int, np.integer)):
-        return int(d)
-    arr = np.asarray(d) if not hasattr(d, "aval") or _is_concrete(d) else None
-    if arr is None or arr.shape != () or not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"expected a concrete integer, got {d!r}")
-    return int(arr)
+def operator_index(d: Any, what: str) -> int:
+    """``d`` as a Python integer (JAX's ``concrete_or_error(operator.index, d)``).
 
-
-def _is_concrete(d: Any) -> bool:
-    from didax.core.trace import Tracer
-
-    return not isinstance(d, Tracer)
+    ``what`` names the argument in the error, e.g. ``"bernoulli: n"``.
+    """
+    value = static_scalar(d, what)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be a concrete integer, got {d!r}")
+    return int(value)
 
 
 @custom_jvp
@@ -451,7 +443,7 @@ def bernoulli(n: int) -> Array:
     >>> bernoulli(4)
     Array([ 1.        , -0.5       ,  0.16666667,  0.        , -0.03333325], dtype=float32)
     """
-    n = operator_index(n)
+    n = operator_index(n, "bernoulli: n")
     if n < 0:
         raise ValueError("n must be a non-negative integer.")
     b3 = asarray(np.array([1.0, -0.5, 1 / 6]))

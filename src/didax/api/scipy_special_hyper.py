@@ -1,4 +1,4 @@
-"""The hypergeometric functions of ``jax.scipy.special``: ``hyp1f1``, ``hyp2f1``.
+"""The hypergeometric functions and spherical harmonics of ``jax.scipy.special``.
 
 Design rules:
 - JAX's algorithms (after Pearson, Olver and Porter, arXiv:1407.7786),
@@ -12,6 +12,10 @@ Design rules:
 - The derivatives are JAX's: the ``x``-derivative is a shifted function
   (``a/b hyp1f1(a+1, b+1, x)``), the parameter derivatives series of
   digamma-weighted terms.
+- ``sph_harm_y`` is JAX's: the normalised associated Legendre functions by
+  their recurrence up to a static ``n_max`` (a ``fori_loop`` over the
+  degree), times ``exp(i m phi)``; its recurrence coefficients depend on
+  ``n_max`` only and are NumPy constants.
 """
 
 from __future__ import annotations
@@ -19,18 +23,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from didax.api.control_flow import cond, fori_loop, while_loop
 from didax.api.custom_derivatives import custom_jvp
 from didax.api.numpy import elementwise as enp
+from didax.api.numpy import more_elementwise as mnp
 from didax.api.numpy.array_types import Array, ArrayLike
-from didax.api.numpy.more_routines import finfo
-from didax.api.numpy.operands import as_result
+from didax.api.numpy.manipulation import broadcast_to, reshape
+from didax.api.numpy.more_routines import cumulative_prod, finfo
+from didax.api.numpy.operands import as_result, asarray, concrete_value
+from didax.api.numpy.rearranging import roll
 from didax.api.scipy_special import digamma
-from didax.api.scipy_special_gamma import gamma, inexact_args, vectorized
+from didax.api.scipy_special_gamma import gamma, inexact_args, operator_index, vectorized
 from didax.core import lax
 from didax.core.values import get_aval
 
-__all__ = ["hyp1f1", "hyp2f1"]
+__all__ = ["hyp1f1", "hyp2f1", "sph_harm_y"]
 
 _MAX_TERMS = 250
 
@@ -330,3 +339,107 @@ def hyp2f1(a: ArrayLike, b: ArrayLike, c: ArrayLike, x: ArrayLike) -> Array:
     """
     args = inexact_args("hyp2f1", a, b, c, x)
     return as_result(_hyp2f1(*args))
+
+
+# --- spherical harmonics ------------------------------------------------------------------
+
+
+def _legendre_masks(l_max: int, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The recurrence coefficients of the normalised associated Legendre functions.
+
+    ``d0[i, j, k]`` and ``d1[i, j, k]`` multiply ``x P_{k-1}^j`` and
+    ``P_{k-2}^j`` at step ``i = k - j`` (zero elsewhere). They depend on
+    ``l_max`` only, so they are NumPy constants, computed in ``dtype`` as
+    JAX computes them (correctly rounded ``sqrt`` and division: the same
+    numbers).
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m_mat, l_mat = np.meshgrid(
+            np.arange(l_max + 1, dtype=dtype), np.arange(l_max + 1, dtype=dtype), indexing="ij"
+        )
+        c0, c1 = l_mat * l_mat, m_mat * m_mat
+        c2, c3 = dtype.type(2.0) * l_mat, (l_mat - dtype.type(1.0)) * (l_mat - dtype.type(1.0))
+        d0 = np.sqrt((dtype.type(4.0) * c0 - dtype.type(1.0)) / (c0 - c1))
+        d1 = np.sqrt(((c2 + 1) * (c3 - c1)) / ((c2 - dtype.type(3.0)) * (c0 - c1)))
+    d0_mask = np.where(np.triu(np.ones_like(d0, bool), 1), d0, 0).astype(dtype)
+    d1_mask = np.where(np.triu(np.ones_like(d1, bool), 2), d1, 0).astype(dtype)
+    i, j, k = np.ogrid[: l_max + 1, : l_max + 1, : l_max + 1]
+    diagonal = (i + j - k == 0).astype(dtype)
+    return d0_mask[None] * diagonal, d1_mask[None] * diagonal
+
+
+def _normalized_legendre(l_max: int, x: Array) -> Array:
+    # p[m, l, i] = the normalised P_l^m(x_i): the diagonal and the first
+    # off-diagonal in closed form, the rest by the three-term recurrence.
+    dtype = np.dtype(get_aval(x).dtype)
+    n = get_aval(x).shape[0]
+    a_idx = np.arange(1, l_max + 1, dtype=dtype)
+    b_idx = np.arange(l_max, dtype=dtype)
+    initial = dtype.type(0.5 / np.sqrt(np.pi))
+    f_a = np.cumprod(-1 * np.sqrt(dtype.type(1.0) + dtype.type(0.5) / a_idx)).astype(dtype)
+    f_b = np.sqrt(dtype.type(2.0) * b_idx + dtype.type(3.0))
+    p = lax.full((l_max + 1, l_max + 1, n), 0, dtype)
+    p = p.at[0, 0].set(initial)
+    y = cumulative_prod(broadcast_to(enp.sqrt(1.0 - x * x), (l_max, n)), axis=0)
+    p_diag = initial * (asarray(f_a)[:, None] * y)
+    diag = np.arange(1, l_max + 1)
+    p = p.at[diag, diag].set(p_diag)
+    low = np.arange(l_max)
+    p_offdiag = (asarray(f_b)[:, None] * x[None, :]) * p[low, low]
+    p = p.at[low, low + 1].set(p_offdiag)
+    d0_3d, d1_3d = _legendre_masks(l_max, dtype)
+    d0_arr, d1_arr = asarray(d0_3d), asarray(d1_3d)
+
+    def body(i: Array, p_val: Array) -> Array:
+        c0 = lax.dynamic_index_in_dim(d0_arr, i, keepdims=False)
+        c1 = lax.dynamic_index_in_dim(d1_arr, i, keepdims=False)
+        h = c0[:, :, None] * (roll(p_val, 1, axis=1) * x) - c1[:, :, None] * roll(p_val, 2, axis=1)
+        return p_val + h
+
+    if l_max > 1:
+        p = as_result(fori_loop(2, l_max + 1, body, p))
+    return p
+
+
+def sph_harm_y(
+    n: ArrayLike,
+    m: ArrayLike,
+    theta: ArrayLike,
+    phi: ArrayLike,
+    diff_n: int | None = None,
+    n_max: int | None = None,
+) -> Array:
+    """The spherical harmonic ``Y_n^m(theta, phi)`` (``theta`` the polar angle), complex.
+
+    ``n``, ``m``, ``theta`` and ``phi`` are 1-d arrays of one length (a
+    scalar ``theta`` becomes one); ``n_max`` (default ``max(n)``, which
+    needs a concrete ``n``) bounds the degree statically, as in JAX.
+
+    >>> sph_harm_y(np.array([0, 1]), np.array([0, 1]), np.array([0.5, 0.5]), np.array([0.0, 1.0]))
+    Array([ 0.2820948 +0.j        , -0.08949498-0.13938019j], dtype=complex64)
+    """
+    if diff_n is not None:
+        raise NotImplementedError(
+            "The 'diff_n' argument to didax.scipy.special.sph_harm_y is not supported."
+        )
+    theta_arr = asarray(theta)
+    if get_aval(theta_arr).ndim == 0:
+        theta_arr = reshape(theta_arr, (1,))
+    if n_max is None:
+        n_max = int(np.max(concrete_value(asarray(n), "sph_harm_y: n_max (max(n))")))
+    l_max = operator_index(n_max, "sph_harm_y: n_max")
+    (cos_colatitude,) = inexact_args("sph_harm_y", enp.cos(theta_arr))
+    legendre = _normalized_legendre(l_max, cos_colatitude)
+    n_arr, m_arr = asarray(n), asarray(m)
+    abs_m = lax.abs(m_arr)
+    count = get_aval(legendre).shape[2]
+    # JAX's .at[...].get(mode="clip"): indices clamped into range.
+    rows = enp.clip(abs_m, 0, l_max)
+    cols = enp.clip(n_arr, 0, l_max)
+    legendre_val = legendre[rows, cols, enp.clip(asarray(np.arange(count)), 0, count - 1)]
+    angle = abs_m * asarray(phi)
+    vandermonde = lax.complex(enp.cos(angle), enp.sin(angle))
+    harmonics = lax.complex(
+        legendre_val * mnp.real(vandermonde), legendre_val * mnp.imag(vandermonde)
+    )
+    return enp.where(m_arr < 0, (-1.0) ** abs_m * mnp.conj(harmonics), harmonics)
