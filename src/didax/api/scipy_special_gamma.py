@@ -95,6 +95,11 @@ def vectorized(fn: Callable[..., Array]) -> Callable[..., Array]:
     return mapped
 
 
+def strong(x: Array) -> Array:
+    """``x`` strongly typed: JAX's results built on typed constants (``jnp.array(1, dtype)``)."""
+    return as_result(lax.convert_element_type(x, get_aval(x).dtype))
+
+
 def any_true(x: ArrayLike) -> Array:
     """Whether any element of ``x`` holds (a loop condition over a vector)."""
     return _any(x)
@@ -115,7 +120,7 @@ def gammasgn(x: ArrayLike) -> Array:
         enp.logical_and(enp.equal(v, 0), mnp.signbit(v)),
     )
     one = lax.full_like(v, 1.0)
-    return enp.where(is_nan, _NAN, enp.where(is_minus, -1.0, one))
+    return strong(enp.where(is_nan, _NAN, enp.where(is_minus, -1.0, one)))
 
 
 # Lanczos coefficients for g=7, N=9 (JAX's complex gamma; GSL's lanczos_7_c).
@@ -243,7 +248,7 @@ def comb(N: ArrayLike, k: ArrayLike, *, repetition: bool = False) -> Array:
 
 @custom_jvp
 def _poch(z: Array, m: Array) -> Array:
-    return enp.where(enp.equal(m, 0.0), lax.full_like(z, 1), gamma(z + m) / gamma(z))
+    return strong(enp.where(enp.equal(m, 0.0), lax.full_like(z, 1), gamma(z + m) / gamma(z)))
 
 
 _poch.defjvps(

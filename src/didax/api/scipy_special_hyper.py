@@ -35,7 +35,13 @@ from didax.api.numpy.more_routines import cumulative_prod, finfo
 from didax.api.numpy.operands import as_result, asarray, concrete_value
 from didax.api.numpy.rearranging import roll
 from didax.api.scipy_special import digamma
-from didax.api.scipy_special_gamma import gamma, inexact_args, operator_index, vectorized
+from didax.api.scipy_special_gamma import (
+    gamma,
+    inexact_args,
+    operator_index,
+    strong,
+    vectorized,
+)
 from didax.core import lax
 from didax.core.values import get_aval
 
@@ -138,7 +144,7 @@ def hyp1f1(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     Array([1.7182816, 0.5981441], dtype=float32)
     """
     args = inexact_args("hyp1f1", a, b, x)
-    return as_result(_hyp1f1(*args))
+    return strong(as_result(_hyp1f1(*args)))
 
 
 # --- hyp2f1 -----------------------------------------------------------------------------------
@@ -338,7 +344,7 @@ def hyp2f1(a: ArrayLike, b: ArrayLike, c: ArrayLike, x: ArrayLike) -> Array:
     Array([1.3862945 , 0.82849866], dtype=float32)
     """
     args = inexact_args("hyp2f1", a, b, c, x)
-    return as_result(_hyp2f1(*args))
+    return strong(as_result(_hyp2f1(*args)))
 
 
 # --- spherical harmonics ------------------------------------------------------------------
