@@ -141,7 +141,11 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "leslie pascal polar qr qr_multiply solve svd toeplitz"
     ),
     "didax.scipy.special": _words(
-        "logsumexp erf erfc erfinv gammaln digamma xlogy xlog1py expit logit"
+        "logsumexp erf erfc erfinv gammaln digamma xlogy xlog1py expit logit "
+        # issue 29: the rest but the distribution functions (h-special)
+        "gamma gammasgn loggamma factorial comb poch multigammaln entr rel_entr kl_div boxcox "
+        "boxcox1p zeta polygamma bernoulli softmax log_softmax erfcx dawsn wofz fresnel sici "
+        "spence owens_t expi expn exp1 i0 i0e i1 i1e bessel_jn hyp1f1 hyp2f1 sph_harm_y"
     ),
     # issue 29: the smaller modules of jax.scipy
     "didax.scipy.signal": _words(
