@@ -11,9 +11,16 @@ bits); this module re-exports ``didax.api.random``'s ``__all__``.
 
 from didax.api import random as _random
 from didax.api import random_discrete as _random_discrete
+from didax.api import random_on_gamma as _random_on_gamma
 from didax.api import random_samplers as _random_samplers
 from didax.api.random import *  # noqa: F403
 from didax.api.random_discrete import *  # noqa: F403
+from didax.api.random_on_gamma import *  # noqa: F403
 from didax.api.random_samplers import *  # noqa: F403
 
-__all__ = [*_random.__all__, *_random_samplers.__all__, *_random_discrete.__all__]
+__all__ = [
+    *_random.__all__,
+    *_random_samplers.__all__,
+    *_random_discrete.__all__,
+    *_random_on_gamma.__all__,
+]

@@ -154,7 +154,8 @@ def _check_safe_cast(name: str, dtype: DType, *params: ArrayLike) -> None:
         if aval.dtype == dtype:
             continue
         if dtypes.result_type([(aval.dtype, aval.weak_type), (dtype, False)])[0] != dtype:
-            raise TypeError(
+            # JAX's TypePromotionError is a ValueError.
+            raise ValueError(
                 f"In arguments to {name}, cannot safely cast argument of type {aval.dtype} "
                 f"to {dtype}"
             )
