@@ -16,6 +16,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.decompositions import svd
@@ -29,6 +30,8 @@ from didax.core import dtypes
 from didax.core.values import get_aval
 
 __all__ = ["norm", "vector_norm", "matrix_norm"]
+
+_MATRIX_ORDERS: Final = (None, "fro", "f", "nuc", 1, -1, 2, -2, float("inf"), -float("inf"))
 
 
 def norm(
@@ -161,4 +164,6 @@ def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False, ord: int | str = "fr
     >>> matrix_norm(np.array([[1.0, -2.0], [3.0, 4.0]]), ord=1)
     Array(6., dtype=float32)
     """
+    if ord not in _MATRIX_ORDERS:
+        raise ValueError(f"matrix_norm: invalid order {ord!r} for a matrix norm")
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
