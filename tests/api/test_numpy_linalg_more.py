@@ -62,6 +62,13 @@ CASES: Final[dict[str, tuple[str, str, tuple[Any, ...], dict[str, Any]]]] = {
     "vector_norm_1": ("linalg", "vector_norm", (A4,), {"axis": -1, "ord": 1}),
     "vector_norm_inf": ("linalg", "vector_norm", (A4,), {"ord": np.inf}),
     "vector_norm_minf": ("linalg", "vector_norm", (A4,), {"axis": 1, "ord": -np.inf}),
+    "vector_norm_edge": ("linalg", "vector_norm", (np.array([0.0, -np.inf, 1e300]),), {"ord": 1}),
+    "vector_norm_nan": (
+        "linalg",
+        "vector_norm",
+        (np.array([[0.0, np.nan], [0.0, 0.0]]),),
+        {"axis": 1},
+    ),
     "vector_norm_0": ("linalg", "vector_norm", (INTS.astype(float),), {"ord": 0}),
     "vector_norm_3": ("linalg", "vector_norm", (_cplx(2, 3),), {"axis": 1, "ord": 3}),
     "vector_norm_ints_1": ("linalg", "vector_norm", (INTS,), {"ord": 1}),
@@ -91,6 +98,7 @@ CASES: Final[dict[str, tuple[str, str, tuple[Any, ...], dict[str, Any]]]] = {
     "hfft_n_ortho": ("fft", "hfft", (_cplx(2, 4),), {"n": 5, "norm": "ortho"}),
     "hfft_axis_forward": ("fft", "hfft", (_cplx(4, 3),), {"axis": 0, "norm": "forward"}),
     "hfft_real": ("fft", "hfft", (V3,), {"n": 3}),
+    "hfft_edge": ("fft", "hfft", (np.array([0.0, np.inf, 1e-300, 1e300]),), {}),
     "ihfft": ("fft", "ihfft", (_mat(6),), {}),
     "ihfft_n_ortho": ("fft", "ihfft", (_mat(2, 5),), {"n": 4, "norm": "ortho"}),
     "ihfft_axis_forward": ("fft", "ihfft", (_mat(5, 2),), {"axis": 0, "norm": "forward"}),
@@ -246,6 +254,11 @@ BAD: Final[list[tuple[str, str, tuple[Any, ...], dict[str, Any]]]] = [
     ("linalg", "outer", (A3, V3), {}),
     ("linalg", "matrix_transpose", (V3,), {}),
 ]
+
+
+def test_complex_input_to_ihfft_is_refused() -> None:
+    with pytest.raises(TypeError, match="ihfft takes real input"):
+        dnp.fft.ihfft(_cplx(4))
 
 
 @pytest.mark.parametrize(("module", "name", "args", "kwargs"), BAD, ids=[b[1] for b in BAD])

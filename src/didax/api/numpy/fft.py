@@ -78,11 +78,11 @@ def _norm_factor(lengths: Sequence[int], inverse: bool, norm: str | None) -> flo
     return float(size) if inverse else 1 / size
 
 
-def _operand_for(v: Any, kind: FftType) -> Any:
+def _operand_for(v: Any, kind: FftType, name: str = "rfft") -> Any:
     dtype = get_aval(v).dtype
     if kind == FftType.RFFT:
         if dtypes.is_complex(dtype):
-            raise TypeError(f"rfft takes real input, got an array of dtype {dtype}")
+            raise TypeError(f"{name} takes real input, got an array of dtype {dtype}")
         return astype(v, dtypes.to_inexact(dtype))
     return astype(v, dtypes.complex_dtype(dtypes.to_inexact(dtype)))
 
@@ -137,7 +137,7 @@ def _fft_core(
         lengths = (*(shape[ax] for ax in trailing[:-1]), max(0, 2 * (shape[-1] - 1)))
     else:
         lengths = tuple(shape[ax] for ax in trailing)
-    out = lax.fft(_operand_for(v, kind), kind, lengths)
+    out = lax.fft(_operand_for(v, kind, name), kind, lengths)
     # JAX keys the scaling on the name, not the kind: hfft (an IRFFT) scales
     # as a forward transform, ihfft (an RFFT) as an inverse.
     factor = _norm_factor(lengths, name.startswith("i"), norm)
