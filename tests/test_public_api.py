@@ -80,7 +80,10 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "norm det slogdet inv solve cholesky qr svd eigh eigvalsh lstsq pinv matrix_power "
         "matrix_rank "
         # issue 26
-        "multi_dot"
+        "multi_dot "
+        # issue 29
+        "cond tensorinv tensorsolve vector_norm matrix_norm svdvals cross outer "
+        "matrix_transpose tensordot vecdot"
     ),
     "didax.numpy": _words(
         "array asarray zeros ones zeros_like ones_like full arange linspace eye add "

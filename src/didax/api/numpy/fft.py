@@ -13,6 +13,11 @@ trailing one to three axes) with NumPy's conventions around it:
 - operands are promoted as JAX's: complex transforms take their operand to
   complex (float32 → complex64), real ones to floats.
 
+``hfft``/``ihfft`` are JAX's formulas over ``irfft``/``rfft``: the
+conjugate, and a multiplication by the length (``hfft``) or its inverse
+(``ihfft``); ``norm`` scales them as JAX does, by their names (``hfft`` as
+a forward transform, ``ihfft`` as an inverse).
+
 ``fftfreq``/``rfftfreq`` build their (static) sample frequencies on the
 host; ``fftshift``/``ifftshift`` are rolls by half of each axis.
 """
@@ -41,6 +46,8 @@ __all__ = [
     "ifft",
     "rfft",
     "irfft",
+    "hfft",
+    "ihfft",
     "fft2",
     "ifft2",
     "rfft2",
@@ -71,11 +78,11 @@ def _norm_factor(lengths: Sequence[int], inverse: bool, norm: str | None) -> flo
     return float(size) if inverse else 1 / size
 
 
-def _operand_for(v: Any, kind: FftType) -> Any:
+def _operand_for(v: Any, kind: FftType, name: str = "rfft") -> Any:
     dtype = get_aval(v).dtype
     if kind == FftType.RFFT:
         if dtypes.is_complex(dtype):
-            raise TypeError(f"rfft takes real input, got an array of dtype {dtype}")
+            raise TypeError(f"{name} takes real input, got an array of dtype {dtype}")
         return astype(v, dtypes.to_inexact(dtype))
     return astype(v, dtypes.complex_dtype(dtypes.to_inexact(dtype)))
 
@@ -130,8 +137,10 @@ def _fft_core(
         lengths = (*(shape[ax] for ax in trailing[:-1]), max(0, 2 * (shape[-1] - 1)))
     else:
         lengths = tuple(shape[ax] for ax in trailing)
-    out = lax.fft(_operand_for(v, kind), kind, lengths)
-    factor = _norm_factor(lengths, kind in (FftType.IFFT, FftType.IRFFT), norm)
+    out = lax.fft(_operand_for(v, kind, name), kind, lengths)
+    # JAX keys the scaling on the name, not the kind: hfft (an IRFFT) scales
+    # as a forward transform, ihfft (an RFFT) as an inverse.
+    factor = _norm_factor(lengths, name.startswith("i"), norm)
     if factor != 1.0:
         out = lax.mul(out, factor)
     if given_axes is not None:
@@ -169,6 +178,34 @@ def rfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = 
 def irfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     """The inverse of ``rfft``: ``n`` real samples (``2 * (m - 1)`` by default)."""
     return _fft_core("irfft", FftType.IRFFT, a, *_one_axis(n, axis), norm)
+
+
+def hfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
+    """The transform of a Hermitian-symmetric signal given by its first half: ``n`` real values.
+
+    JAX's formula: ``irfft(conj(a), n) * n`` (``n`` defaults to ``2 * (m - 1)``).
+
+    >>> hfft(np.array([1.0, 2.0, 3.0]))
+    Array([ 8., -2.,  0., -2.], dtype=float32)
+    """
+    v = operand(a)
+    length = 2 * (get_aval(v).shape[axis] - 1) if n is None else n
+    out = _fft_core(
+        "hfft", FftType.IRFFT, lax.conj(_operand_for(v, FftType.IRFFT)), *_one_axis(n, axis), norm
+    )
+    return multiply(out, length)
+
+
+def ihfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
+    """The inverse of ``hfft``: the first half of a real signal's spectrum, conjugated, over ``n``.
+
+    >>> ihfft(np.array([8.0, -2.0, 0.0, -2.0]))
+    Array([1.+0.j, 2.+0.j, 3.+0.j], dtype=complex64)
+    """
+    v = operand(a)
+    length = get_aval(v).shape[axis] if n is None else n
+    out = _fft_core("ihfft", FftType.RFFT, v, *_one_axis(n, axis), norm)
+    return multiply(lax.conj(out), 1 / length)
 
 
 def fft2(

@@ -3,7 +3,11 @@
 Norms of every order (the spectral and nuclear matrix norms through
 ``svd``), determinants, inverses and solves (through ``lu``), and the
 decompositions themselves (``cholesky``, ``qr``, ``svd``, ``eigh``), with
-JAX's signatures, result tuples and conventions.
+JAX's signatures, result tuples and conventions. The norms live in
+``api.numpy.norms`` and the Array API's products in
+``api.numpy.linalg_array_api``; this module re-exports them. ``eig`` and
+``eigvals`` are absent: they need a general (non-Hermitian) eigenvalue
+decomposition (LAPACK's geev), which didax has no primitive for.
 
 Design rules:
 - Everything here is a composite of the primitives of ``core.lax.linalg``,
@@ -24,6 +28,7 @@ Design rules:
 from __future__ import annotations
 
 import itertools
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -46,14 +51,24 @@ from didax.api.numpy.decompositions import (
     qr,
     svd,
 )
-from didax.api.numpy.elementwise import abs, log, multiply, power, sqrt, where
+from didax.api.numpy.elementwise import abs, log, where
 from didax.api.numpy.indexing import take_along_axis
+from didax.api.numpy.linalg_array_api import (
+    cross,
+    matrix_transpose,
+    outer,
+    svdvals,
+    tensordot,
+    vecdot,
+)
 from didax.api.numpy.linear_algebra import matmul
-from didax.api.numpy.manipulation import broadcast_to, expand_dims, moveaxis, squeeze
+from didax.api.numpy.manipulation import broadcast_to, expand_dims, moveaxis, reshape
 from didax.api.numpy.matrices import diagonal, trace
-from didax.api.numpy.more_elementwise import conj, real
-from didax.api.numpy.operands import as_result, astype, broadcast_shapes, normalize_axes, operand
-from didax.api.numpy.reductions import max, min, prod, sum
+from didax.api.numpy.more_elementwise import isnan, real
+from didax.api.numpy.norms import _abs2, matrix_norm, norm, vector_norm
+from didax.api.numpy.operands import as_result, astype, broadcast_shapes, operand
+from didax.api.numpy.reductions import max, prod, sum
+from didax.api.numpy.statistics import any as _any
 from didax.api.numpy.statistics import count_nonzero
 from didax.core import dtypes
 from didax.core import lax as _lax
@@ -79,105 +94,22 @@ __all__ = [
     "matrix_power",
     "matrix_rank",
     "multi_dot",
+    "cond",
+    "tensorinv",
+    "tensorsolve",
+    "vector_norm",
+    "matrix_norm",
+    "svdvals",
+    "cross",
+    "outer",
+    "matrix_transpose",
+    "tensordot",
+    "vecdot",
     "SlogdetResult",
     "EighResult",
     "QRResult",
     "SVDResult",
 ]
-
-
-def norm(
-    x: ArrayLike,
-    ord: int | float | str | None = None,
-    axis: int | Sequence[int] | None = None,
-    keepdims: bool = False,
-) -> Array:
-    """The vector norm (one axis) or matrix norm (two axes) of order ``ord``.
-
-    >>> norm(np.array([3.0, 4.0]))
-    Array(5., dtype=float32)
-    >>> norm(np.array([[1.0, -2.0], [3.0, 4.0]]), ord=1)
-    Array(6., dtype=float32)
-    >>> norm(np.array([3 + 4j]))
-    Array(5., dtype=float32)
-    """
-    v = operand(x)
-    aval = get_aval(v)
-    v = astype(v, dtypes.to_inexact(aval.dtype))
-    if axis is None:
-        if ord is None:
-            return sqrt(sum(_abs2(v), keepdims=keepdims))
-        axes = tuple(range(aval.ndim))
-        if len(axes) not in (1, 2):
-            raise ValueError("Improper number of axes for norm")
-    else:
-        raw = (axis,) if isinstance(axis, int) else tuple(axis)
-        axes = tuple(normalize_axes(a, aval.ndim, "norm")[0] for a in raw)
-        if len(set(axes)) != len(axes):
-            raise ValueError(f"norm: duplicate axes {axis}")
-    if len(axes) == 1:
-        return _vector_norm(v, ord, axes, keepdims)
-    if len(axes) == 2:
-        return _matrix_norm(v, ord, axes, keepdims)
-    raise ValueError(f"Invalid axis {axis!r} for norm: give one axis or two")
-
-
-def _abs2(v: ArrayLike) -> Array:
-    """``|v|^2``, real: ``Re(v conj(v))`` (``v * v`` for a real ``v``)."""
-    return real(multiply(v, conj(v)))
-
-
-def _vector_norm(
-    v: Array, ord: int | float | str | None, axes: tuple[int, ...], keepdims: bool
-) -> Array:
-    if ord is None or ord == 2:
-        return sqrt(sum(_abs2(v), axis=axes, keepdims=keepdims))
-    if ord == float("inf"):
-        return max(abs(v), axis=axes, keepdims=keepdims)
-    if ord == -float("inf"):
-        return min(abs(v), axis=axes, keepdims=keepdims)
-    if ord == 0:
-        real_dtype = dtypes.real_dtype(get_aval(v).dtype)
-        return astype(count_nonzero(v, axis=axes, keepdims=keepdims), real_dtype)
-    if ord == 1:
-        return sum(abs(v), axis=axes, keepdims=keepdims)
-    if isinstance(ord, str):
-        raise ValueError(f"Invalid order {ord!r} for vector norm")
-    p = float(ord)
-    return power(sum(power(abs(v), p), axis=axes, keepdims=keepdims), 1.0 / p)
-
-
-def _matrix_norm(
-    v: Array, ord: int | float | str | None, axes: tuple[int, ...], keepdims: bool
-) -> Array:
-    row, col = axes
-    if ord is None or ord in ("fro", "f"):
-        return sqrt(sum(_abs2(v), axis=axes, keepdims=keepdims))
-    if ord in (1, -1, float("inf"), -float("inf")):
-        # 1: the largest column sum of |v|; inf: the largest row sum (min for negatives).
-        summed_axis, reduced_axis = (row, col) if ord in (1, -1) else (col, row)
-        sums = sum(abs(v), axis=summed_axis, keepdims=True)
-        pick = max if ord in (1, float("inf")) else min
-        out = pick(sums, axis=(summed_axis, reduced_axis), keepdims=True)
-        if keepdims:
-            return out
-        return _squeeze(out, axes)
-    if ord in (2, -2, "nuc"):
-        s = svd(moveaxis(v, axes, (-2, -1)), compute_uv=False)
-        if ord == 2:
-            out = max(s, axis=-1)
-        elif ord == -2:
-            out = min(s, axis=-1)
-        else:
-            out = sum(s, axis=-1)
-        if keepdims:
-            return expand_dims(out, tuple(sorted(axes)))
-        return out
-    raise ValueError(f"Invalid order {ord!r} for matrix norm")
-
-
-def _squeeze(v: Array, axes: tuple[int, ...]) -> Array:
-    return squeeze(v, tuple(sorted(axes)))
 
 
 def _square(name: str, a: ArrayLike) -> Array:
@@ -582,3 +514,80 @@ def matrix_rank(M: ArrayLike, rtol: float | None = None, *, tol: float | None = 
         # As JAX's: a given rtol is compared with the singular values as it is.
         cut = expand_dims(operand(rtol), -1)
     return astype(sum(s > cut, axis=-1), dtypes.int32)
+
+
+def cond(x: ArrayLike, p: int | float | str | None = None) -> Array:
+    """The condition numbers of matrices in the norm of order ``p`` (JAX's formula).
+
+    ``p`` of None, 2 or -2 is the ratio of extreme singular values; any other
+    order is ``norm(x, p) * norm(inv(x), p)`` (square matrices only). A NaN
+    from a singular matrix becomes ``inf`` unless ``x`` itself holds a NaN.
+
+    >>> cond(np.array([[2.0, 0.0], [0.0, 0.5]]))
+    Array(4., dtype=float32)
+    """
+    v = inexact(x)
+    shape = get_aval(v).shape
+    if len(shape) < 2 or 0 in shape[-2:]:
+        raise ValueError(f"cond: x must be a non-empty (stack of) matrices; got shape {shape}")
+    if p is None or p in (2, -2):
+        s = svdvals(v)
+        big, small = s[..., 0], s[..., -1]
+        if p is None or p == 2:
+            return big / small
+        r = small / big
+    else:
+        if shape[-1] != shape[-2]:
+            raise ValueError(f"cond: for p={p!r} x must be square; got shape {shape}")
+        r = norm(v, ord=p, axis=(-2, -1)) * norm(inv(v), ord=p, axis=(-2, -1))
+    # (JAX's rule: -2 and the other orders turn the NaN of a singular x into inf.)
+    nan_free = ~_any(isnan(v), axis=(-2, -1))
+    return where(isnan(r) & nan_free, np.inf, r)
+
+
+def tensorinv(a: ArrayLike, ind: int = 2) -> Array:
+    """The inverse of ``a`` as a linear map from its first ``ind`` axes to the rest.
+
+    >>> tensorinv(np.eye(4).reshape(4, 2, 2), ind=1).shape
+    (2, 2, 4)
+    """
+    v = operand(a)
+    ind = operator.index(ind)
+    if ind <= 0:
+        raise ValueError(f"tensorinv: ind must be a positive integer; got ind={ind}")
+    shape = get_aval(v).shape
+    rows, cols = shape[:ind], shape[ind:]
+    if math.prod(rows) != math.prod(cols):
+        raise ValueError(
+            "tensorinv: the first ind axes must hold as many elements as the rest; "
+            f"got shape {shape} with ind={ind}"
+        )
+    flat = reshape(v, (math.prod(rows), math.prod(cols)))
+    return reshape(inv(flat), (*cols, *rows))
+
+
+def tensorsolve(a: ArrayLike, b: ArrayLike, axes: tuple[int, ...] | None = None) -> Array:
+    """The ``x`` with ``tensordot(a, x, x.ndim) == b`` (``axes`` of ``a`` moved to its end first).
+
+    >>> tensorsolve(np.eye(4).reshape(2, 2, 4), np.ones((2, 2))).shape
+    (4,)
+    """
+    a_val, b_val = operand(a), operand(b)
+    if axes is not None:
+        last = get_aval(a_val).ndim - 1
+        a_val = moveaxis(a_val, axes, (last,) * len(axes))
+    a_shape, b_shape = get_aval(a_val).shape, get_aval(b_val).shape
+    out_shape = a_shape[len(b_shape) :]
+    if a_shape[: len(b_shape)] != b_shape:
+        raise ValueError(
+            "tensorsolve: after moving axes, a's leading shape must be b's; "
+            f"got a.shape={a_shape}, b.shape={b_shape}"
+        )
+    size = math.prod(b_shape)
+    if size != math.prod(out_shape):
+        raise ValueError(
+            "tensorsolve: a must be square as a map (prod(a.shape[:b.ndim]) == "
+            f"prod(a.shape[b.ndim:])); got a.shape={a_shape}, b.ndim={len(b_shape)}"
+        )
+    flat = reshape(a_val, (size, math.prod(out_shape)))
+    return reshape(solve(flat, reshape(b_val, (size,))), out_shape)
