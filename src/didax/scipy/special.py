@@ -6,6 +6,8 @@
 """
 
 from didax.api import scipy_special as _scipy_special
+from didax.api import scipy_special_dist as _scipy_special_dist
 from didax.api.scipy_special import *  # noqa: F403
+from didax.api.scipy_special_dist import *  # noqa: F403
 
-__all__ = [*_scipy_special.__all__]
+__all__ = [*_scipy_special.__all__, *_scipy_special_dist.__all__]
