@@ -4,8 +4,8 @@ Design rules:
 - JAX's formulas operation for operation (so values and derivatives are
   JAX's), over arguments promoted as JAX's (``arguments.inexact``).
 - ``a`` and ``b`` are standardized bounds. The mass between two bounds is
-  in logarithms, from the nearer tail (``log_ndtr`` differences by ``logsumexp`` with weights 1, -1) or,
-  across 0, as ``log1p(-ndtr(a) - ndtr(-b))``, as JAX's.
+  in logarithms, from the nearer tail (``log_ndtr`` differences by
+  ``logsumexp`` with weights 1, -1) or, across 0, as ``log1p(-ndtr(a) - ndtr(-b))``, as JAX's.
 - NaN where ``a >= b``.
 """
 
