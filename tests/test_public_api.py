@@ -126,14 +126,16 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "relu relu6 sigmoid softplus silu swish gelu elu leaky_relu tanh log_sigmoid softmax "
         "log_softmax logsumexp one_hot standardize"
     ),
-    "didax.scipy": ["special", "linalg"],
+    "didax.scipy": ["special", "linalg", "stats"],
     # issue 11: SciPy's linear algebra
     "didax.scipy.linalg": _words(
         "solve_triangular cho_factor cho_solve lu lu_factor lu_solve expm"
     ),
     "didax.scipy.special": _words(
         "logsumexp erf erfc erfinv gammaln digamma xlogy xlog1py expit logit"
+        " ndtr ndtri log_ndtr gammainc gammaincc betainc beta betaln"  # issue 29
     ),
+    "didax.scipy.stats": _words("norm multivariate_normal beta gamma t poisson mode rankdata sem"),
     # issue 10: JAX's counter-based PRNG
     "didax.random": _words(
         "PRNGKey key key_data wrap_key_data split fold_in bits uniform normal truncated_normal "

@@ -10,6 +10,7 @@ from didax.api.stats.descriptive import ModeResult as ModeResult
 from didax.api.stats.descriptive import mode as mode
 from didax.api.stats.descriptive import rankdata as rankdata
 from didax.api.stats.descriptive import sem as sem
+from didax.api.stats.kde import gaussian_kde as gaussian_kde
 from didax.scipy.stats import bernoulli as bernoulli
 from didax.scipy.stats import beta as beta
 from didax.scipy.stats import betabinom as betabinom
@@ -67,4 +68,5 @@ __all__ = [
     "mode",
     "rankdata",
     "sem",
+    "gaussian_kde",
 ]
