@@ -404,6 +404,13 @@ def max_pool(backward: bool) -> Callable[[], tuple[Call, Call]]:
     return make
 
 
+def norm_logpdf() -> tuple[Call, Call]:
+    """Issue 29's jitted ``scipy.stats.norm.logpdf`` of 10^6 float32 values (bench_stats.py's)."""
+    from bench import bench_stats as bs
+
+    return _checked(bs.workload("didax"), bs.workload("jax"))
+
+
 # (name, make, calls per round)
 WORKLOADS: list[tuple[str, Callable[[], tuple[Call, Call]], int]] = [
     ("jit cache hit, f32[3] Arrays", cache_hit_arrays, 400),
@@ -425,6 +432,7 @@ WORKLOADS: list[tuple[str, Callable[[], tuple[Call, Call]], int]] = [
     ("jit(value_and_grad) 3-layer CNN, batch 64", cnn_step, 5),
     ("jit max-pool 2x2 f32[64,32,32,16]", max_pool(False), 20),
     ("jit grad of max-pool 2x2 f32[64,32,32,16]", max_pool(True), 10),
+    ("jit scipy.stats.norm.logpdf f32[1e6]", norm_logpdf, 20),
 ]
 
 
@@ -440,6 +448,8 @@ TARGETS: dict[str, float] = {
     "jit(value_and_grad) 3-layer CNN, batch 64": 1.05,
     "jit max-pool 2x2 f32[64,32,32,16]": 1.05,
     "jit grad of max-pool 2x2 f32[64,32,32,16]": 1.05,
+    # Issue 29's.
+    "jit scipy.stats.norm.logpdf f32[1e6]": 1.1,
 }
 
 # Workloads whose round takes seconds run fewer rounds.

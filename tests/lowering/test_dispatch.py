@@ -175,5 +175,5 @@ def test_paired_benchmark_script_runs() -> None:
     )
     assert done.returncode == 0, done.stderr[-4000:]
     rows = done.stdout.splitlines()[1:]
-    assert len(rows) == 19, done.stdout
+    assert len(rows) == 20, done.stdout
     assert all(float(r.split()[-1]) > 0 for r in rows)

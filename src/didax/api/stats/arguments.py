@@ -2,8 +2,9 @@
 
 Design rules:
 - ``inexact`` is JAX's ``promote_args_inexact``: one float dtype (integers
-  become the default float), one broadcast shape, weak Python scalars kept
-  weak; a complex argument is refused, naming the function.
+  become the default float), one rank (scalars kept scalars, shapes only
+  checked to broadcast), weak Python scalars kept weak; a complex argument
+  is refused, naming the function.
 - ``const(x, v)`` is JAX's ``_lax_const``: ``v`` as a strongly typed
   constant of ``x``'s dtype, so that results are strongly typed where
   JAX's are (a weak Python constant would leave them weak).
@@ -18,7 +19,8 @@ from typing import Final
 import numpy as np
 
 from didax.api.numpy.array_types import Array, ArrayLike
-from didax.api.numpy.operands import as_result, asarray, astype, operand, promote
+from didax.api.numpy.manipulation import reshape
+from didax.api.numpy.operands import as_result, asarray, astype, broadcast_shapes, operand
 from didax.core import dtypes
 from didax.core.values import get_aval
 
@@ -29,11 +31,23 @@ NEG_INF: Final = float("-inf")
 
 
 def inexact(name: str, *args: ArrayLike) -> list[Array]:
-    """The arguments of ``name`` promoted to one float dtype and one shape (JAX's rule)."""
-    vals, dtype, _ = promote(name, *args, inexact=True)
-    if dtypes.is_complex(dtype):
-        raise TypeError(f"{name}: complex arguments are not supported, got {np.dtype(dtype)}")
-    return [as_result(v) for v in vals]
+    """The arguments of ``name`` in one float dtype and one rank (JAX's ``promote_args_inexact``).
+
+    Shapes must broadcast; a lower-ranked argument gets leading axes of 1
+    and a scalar stays a scalar, as JAX's (so ``log(scale)`` of a scalar
+    scale is computed once, not once per element).
+    """
+    vals = promote_dtypes_inexact(name, *args)
+    shapes = [get_aval(v).shape for v in vals]
+    broadcast_shapes(name, *shapes)  # a clear error naming the function
+    ranks = {len(s) for s in shapes if s}
+    if len(ranks) < 2:
+        return vals
+    rank = max(ranks)
+    return [
+        reshape(v, (1,) * (rank - len(s)) + s) if s and len(s) < rank else v
+        for v, s in zip(vals, shapes, strict=True)
+    ]
 
 
 def promote_dtypes_inexact(name: str, *args: ArrayLike) -> list[Array]:

@@ -24,15 +24,12 @@ from didax.api.numpy.elementwise import (
     where,
 )
 from didax.api.numpy.elementwise import round as _round
-from didax.api.numpy.manipulation import ravel, reshape
+from didax.api.numpy.manipulation import broadcast_to, ravel, reshape
+from didax.api.numpy.operands import broadcast_shapes
 from didax.api.numpy.reductions import sum as _sum
 from didax.api.scipy_special import gammaln, xlogy
 from didax.api.scipy_special_dist import gammaincc
-from didax.api.stats.arguments import (
-    NEG_INF,
-    const,
-    inexact,
-)
+from didax.api.stats.arguments import NEG_INF, const, inexact, promote_dtypes_inexact
 from didax.core import lax
 from didax.core.values import get_aval
 
@@ -84,8 +81,8 @@ def _entropy_by_sum(mu: Array, max_k: int, upper: Array) -> Array:
 
 def entropy(mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     """The entropy of the Poisson distribution of mean ``mu`` (JAX's approximation)."""
-    mu, loc = inexact("poisson.entropy", mu, loc)
-    shape = get_aval(mu).shape
+    mu, loc = promote_dtypes_inexact("poisson.entropy", mu, loc)
+    shape = broadcast_shapes("poisson.entropy", get_aval(mu).shape, get_aval(loc).shape)
     flat = ravel(mu)
     small = _entropy_by_sum(flat, 35, ceil(flat + 20))
     medium = _entropy_by_sum(flat, 250, ceil(flat + 10 * sqrt(flat) + 20))
@@ -95,4 +92,4 @@ def entropy(mu: ArrayLike, loc: ArrayLike = 0) -> Array:
         lax.full_like(flat, 0),
         where(flat < 10, small, where(flat < 100, medium, large)),
     )
-    return reshape(result, shape)
+    return broadcast_to(reshape(result, get_aval(mu).shape), shape)
