@@ -41,13 +41,20 @@ class Case:
     vmap: bool = True
 
 
-def compare(got: Any, want: Any, ulps: float = 64, types: bool = True, what: str = "") -> None:
-    """Equal shape, dtype and weak type; values within ``ulps`` epsilons (NaNs where JAX's)."""
+def compare(
+    got: Any, want: Any, ulps: float = 64, types: bool = True, what: str = "", eps_of: Any = None
+) -> None:
+    """Equal shape, dtype and weak type; values within ``ulps`` epsilons (NaNs where JAX's).
+
+    The epsilon is the result's, or that of ``eps_of`` if larger (the
+    precision the values were computed in: ``norm.ppf`` returns float64
+    computed in float32).
+    """
     if isinstance(want, tuple | list):
         assert isinstance(got, tuple | list), what
         assert len(got) == len(want), what
         for g, w in zip(got, want, strict=True):
-            compare(g, w, ulps, types, what)
+            compare(g, w, ulps, types, what, eps_of)
         return
     assert got.shape == want.shape, what
     assert got.dtype == want.dtype, what
@@ -58,6 +65,8 @@ def compare(got: Any, want: Any, ulps: float = 64, types: bool = True, what: str
         np.testing.assert_array_equal(g, w, err_msg=what)
         return
     eps = float(np.finfo(g.dtype).eps)
+    if eps_of is not None:
+        eps = max(eps, float(np.finfo(eps_of).eps))
     np.testing.assert_allclose(g, w, rtol=ulps * eps, atol=ulps * eps, equal_nan=True, err_msg=what)
 
 
@@ -92,10 +101,10 @@ def check_table(
     want = jax.jit(values(theirs, jax.vmap))(args)
     got = dx.jit(values(ours, dx.vmap))(args)
     for k, w in want.items():
-        compare(got[k], w, ulps, types=not k.endswith("/vmap"), what=f"jit {k}")
+        compare(got[k], w, ulps, not k.endswith("/vmap"), f"jit {k}", dtype)
     if eager:
         for k, c in table.items():
-            compare(c.fn(ours, *args[k]), want[k], ulps, what=f"eager {k}")
+            compare(c.fn(ours, *args[k]), want[k], ulps, what=f"eager {k}", eps_of=dtype)
     diff = {k: c for k, c in table.items() if c.argnums}
     if not diff:
         return
@@ -113,4 +122,4 @@ def check_table(
     want = jax.jit(grads(theirs, jax.grad, jnp.sum))(gargs)
     got = dx.jit(grads(ours, dx.grad, dnp.sum))(gargs)
     for k, w in want.items():
-        compare(got[k], w, grad_ulps, types=False, what=f"grad {k}")
+        compare(got[k], w, grad_ulps, types=False, what=f"grad {k}", eps_of=dtype)

@@ -12,13 +12,15 @@ and the refusals.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, cast
 
+import jax
 import jax.scipy.stats as jst
 import numpy as np
 import pytest
-from tests.api.scipy_checks import Case, check_table
+from tests.api.scipy_checks import Case, check_table, compare
 
+import didax as dx
 import didax.scipy.stats as dst
 
 INF, NAN = np.inf, np.nan
@@ -26,6 +28,8 @@ X: Final = [-INF, -3.0, -0.5, 0.0, 0.7, 2.5, INF, NAN]
 # Cauchy's CDF at -inf (sf at inf) is 1/2 + arctan(-inf) / pi: exactly 0 eagerly (NumPy's arctan),
 # a rounding error under XLA (whose log is NaN): a large finite x instead.
 X_CAUCHY: Final = [-1e3, *X[1:6], 1e3, NAN]
+# Gumbel's z - exp(z) at z = +-inf is NaN in NumPy (eager) but inf under XLA in float32.
+X_GUMBEL: Final = [-40.0, *X[1:6], 40.0, NAN]
 POS: Final = [-1.0, 0.0, 0.2, 1.0, 2.5, 7.0, INF, NAN]  # for supports on [0, inf)
 UNIT: Final = [-0.1, 0.0, 0.1, 0.5, 0.9, 1.0, 1.5, NAN]  # for [0, 1]
 Q: Final = [0.0, 1e-6, 0.1, 0.5, 0.9, 1.0, -0.1, NAN]
@@ -80,11 +84,11 @@ CONTINUOUS: Final = {
     **_cases("uniform", "ppf", (Q, *LS), (GQ, *GLS)),
     # JAX cannot differentiate the Gumbel densities and quantiles (its xlogy(-1, scale)
     # gets an integer tangent): those are compared in value only.
-    **_cases("gumbel_l", "cdf logcdf sf logsf", (X, *LS), (GX, *GLS)),
-    **_cases("gumbel_l", "logpdf pdf", (X, *LS)),
+    **_cases("gumbel_l", "cdf logcdf sf logsf", (X_GUMBEL, *LS), (GX, *GLS)),
+    **_cases("gumbel_l", "logpdf pdf", (X_GUMBEL, *LS)),
     **_cases("gumbel_l", "ppf", (Q, *LS)),
-    **_cases("gumbel_r", "cdf logcdf sf logsf", (X, *LS), (GX, *GLS)),
-    **_cases("gumbel_r", "logpdf pdf", (X, *LS)),
+    **_cases("gumbel_r", "cdf logcdf sf logsf", (X_GUMBEL, *LS), (GX, *GLS)),
+    **_cases("gumbel_r", "logpdf pdf", (X_GUMBEL, *LS)),
     **_cases("gumbel_r", "ppf", (Q, *LS)),
     **_cases(
         "pareto",
@@ -155,3 +159,162 @@ def test_distributions_against_jax(table: str, dtype: Any) -> None:
 def test_32_bit_mode() -> None:
     # float64 data becomes float32 (ppf: the default float, float32 here), as in JAX.
     check_table(dst, jst, {**CONTINUOUS, **DISCRETE}, np.float64, ulps=512, grad_ulps=2048)
+
+
+_RNG: Final = np.random.default_rng(0)
+_COV: Final = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 0.5]])
+_SIMPLEX: Final = np.array([[0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.5, 0.5, 0.0], [0.6, 0.5, 0.1]]).T
+MULTIVARIATE: Final = {
+    "mvn_matrix": Case(
+        lambda m, x, mu, c: m.multivariate_normal.logpdf(x, mu, c),
+        (_RNG.normal(size=(4, 3)), np.array([0.1, -0.2, 0.3]), _COV),
+        (0, 1, 2),
+        (_RNG.normal(size=(4, 3)), np.array([0.1, -0.2, 0.3]), _COV),
+        vmap=False,
+    ),
+    "mvn_batched_cov": Case(
+        lambda m, x, mu, c: m.multivariate_normal.pdf(x, mu, c),
+        (_RNG.normal(size=(2, 3)), np.zeros(3), np.stack([_COV, 2 * _COV])),
+        vmap=False,
+    ),
+    "mvn_scalar_cov": Case(
+        lambda m, x, mu: m.multivariate_normal.logpdf(x, mu, 1.5),
+        (_RNG.normal(size=(4, 3)), np.array([0.1, -0.2, 0.3])),
+        (0, 1),
+        (_RNG.normal(size=(4, 3)), np.array([0.1, -0.2, 0.3])),
+        vmap=False,
+    ),
+    "mvn_scalar_mean": Case(
+        lambda m, x: m.multivariate_normal.logpdf(x, 0.5, 2.0), (np.array([0.0, 1.0, -3.0]),)
+    ),
+    "dirichlet": Case(
+        lambda m, x, a: m.dirichlet.logpdf(x, a),
+        (_SIMPLEX, np.array([1.5, 2.0, 0.7])),
+        (1,),
+        (_SIMPLEX[:, :2], np.array([1.5, 2.0, 0.7])),
+        vmap=False,
+    ),
+    "dirichlet_short": Case(
+        lambda m, x, a: m.dirichlet.pdf(x, a), (_SIMPLEX[:2], np.array([1.5, 2.0, 0.7])), vmap=False
+    ),
+    "multinomial": Case(
+        lambda m, x, p: m.multinomial.logpmf(x, 6, p),
+        (np.array([[1, 2, 3], [0, 0, 6], [2, 2, 1]]), np.array([0.2, 0.3, 0.5])),
+        (1,),
+        (np.array([[1, 2, 3], [0, 0, 6]]), np.array([0.2, 0.3, 0.5])),
+        vmap=False,
+    ),
+}
+
+
+@DTYPES
+def test_multivariate_against_jax(dtype: Any) -> None:
+    # Integer counts stay integers (multinomial requires them); the rest become ``dtype``.
+    table = {
+        k: Case(
+            c.fn,
+            tuple(a if a.dtype.kind == "i" else a.astype(dtype) for a in c.args),
+            c.argnums,
+            tuple(a if a.dtype.kind == "i" else a.astype(dtype) for a in c.grad_args),
+            c.vmap,
+        )
+        for k, c in MULTIVARIATE.items()
+    }
+    check_table(dst, jst, table, dtype, ulps=512, grad_ulps=2048)
+
+
+DATA: Final = np.array([[3.0, 1.0, 3.0, 2.0], [2.0, NAN, 3.0, 2.0], [1.0, 1.0, 2.0, 5.0]])
+INTS: Final = np.array([[4, 1, 4, 2, 2], [0, 0, 7, 7, 1]])
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, None])
+def test_mode_rankdata_sem_against_jax(axis: int | None) -> None:
+    for data in (DATA, INTS, DATA[:, :0] if axis == 1 else DATA):
+        for keepdims in (False, True):
+            compare(
+                dst.mode(data, axis, keepdims=keepdims), jst.mode(data, axis, keepdims=keepdims)
+            )
+        for ddof in (0, 1):
+            compare(dst.sem(data, axis, ddof), jst.sem(data, axis, ddof), types=False)
+            compare(
+                dst.sem(data, axis, ddof, "omit"), jst.sem(data, axis, ddof, "omit"), types=False
+            )
+    for method in ("average", "min", "max", "dense", "ordinal"):
+        for data in (DATA, INTS, np.array([[2.0, 2.0], [1.0, 2.0]])):
+            compare(dst.rankdata(data, method, axis=axis), jst.rankdata(data, method, axis=axis))
+    compare(dx.jit(lambda a: dst.mode(a, axis))(INTS), jax.jit(lambda a: jst.mode(a, axis))(INTS))
+    compare(
+        dx.jit(lambda a: dst.rankdata(a, axis=axis))(DATA),
+        jax.jit(lambda a: jst.rankdata(a, axis=axis))(DATA),
+    )
+
+
+def test_gaussian_kde_against_jax() -> None:
+    data, w = _RNG.normal(size=(2, 20)), _RNG.uniform(size=20)
+    pts = _RNG.normal(size=(2, 5))
+    methods: tuple[Any, ...] = (None, "silverman", 0.4, lambda k: 0.5 * k.neff ** (-1 / 6))
+    for bw in methods:
+        ours, theirs = dst.gaussian_kde(data, bw, w), jst.gaussian_kde(data, bw, w)
+        for attr in ("neff", "dataset", "weights", "covariance", "inv_cov"):
+            compare(getattr(ours, attr), getattr(theirs, attr), ulps=512, types=False)
+        compare(ours(pts), theirs(pts), ulps=512)
+        compare(ours.logpdf(pts), theirs.logpdf(pts), ulps=512)
+    mean, cov = np.array([0.1, 0.2]), np.eye(2)
+    compare(ours.integrate_gaussian(mean, cov), theirs.integrate_gaussian(mean, cov), ulps=512)
+    compare(ours.integrate_kde(ours), theirs.integrate_kde(theirs), ulps=512)
+    one, one_j = dst.gaussian_kde(data[0]), jst.gaussian_kde(data[0])
+    compare(one.integrate_box_1d(-0.5, 1.0), one_j.integrate_box_1d(-0.5, 1.0), ulps=512)
+    compare(one.pdf(0.3), one_j.pdf(0.3), ulps=512)
+    compare(
+        dx.jit(lambda k, p: k.logpdf(p))(ours, pts),
+        jax.jit(lambda k, p: k.logpdf(p))(theirs, pts),
+        ulps=512,
+    )
+    # resample: the same draws as JAX's for the same key.
+    got = ours.resample(dx.random.PRNGKey(3), (4,))
+    want = theirs.resample(jax.random.PRNGKey(3), (4,))
+    compare(got, want, ulps=512)
+    with pytest.raises(NotImplementedError, match="integrate_box_1d"):
+        ours.integrate_box(0.0, 1.0)
+    with pytest.raises(NotImplementedError, match="bandwidth"):
+        ours.set_bandwidth("scott")
+    with pytest.raises(ValueError, match="bw_method"):
+        dst.gaussian_kde(data, "nope")
+
+
+def test_scalars_and_integers() -> None:
+    # Python scalars stay weak; integers become the default float, as in JAX.
+    for f in (
+        lambda m: m.norm.logpdf(1.0),
+        lambda m: m.norm.cdf(1, 0, 2),
+        lambda m: m.expon.logpdf(2, scale=3),
+        lambda m: m.poisson.logpmf(3, 2.5),
+        lambda m: m.gamma.logpdf(np.float32(2.0), 2),
+        lambda m: m.t.pdf(0.5, 3),
+        lambda m: m.norm.ppf(np.float32(0.3)),
+        lambda m: m.poisson.entropy(np.array([0.5, 20.0, 200.0])),
+    ):
+        compare(f(dst), f(jst), ulps=512, types=False)
+
+
+def test_refusals() -> None:
+    with pytest.raises(TypeError, match=r"norm\.logpdf"):
+        dst.norm.logpdf(np.array([1j]))
+    with pytest.raises(TypeError, match=r"norm\.logpdf"):  # a ShapeError
+        dst.norm.logpdf(np.zeros(3), np.zeros(2))
+    with pytest.raises(ValueError, match="integer"):
+        dst.multinomial.logpmf(np.array([1.0, 2.0]), 3, np.array([0.5, 0.5]))
+    with pytest.raises(ValueError, match="alpha"):
+        dst.dirichlet.logpdf(np.array([0.5, 0.5]), np.ones((2, 2)))
+    with pytest.raises(ValueError, match="incompatible"):
+        dst.multivariate_normal.logpdf(np.zeros(3), np.zeros(3), np.eye(2))
+    with pytest.raises(NotImplementedError, match="allow_singular"):
+        dst.multivariate_normal.logpdf(
+            np.zeros(2), np.zeros(2), np.eye(2), allow_singular=cast(None, True)
+        )
+    with pytest.raises(NotImplementedError, match="omit"):
+        dst.mode(DATA, nan_policy="omit")
+    with pytest.raises(ValueError, match="nan_policy"):
+        dst.rankdata(DATA, nan_policy="nope")
+    with pytest.raises(ValueError, match="method"):
+        dst.rankdata(DATA, "nope")

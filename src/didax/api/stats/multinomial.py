@@ -15,7 +15,7 @@ from didax.api.numpy.elementwise import (
     exp,
     where,
 )
-from didax.api.numpy.operands import astype, promote
+from didax.api.numpy.operands import astype, operand
 from didax.api.numpy.reductions import sum as _sum
 from didax.api.scipy_special import gammaln, xlogy
 from didax.api.stats.arguments import (
@@ -31,7 +31,11 @@ __all__ = ["logpmf", "pmf"]
 def logpmf(x: ArrayLike, n: ArrayLike, p: ArrayLike) -> Array:
     """The log of the multinomial probability of counts ``x`` (last axis), ``n`` trials."""
     (p,) = inexact("multinomial.logpmf", p)
-    (counts, trials), dtype, _ = promote("multinomial.logpmf", x, n)
+    # One integer dtype for x and n, their shapes kept (JAX's promote_args_numeric).
+    counts, trials = operand(x), operand(n)
+    dtype, _ = dtypes.result_type(
+        (get_aval(v).dtype, get_aval(v).weak_type) for v in (counts, trials)
+    )
     if not dtypes.is_integer(dtype):
         raise ValueError(
             f"multinomial.logpmf: x and n must be of integer type; got x.dtype={np.dtype(dtype)}"
