@@ -70,7 +70,7 @@ class gaussian_kde:
     >>> kde.d, kde.n
     (1, 4)
     >>> kde.evaluate(np.array([1.0, 3.0]))
-    Array([0.18787296, 0.10964762], dtype=float32)
+    Array([0.19665498, 0.14294834], dtype=float32)
     """
 
     __slots__ = ("covariance", "dataset", "inv_cov", "neff", "weights")
