@@ -158,7 +158,13 @@ def test_distributions_against_jax(table: str, dtype: Any) -> None:
 @pytest.mark.x64_off
 def test_32_bit_mode() -> None:
     # float64 data becomes float32 (ppf: the default float, float32 here), as in JAX.
-    check_table(dst, jst, {**CONTINUOUS, **DISCRETE}, np.float64, ulps=512, grad_ulps=2048)
+    # A few families only: the dtype rule is one function (arguments.inexact) for all.
+    table = {
+        k: c
+        for k, c in {**CONTINUOUS, **DISCRETE}.items()
+        if k.split(".")[0] in ("norm", "gamma", "poisson", "bernoulli")
+    }
+    check_table(dst, jst, table, np.float64, ulps=512, grad_ulps=2048)
 
 
 _RNG: Final = np.random.default_rng(0)
