@@ -422,6 +422,13 @@ def attention(backward: bool) -> Callable[[], tuple[Call, Call]]:
     return make
 
 
+def norm_logpdf() -> tuple[Call, Call]:
+    """Issue 29's jitted ``scipy.stats.norm.logpdf`` of 10^6 float32 values (bench_stats.py's)."""
+    from bench import bench_stats as bs
+
+    return _checked(bs.workload("didax"), bs.workload("jax"))
+
+
 # (name, make, calls per round)
 WORKLOADS: list[tuple[str, Callable[[], tuple[Call, Call]], int]] = [
     ("jit cache hit, f32[3] Arrays", cache_hit_arrays, 400),
@@ -446,6 +453,7 @@ WORKLOADS: list[tuple[str, Callable[[], tuple[Call, Call]], int]] = [
     ("jit random.gamma f32[1e6], alpha array", gamma_draws, 1),
     ("jit attention f32[8,512,8,64]", attention(False), 5),
     ("jit grad of attention f32[8,512,8,64]", attention(True), 2),
+    ("jit scipy.stats.norm.logpdf f32[1e6]", norm_logpdf, 20),
 ]
 
 
@@ -465,6 +473,7 @@ TARGETS: dict[str, float] = {
     "jit random.gamma f32[1e6], alpha array": 1.1,
     "jit attention f32[8,512,8,64]": 1.1,
     "jit grad of attention f32[8,512,8,64]": 1.1,
+    "jit scipy.stats.norm.logpdf f32[1e6]": 1.1,
 }
 
 # Workloads whose round takes seconds run fewer rounds.

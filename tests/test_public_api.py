@@ -133,7 +133,7 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "selu soft_sign sparse_plus sparse_sigmoid squareplus dot_product_attention "
         "scaled_dot_general scaled_matmul get_scaled_dot_general_config initializers"
     ),
-    "didax.scipy": ["special", "linalg"],
+    "didax.scipy": ["special", "linalg", "stats"],
     # issue 11: SciPy's linear algebra
     "didax.scipy.linalg": _words(
         "solve_triangular cho_factor cho_solve lu lu_factor lu_solve expm "
@@ -149,7 +149,9 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "gamma gammasgn loggamma factorial comb poch multigammaln entr rel_entr kl_div boxcox "
         "boxcox1p zeta polygamma bernoulli softmax log_softmax erfcx dawsn wofz fresnel sici "
         "spence owens_t expi expn exp1 i0 i0e i1 i1e bessel_jn hyp1f1 hyp2f1 sph_harm_y"
+        " ndtr ndtri log_ndtr gammainc gammaincc betainc beta betaln"  # issue 29 (h-stats)
     ),
+    "didax.scipy.stats": _words("norm multivariate_normal beta gamma t poisson mode rankdata sem"),
     # issue 29: the smaller modules of jax.scipy
     "didax.scipy.signal": _words(
         "convolve convolve2d correlate correlate2d csd detrend fftconvolve istft stft welch"

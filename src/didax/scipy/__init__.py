@@ -1,8 +1,9 @@
 """didax.scipy: SciPy's functions over didax's primitives (JAX's ``jax.scipy``).
 
-``didax.scipy.special`` holds the special functions and
-``didax.scipy.linalg`` the linear algebra; they live in
-``didax.api.scipy_special`` and ``didax.api.scipy_linalg``, and this
+``didax.scipy.special`` holds the special functions,
+``didax.scipy.linalg`` the linear algebra and ``didax.scipy.stats`` the
+distributions; they live in ``didax.api.scipy_special``,
+``didax.api.scipy_linalg`` and ``didax.api.stats``, and this
 package only re-exports them.
 """
 
@@ -17,16 +18,19 @@ from didax.scipy import signal as signal
 from didax.scipy import sparse as sparse
 from didax.scipy import spatial as spatial
 from didax.scipy import special as special
+from didax.scipy import stats as stats
 
-__all__ = ["linalg", "special"]
-__all__ += [
+__all__ = [
     "cluster",
     "fft",
     "integrate",
     "interpolate",
+    "linalg",
     "ndimage",
     "optimize",
     "signal",
     "sparse",
     "spatial",
+    "special",
+    "stats",
 ]

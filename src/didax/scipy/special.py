@@ -11,11 +11,13 @@ hypergeometric functions and spherical harmonics from
 """
 
 from didax.api import scipy_special as _scipy_special
+from didax.api import scipy_special_dist as _dist
 from didax.api import scipy_special_expint as _expint
 from didax.api import scipy_special_gamma as _gamma
 from didax.api import scipy_special_hyper as _hyper
 from didax.api import scipy_special_integrals as _integrals
 from didax.api.scipy_special import *  # noqa: F403
+from didax.api.scipy_special_dist import *  # noqa: F403
 from didax.api.scipy_special_expint import *  # noqa: F403
 from didax.api.scipy_special_gamma import *  # noqa: F403
 from didax.api.scipy_special_hyper import *  # noqa: F403
@@ -27,4 +29,5 @@ __all__ = [
     *_integrals.__all__,
     *_expint.__all__,
     *_hyper.__all__,
+    *_dist.__all__,
 ]
