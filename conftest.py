@@ -36,6 +36,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "x64_off: run with didax and JAX in their default 32-bit mode"
     )
+    config.addinivalue_line(
+        "markers",
+        "slow: a long table whose slice the default run covers; run by `nox -s slow`",
+    )
 
 
 @pytest.fixture(autouse=True)

@@ -137,6 +137,7 @@ def test_samplers_equal_jax_under_vmap() -> None:
     np.testing.assert_allclose(got, want, rtol=4e-16, atol=0)
 
 
+@pytest.mark.slow  # the 32-bit test below runs these loops under jit in CI
 def test_rejection_samplers_equal_jax_under_vmap() -> None:
     _check_vmap([LOOPS[0], LOOPS[2], LOOPS[5]], 9)
 
