@@ -16,14 +16,7 @@ import jax.scipy.special
 
 import didax.scipy.special
 
-_H_STATS: Final = "in progress: h-stats (the distribution functions, issue 29)"
-
-MISSING: Final[dict[str, str]] = {
-    **dict.fromkeys(
-        ("ndtr", "ndtri", "log_ndtr", "gammainc", "gammaincc", "betainc", "beta", "betaln"),
-        _H_STATS,
-    ),
-}
+MISSING: Final[dict[str, str]] = {}
 
 
 def _jax_names() -> list[str]:
