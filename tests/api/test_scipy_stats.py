@@ -236,7 +236,10 @@ DATA: Final = np.array([[3.0, 1.0, 3.0, 2.0], [2.0, NAN, 3.0, 2.0], [1.0, 1.0, 2
 INTS: Final = np.array([[4, 1, 4, 2, 2], [0, 0, 7, 7, 1]])
 
 
-@pytest.mark.parametrize("axis", [0, 1, -1, None])
+@pytest.mark.parametrize(
+    "axis",
+    [pytest.param(0, marks=pytest.mark.slow), pytest.param(1, marks=pytest.mark.slow), -1, None],
+)
 def test_mode_rankdata_sem_against_jax(axis: int | None) -> None:
     for data in (DATA, INTS, DATA[:, :0] if axis == 1 else DATA):
         for keepdims in (False, True):
