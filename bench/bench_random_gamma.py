@@ -48,6 +48,7 @@ def workload(impl: Impl) -> Callable[[], Any]:
     return lambda: jsample(jkey, ja).block_until_ready()
 
 
+@pytest.mark.slow  # bench/paired.py's gamma row, which CI runs once, checks the same workload
 @pytest.mark.benchmark(group="random.gamma f32[1e6] under jit", warmup=True)
 @pytest.mark.parametrize("impl", ["didax", "jax"])
 def bench_random_gamma(benchmark: BenchmarkFixture, record: Record, impl: Impl) -> None:

@@ -158,6 +158,7 @@ def test_rejection_samplers_equal_jax_in_32_bits() -> None:
     _check_jit([LOOPS[1], LOOPS[3]], 12)
 
 
+@pytest.mark.slow  # compositions of gamma, which CI checks (test_random_gamma.py)
 def test_samplers_on_gamma_equal_jax() -> None:
     cases: list[Case] = [
         ("generalized_normal", (1.5, (4,)), {}),

@@ -51,7 +51,10 @@ INCOMPLETE: Final = {
     "gammaincc": Case(lambda m, a, x: m.gammaincc(a, x), (A, GX), (0, 1), (GA, GB)),
     "betainc": Case(lambda m, a, b, x: m.betainc(a, b, x), (A, B, BX), (2,), (GA, GB, GBX)),
 }
-DTYPES: Final = pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+# float32 is the slow session's (test_32_bit_mode runs float32 in CI).
+DTYPES: Final = pytest.mark.parametrize(
+    "dtype", [pytest.param(np.float32, marks=pytest.mark.slow), np.float64], ids=["f32", "f64"]
+)
 
 
 @DTYPES

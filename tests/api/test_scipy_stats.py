@@ -143,8 +143,17 @@ DISCRETE: Final = {
     **_cases("poisson", "logpmf pmf", (K, SHAPE, LOC), (GK, GSHAPE), (1,)),
     **_cases("poisson", "entropy", ([0.0, 0.5, 3.0, 9.9, 10.0, 50.0, 100.0, 1e4],), (GSHAPE,)),
 }
-# float32 is the slow session's (the 32-bit-mode test below runs float32 in CI).
+# The slow session's: CI's slice is test_32_bit_mode (four families in float32)
+# and the multivariate, descriptive and KDE tests below.
 DTYPES: Final = pytest.mark.parametrize(
+    "dtype",
+    [
+        pytest.param(np.float32, marks=pytest.mark.slow),
+        pytest.param(np.float64, marks=pytest.mark.slow),
+    ],
+    ids=["f32", "f64"],
+)
+MULTIVARIATE_DTYPES: Final = pytest.mark.parametrize(
     "dtype", [pytest.param(np.float32, marks=pytest.mark.slow), np.float64], ids=["f32", "f64"]
 )
 
@@ -216,7 +225,7 @@ MULTIVARIATE: Final = {
 }
 
 
-@DTYPES
+@MULTIVARIATE_DTYPES
 def test_multivariate_against_jax(dtype: Any) -> None:
     # Integer counts stay integers (multinomial requires them); the rest become ``dtype``.
     table = {
@@ -238,7 +247,12 @@ INTS: Final = np.array([[4, 1, 4, 2, 2], [0, 0, 7, 7, 1]])
 
 @pytest.mark.parametrize(
     "axis",
-    [pytest.param(0, marks=pytest.mark.slow), pytest.param(1, marks=pytest.mark.slow), -1, None],
+    [
+        pytest.param(0, marks=pytest.mark.slow),
+        pytest.param(1, marks=pytest.mark.slow),
+        pytest.param(-1, marks=pytest.mark.slow),
+        None,
+    ],
 )
 def test_mode_rankdata_sem_against_jax(axis: int | None) -> None:
     for data in (DATA, INTS, DATA[:, :0] if axis == 1 else DATA):

@@ -719,6 +719,10 @@ CASES: Final[tuple[Case, ...]] = (
 
 # Primitives that no case can hold at the top of its jaxpr, and why.
 NO_CASE: Final[dict[str, str]] = {
+    "random_gamma": (
+        "a sampler over key data (uint32) and alphas: its dtypes, float32 and float64 as "
+        "JAX's, are checked bit for bit by tests/api/test_random_gamma.py"
+    ),
     "approx_top_k": (
         "JAX refuses its integer operands with a ValueError from its typing, where this "
         "harness takes a TypeError for JAX's refusal; tests/interpreters/test_top_k.py "
