@@ -12,6 +12,7 @@ implement its names.
 """
 
 from didax import custom_derivatives as custom_derivatives
+from didax import debug as debug
 from didax import distributed as distributed
 from didax import errors as errors
 from didax import experimental as experimental
@@ -33,6 +34,8 @@ from didax.api import sharding as _sharding
 from didax.api import transformations as _transformations
 from didax.api.arrays import *  # noqa: F403
 from didax.api.autodiff import *  # noqa: F403
+from didax.api.callbacks import effects_barrier as effects_barrier
+from didax.api.callbacks import pure_callback as pure_callback
 from didax.api.checkpoint import *  # noqa: F403
 from didax.api.distributed import (
     make_array_from_process_local_data as make_array_from_process_local_data,
@@ -59,6 +62,9 @@ __all__ = [
     "custom_jvp",
     "custom_vjp",
     "custom_derivatives",
+    "debug",
+    "pure_callback",
+    "effects_barrier",
     *_checkpoint.__all__,
     *_flops.__all__,
     *_sharding.__all__,

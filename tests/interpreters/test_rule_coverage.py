@@ -527,6 +527,22 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         )
         for table in ("partial_eval", "dce")
     },
+    # Host callbacks (core.lax.callbacks): a debug callback has no results to
+    # transpose, and pure/io callbacks are not differentiable (their jvp raises).
+    **{
+        (name, "transpose"): (
+            "a host callback is never linear: its jvp prints primals or raises, as JAX's"
+        )
+        for name in ("debug_callback", "pure_callback", "io_callback")
+    },
+    **{
+        (name, table): (
+            "a first-order primitive: staged whole when an operand is unknown, and DCE "
+            "keeps it by its effects (debug, io) or drops it whole (pure)"
+        )
+        for name in ("debug_callback", "pure_callback", "io_callback")
+        for table in ("partial_eval", "dce")
+    },
 }
 
 

@@ -13,6 +13,7 @@ module, so every rule is registered.
 from didax.interpreters import (
     batching,
     bits,
+    callbacks,
     checkpoint,
     cond,
     contractions,
@@ -55,6 +56,7 @@ __all__ = [
     "random_gamma",
     "batching",
     "bits",
+    "callbacks",
     "checkpoint",
     "cond",
     "contractions",

@@ -15,17 +15,22 @@ Design rules:
   explicit operands. Params then compare and fingerprint by structure
   alone, and no cache keyed by a fingerprint can hand one program's result
   to another with different constants.
+- An equation carries its effects (``core.effects``): by default those its
+  primitive declares plus the union of the effects of the jaxprs in its
+  params, so a higher-order primitive has its bodies' effects whoever
+  builds the equation. A jaxpr's effects are the union of its equations'.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, final
 
 import attrs
 import numpy as np
 
 from didax.core.abstract import ShapedArray
+from didax.core.effects import NO_EFFECTS, Effects, declared_effects
 from didax.core.primitive import Primitive
 from didax.core.values import wrap_host
 
@@ -80,12 +85,35 @@ Atom = Var | Literal
 @final
 @attrs.frozen(eq=False)
 class JaxprEqn:
-    """``out_binders = primitive[params] inputs``."""
+    """``out_binders = primitive[params] inputs``, with its effects (see the design rules)."""
 
     primitive: Primitive
     inputs: tuple[Atom, ...]
     params: Mapping[str, Any]
     out_binders: tuple[Var, ...]
+    effects: Effects = attrs.field(
+        default=attrs.Factory(lambda eqn: inferred_effects(eqn.primitive, eqn.params), True)
+    )
+
+
+def sub_jaxprs(params: Mapping[str, Any]) -> Iterator[tuple[str, Jaxpr | ClosedJaxpr]]:
+    """The jaxprs among ``params`` (a jaxpr, or a tuple holding some), named by param."""
+    for name, value in params.items():
+        if isinstance(value, (Jaxpr, ClosedJaxpr)):
+            yield name, value
+        elif isinstance(value, tuple):
+            for i, v in enumerate(value):
+                if isinstance(v, (Jaxpr, ClosedJaxpr)):
+                    yield f"{name}[{i}]", v
+
+
+def inferred_effects(prim: Primitive, params: Mapping[str, Any]) -> Effects:
+    """What ``prim`` declares for ``params``, and the effects of the jaxprs among them."""
+    effects = declared_effects(prim, params)
+    for _, sub in sub_jaxprs(params):
+        if sub.effects:
+            effects = effects | sub.effects
+    return effects
 
 
 @final
@@ -108,6 +136,15 @@ class Jaxpr:
     @property
     def type(self) -> JaxprType:
         return JaxprType(self.in_avals, self.out_avals)
+
+    @property
+    def effects(self) -> Effects:
+        """The union of its equations' effects."""
+        effects = NO_EFFECTS
+        for eqn in self.eqns:
+            if eqn.effects:
+                effects = effects | eqn.effects
+        return effects
 
     def __str__(self) -> str:
         from didax.ir.pprint import pp_jaxpr
@@ -160,6 +197,10 @@ class ClosedJaxpr:
     @property
     def eqns(self) -> tuple[JaxprEqn, ...]:
         return self.jaxpr.eqns
+
+    @property
+    def effects(self) -> Effects:
+        return self.jaxpr.effects
 
     def __str__(self) -> str:
         from didax.ir.pprint import pp_jaxpr

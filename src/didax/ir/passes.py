@@ -1,8 +1,11 @@
 """Passes over jaxprs: dead-code elimination, the one DCE of didax.
 
 Design rules:
-- Every primitive is pure (no effects), so an equation none of whose
-  results is used can always be removed.
+- An equation none of whose results is used is removed unless it has
+  effects (``core.effects``: a print, a callback): those are kept, with
+  what they read, as JAX's DCE keeps effectful equations. A higher-order
+  primitive whose body has effects keeps them the same way, since its
+  bodies are pruned with this DCE too.
 - A higher-order primitive can do better than "all or nothing": its DCE
   rule (``DCE_RULES``, registered by its module in ``interpreters``) is told
   which of its results are used and returns a smaller equation (unused
@@ -49,14 +52,15 @@ def live_equations(eqns: Sequence[JaxprEqn], live: set[Var]) -> list[JaxprEqn]:
     kept: list[JaxprEqn] = []
     for eqn in reversed(eqns):
         used_outputs = [v in live for v in eqn.out_binders]
-        if not any(used_outputs):
+        if not any(used_outputs) and not eqn.effects:
             continue
         rule = DCE_RULES.get(eqn.primitive)
         if rule is not None and not all(used_outputs):
             _, pruned = rule(used_outputs, eqn)
-            if pruned is None:
+            if pruned is not None:
+                eqn = pruned
+            elif not eqn.effects:
                 continue
-            eqn = pruned
         kept.append(eqn)
         live.update(x for x in eqn.inputs if isinstance(x, Var))
     kept.reverse()

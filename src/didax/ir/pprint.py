@@ -8,6 +8,9 @@ Design rules:
 - Names are given in order of first appearance (a, b, ..., z, ab, ac, ...,
   as Autodidax), so printing is deterministic and golden files are stable.
 - A closed jaxpr's constant binders come first, separated by ``;``.
+- A jaxpr with effects prints them after its results, as JAX's printer
+  with ``print_effects``: ``in ( a ) : { OrderedDebug } }``; one without
+  prints as before, so golden files do not change.
 - Params print sorted by name on the equation's line; a param holding a
   jaxpr prints it nested, indented under the equation. As JAX's printer,
   ``dot_general`` omits its ``precision`` and ``preferred_element_type``
@@ -72,7 +75,9 @@ def _pp_jaxpr(jaxpr: Jaxpr, num_consts: int, names: _Names) -> list[str]:
     for i, line in enumerate(eqn_lines):
         lines.append(("  let " if i == 0 else "      ") + line)
     outs = ", ".join(names.atom(x) for x in jaxpr.outs)
-    lines.append(f"  in ( {outs} ) }}")
+    effects = jaxpr.effects
+    shown = " : { " + ", ".join(sorted(map(repr, effects))) + " }" if effects else ""
+    lines.append(f"  in ( {outs} ){shown} }}")
     return lines
 
 

@@ -9,16 +9,26 @@ Design rules:
   it on its own; the primitive's typing rule then checks the body against
   its equation (operand types against the body's inputs, carries against
   carries). A ``ClosedJaxpr`` param is refused: bodies are constant-free.
+- An equation's effects must include what its primitive declares and its
+  sub-jaxprs' effects: a body's print cannot vanish from the equation
+  carrying it, or DCE and jit's token would miss it.
 - Tests run it after every transformation; it never runs on the hot path.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
-
 from didax.core.abstract_eval import abstract_eval
-from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprType, Literal, Var
+from didax.core.effects import Effects
+from didax.ir.jaxpr import (
+    Atom,
+    ClosedJaxpr,
+    Jaxpr,
+    JaxprType,
+    Literal,
+    Var,
+    inferred_effects,
+    sub_jaxprs,
+)
 
 
 class JaxprTypeError(TypeError):
@@ -59,7 +69,7 @@ def typecheck_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> JaxprType:
     for eqn in jaxpr.eqns:
         for x in eqn.inputs:
             read(x)
-        for name, sub in _subjaxprs(eqn.params):
+        for name, sub in sub_jaxprs(eqn.params):
             if isinstance(sub, ClosedJaxpr):
                 raise JaxprTypeError(
                     f"{eqn.primitive.name}'s param {name} is a ClosedJaxpr: a body carried "
@@ -69,6 +79,12 @@ def typecheck_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> JaxprType:
                 typecheck_jaxpr(sub)
             except JaxprTypeError as e:
                 raise JaxprTypeError(f"in {eqn.primitive.name}'s {name}: {e}") from e
+        missing = inferred_effects(eqn.primitive, eqn.params) - eqn.effects
+        if missing:
+            raise JaxprTypeError(
+                f"{eqn.primitive.name}'s equation has effects {_pp_effects(eqn.effects)}, "
+                f"missing {_pp_effects(missing)} of its primitive or of its sub-jaxprs"
+            )
         try:
             out_types = abstract_eval(eqn.primitive, [x.aval for x in eqn.inputs], dict(eqn.params))
         except TypeError as e:
@@ -93,11 +109,5 @@ def typecheck_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> JaxprType:
     )
 
 
-def _subjaxprs(params: Mapping[str, Any]) -> Iterator[tuple[str, Jaxpr | ClosedJaxpr]]:
-    for name, value in params.items():
-        if isinstance(value, (Jaxpr, ClosedJaxpr)):
-            yield name, value
-        elif isinstance(value, tuple):
-            for i, v in enumerate(value):
-                if isinstance(v, (Jaxpr, ClosedJaxpr)):
-                    yield f"{name}[{i}]", v
+def _pp_effects(effects: Effects) -> str:
+    return "{" + ", ".join(sorted(map(repr, effects))) + "}"

@@ -8,6 +8,7 @@ and registers the jit primitive's impl (compile and execute).
 from didax.lowering import (
     array,
     bits,
+    callbacks,
     checkpoint,
     cond,
     contractions,
@@ -47,6 +48,7 @@ __all__ = [
     "random_gamma",
     "array",
     "bits",
+    "callbacks",
     "checkpoint",
     "cond",
     "contractions",

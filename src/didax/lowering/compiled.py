@@ -53,7 +53,7 @@ from didax.ir.jaxpr import Jaxpr
 from didax.lowering import persistent_cache, xla
 from didax.lowering.array import BACKEND
 from didax.lowering.host_arguments import HostArguments, call_values, to_buffer
-from didax.lowering.mlir import SpmdAnnotations, lower_to_module
+from didax.lowering.mlir import SpmdAnnotations, lower_to_module, lower_with_callbacks
 from didax.lowering.sharding import (
     SpmdLayout,
     device_order,
@@ -303,8 +303,11 @@ def compile_jaxpr(
         return COMPILE_CACHE.get_or_create((fingerprint(jaxpr), layout), build_spmd)
 
     def build() -> AnyCompiled:
-        module = lower_to_module(jaxpr, name, donated)
-        executable = persistent_cache.compile_module(module)
+        module, callbacks = lower_with_callbacks(jaxpr, name, donated)
+        if callbacks:
+            executable = xla.compile_with_callbacks(module, callbacks)
+        else:
+            executable = persistent_cache.compile_module(module)
         return Compiled(executable, jaxpr.in_avals, jaxpr.out_avals, module)
 
     key: Hashable = (fingerprint(jaxpr), donated) if donated else fingerprint(jaxpr)

@@ -21,6 +21,8 @@ from didax.lowering.mlir import (
     LoweringRuleContext,
     aval_to_ir_type,
     lower_jaxpr_body,
+    threads_token,
+    token_type,
 )
 
 
@@ -28,10 +30,18 @@ from didax.lowering.mlir import (
 def _cond_lowering(
     ctx: LoweringRuleContext, index: IrValue, *ops: IrValue, branches: tuple[Jaxpr, ...]
 ) -> list[IrValue]:
+    mctx = ctx.module_context
     out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
-    op = hlo.CaseOp(out_types, index, len(branches))
+    # With ordered effects each branch continues the token and returns it last.
+    token, n = threads_token(*branches), len(out_types)
+    outer = mctx.token
+    op = hlo.CaseOp([*out_types, token_type()] if token else out_types, index, len(branches))
     for branch, region in zip(branches, op.regions, strict=True):
         block = region.blocks.append()
         with ir.InsertionPoint(block):
-            hlo.return_(lower_jaxpr_body(ctx.module_context, branch, ops))
-    return list(op.results)
+            mctx.token = outer
+            outs = lower_jaxpr_body(mctx, branch, ops)
+            hlo.return_([*outs, mctx.current_token()] if token else outs)
+    results: list[IrValue] = list(op.results)
+    mctx.token = results[n] if token else outer
+    return results[:n]

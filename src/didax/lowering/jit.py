@@ -14,13 +14,23 @@ from jaxlib.mlir.dialects import func
 
 from didax.core.lax.jit import jit_p
 from didax.ir.jaxpr import Jaxpr
-from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, aval_to_ir_type
+from didax.lowering.mlir import (
+    LOWERING_RULES,
+    IrValue,
+    LoweringRuleContext,
+    aval_to_ir_type,
+    lower_jaxpr_body,
+    threads_token,
+)
 
 
 @LOWERING_RULES.defines(jit_p)
 def _jit_lowering(
     ctx: LoweringRuleContext, *args: IrValue, jaxpr: Jaxpr, name: str
 ) -> list[IrValue]:
+    if threads_token(jaxpr):
+        # Inline: the ordered effects' token stays in the caller's function.
+        return lower_jaxpr_body(ctx.module_context, jaxpr, args)
     fn = ctx.module_context.function_for(jaxpr, name)
     out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
     callee = ir.FlatSymbolRefAttr.get(fn.sym_name.value)

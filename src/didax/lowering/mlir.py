@@ -27,6 +27,14 @@ Design rules:
   fingerprint) is emitted once per module.
 - Literals become ``stablehlo.constant``; everything else arrives as a
   function argument (constants were hoisted to arguments by staging).
+- Effects: a host callback's function is added to the module context's
+  ``host_callbacks`` (the custom call names it by index; the module is
+  compiled with that list). Ordered effects are ordered by a token, as
+  JAX's: ``main`` creates one when its jaxpr has any, and the rules of
+  ordered equations read and replace ``ModuleContext.token``; a
+  control-flow op whose body has ordered effects carries the token through
+  its region (a loop carry, a branch result), and a nested jit call with
+  ordered effects is lowered inline, so the token stays in one function.
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
+from didax.core.effects import ordered
 from didax.core.primitive import Primitive, RuleTable, registering_module
 from didax.ir.fingerprint import Fingerprint, fingerprint
 from didax.ir.jaxpr import Atom, Jaxpr, Literal, Var
@@ -241,11 +250,21 @@ class ModuleContext:
         # collectives' replica groups are in that mesh's device ids), if any.
         self.manual_mesh: Any = None
         self._channels = 0
+        # The host callbacks of the module's custom calls, by index, and the
+        # ordered effects' token where the rules are emitting (None: none).
+        self.host_callbacks: list[Callable[..., Any]] = []
+        self.token: IrValue | None = None
 
     def next_channel(self) -> int:
         """A fresh channel id for a collective of this module."""
         self._channels += 1
         return self._channels
+
+    def current_token(self) -> IrValue:
+        """The ordered effects' token where the rules are emitting (one must be threaded)."""
+        if self.token is None:
+            raise RuntimeError("an ordered effect is lowered where no token is threaded")
+        return self.token
 
     def function_for(self, jaxpr: Jaxpr, name: str) -> func.FuncOp:
         """The private function computing ``jaxpr``, emitted once per equal jaxpr."""
@@ -308,10 +327,25 @@ def _lower_function(
             )
         fn.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in arg_attrs])
     entry = fn.regions[0].blocks.append(*in_types)
+    outer_token = mctx.token
     with ir.InsertionPoint(entry):
+        # A private function never has ordered effects (their jit is inlined).
+        mctx.token = hlo.create_token() if public and ordered(jaxpr.effects) else None
         outs = lower_jaxpr_body(mctx, jaxpr, list(entry.arguments))
         func.ReturnOp(outs)
+    mctx.token = outer_token
     return fn
+
+
+def token_type() -> ir.Type:
+    """``!stablehlo.token``."""
+    token: ir.Type = hlo.TokenType.get()
+    return token
+
+
+def threads_token(*jaxprs: Jaxpr) -> bool:
+    """Whether any of ``jaxprs`` has ordered effects: its op must carry the token."""
+    return any(ordered(j.effects) for j in jaxprs)
 
 
 def lower_jaxpr_body(mctx: ModuleContext, jaxpr: Jaxpr, args: Sequence[IrValue]) -> list[IrValue]:
@@ -382,6 +416,17 @@ def lower_to_module(
     spmd: SpmdAnnotations | None = None,
     platform: str | None = None,
 ) -> ir.Module:
+    """``lower_with_callbacks``'s module (see there)."""
+    return lower_with_callbacks(jaxpr, name, donated, spmd, platform)[0]
+
+
+def lower_with_callbacks(
+    jaxpr: Jaxpr,
+    name: str = "main",
+    donated: frozenset[int] = frozenset(),
+    spmd: SpmdAnnotations | None = None,
+    platform: str | None = None,
+) -> tuple[ir.Module, list[Callable[..., Any]]]:
     """A StableHLO module whose public ``main`` computes ``jaxpr`` (constant-free).
 
     The inputs at the positions in ``donated`` are marked as buffer donors.
@@ -389,6 +434,8 @@ def lower_to_module(
     its arguments and results carry ``mhlo.sharding`` attributes, which
     XLA's SPMD partitioner reads. The module is lowered for ``platform``
     (one of ``PLATFORMS``; by default the backend's, which it then starts).
+    The host callbacks its custom calls name by index come beside it: the
+    module must be compiled with them.
     """
     if platform is None:
         platform = xla.platform()
@@ -403,12 +450,11 @@ def lower_to_module(
                 i32, spmd.num_partitions
             )
             module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
-        _lower_function(
-            ModuleContext(module, platform), jaxpr, "main", public=True, donated=donated, spmd=spmd
-        )
+        mctx = ModuleContext(module, platform)
+        _lower_function(mctx, jaxpr, "main", public=True, donated=donated, spmd=spmd)
         if not module.operation.verify():
             raise RuntimeError(f"didax produced an invalid StableHLO module:\n{module}")
-    return module
+    return module, mctx.host_callbacks
 
 
 def lower_to_text(

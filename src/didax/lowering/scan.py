@@ -74,8 +74,13 @@ def _scan_lowering(ctx: LoweringRuleContext, *args: IrValue, **params: Any) -> l
     trips = length // unroll
     ys_init = [mlir.full(a, 0) for a in ys_avals]
     i0 = mlir.constant(np.zeros((), np.int32))
-    carry_types = [i_type, *(mlir.aval_to_ir_type(a) for a in ctx.avals_out)]
-    op = hlo.WhileOp(carry_types, [i0, *init, *ys_init])
+    carry_types: list[ir.Type] = [i_type, *(mlir.aval_to_ir_type(a) for a in ctx.avals_out)]
+    # With ordered effects the token is the last carry.
+    token = mlir.threads_token(jaxpr)
+    n = len(carry_types)
+    if token:
+        carry_types.append(mlir.token_type())
+    op = hlo.WhileOp(carry_types, [i0, *init, *ys_init, *([mctx.current_token()] if token else [])])
     cond_block = op.regions[0].blocks.append(*carry_types)
     with ir.InsertionPoint(cond_block):
         i = cond_block.arguments[0]
@@ -83,12 +88,16 @@ def _scan_lowering(ctx: LoweringRuleContext, *args: IrValue, **params: Any) -> l
     body_block = op.regions[1].blocks.append(*carry_types)
     with ir.InsertionPoint(body_block):
         state: list[IrValue] = list(body_block.arguments)
-        i, carry, ys = state[0], state[1 : 1 + num_carry], state[1 + num_carry :]
+        if token:
+            mctx.token = state[n]
+        i, carry, ys = state[0], state[1 : 1 + num_carry], state[1 + num_carry : n]
         for _ in range(unroll):
             i, carry, ys = step(i, carry, ys)
-        hlo.return_([i, *carry, *ys])
+        hlo.return_([i, *carry, *ys, *([mctx.current_token()] if token else [])])
     results: list[IrValue] = list(op.results)
-    i, carry, ys = results[0], results[1 : 1 + num_carry], results[1 + num_carry :]
+    if token:
+        mctx.token = results[n]
+    i, carry, ys = results[0], results[1 : 1 + num_carry], results[1 + num_carry : n]
     for _ in range(length - trips * unroll):
         i, carry, ys = step(i, carry, ys)
     return [*carry, *ys]

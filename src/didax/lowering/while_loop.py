@@ -23,23 +23,37 @@ from didax.lowering.mlir import (
     LoweringRuleContext,
     aval_to_ir_type,
     lower_jaxpr_body,
+    threads_token,
+    token_type,
 )
 
 
 @LOWERING_RULES.defines(while_p)
 def _while_lowering(ctx: LoweringRuleContext, *args: IrValue, **params: Any) -> list[IrValue]:
     p: WhileParams[Jaxpr] = WhileParams(**params)
+    mctx = ctx.module_context
     cconsts, bconsts, init = p.split(args)
     carry_types = [aval_to_ir_type(a) for a in ctx.avals_out]
-    op = hlo.WhileOp(carry_types, list(init))
-    cond_block = op.regions[0].blocks.append(*carry_types)
+    # With ordered effects the token is the last carry.
+    token = threads_token(p.cond_jaxpr, p.body_jaxpr)
+    n = len(carry_types)
+    op = hlo.WhileOp(
+        [*carry_types, token_type()] if token else carry_types,
+        [*init, mctx.current_token()] if token else list(init),
+    )
+    cond_block = op.regions[0].blocks.append(*(r.type for r in op.results))
     with ir.InsertionPoint(cond_block):
-        (pred,) = lower_jaxpr_body(
-            ctx.module_context, p.cond_jaxpr, [*cconsts, *cond_block.arguments]
-        )
+        if token:
+            mctx.token = cond_block.arguments[n]
+        (pred,) = lower_jaxpr_body(mctx, p.cond_jaxpr, [*cconsts, *cond_block.arguments[:n]])
         hlo.return_([pred])
-    body_block = op.regions[1].blocks.append(*carry_types)
+    body_block = op.regions[1].blocks.append(*(r.type for r in op.results))
     with ir.InsertionPoint(body_block):
-        outs = lower_jaxpr_body(ctx.module_context, p.body_jaxpr, [*bconsts, *body_block.arguments])
-        hlo.return_(outs)
-    return list(op.results)
+        if token:
+            mctx.token = body_block.arguments[n]
+        outs = lower_jaxpr_body(mctx, p.body_jaxpr, [*bconsts, *body_block.arguments[:n]])
+        hlo.return_([*outs, mctx.current_token()] if token else outs)
+    results: list[IrValue] = list(op.results)
+    if token:
+        mctx.token = results[n]
+    return results[:n]

@@ -267,6 +267,24 @@ def compile(module: ir.Module | str | bytes) -> Executable:  # noqa: A001 - the 
 USE_SHARDY: Final = False
 
 
+def compile_with_callbacks(
+    module: ir.Module, host_callbacks: Sequence[Callable[..., Any]]
+) -> Executable:
+    """Compiles ``module`` whose Python-callback custom calls name ``host_callbacks`` by index.
+
+    jaxlib takes the callbacks with the module object (not its bytecode), as
+    JAX's ``backend_compile_and_load`` passes them; such a program is never
+    kept on disk, since its callbacks live in this process.
+    """
+    devices = _jaxlib.DeviceList((device(),))
+    # This overload (a module object, a DeviceList, callbacks) is missing from jaxlib's stubs.
+    compile_and_load: Any = _backend().compile_and_load
+    executable: Executable = compile_and_load(
+        module, devices, compile_options(), host_callbacks=list(host_callbacks)
+    )
+    return executable
+
+
 def spmd_compile_options(device_ids: Sequence[int], choose_outputs: Sequence[bool]) -> Any:
     """Options for one SPMD program over these devices (by id), as JAX's ``get_compile_options``.
 

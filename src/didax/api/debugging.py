@@ -1,0 +1,142 @@
+"""``didax.debug``: ``print`` and ``callback`` inside transformed programs, as JAX's.
+
+Design rules:
+- Both bind ``core.lax.callbacks.debug_callback_p``, a primitive with no
+  results and the effect ``Debug`` (``OrderedDebug`` with ``ordered=True``):
+  DCE keeps it, jit calls it from inside the XLA program, vmap calls it per
+  batch element, grad on the forward pass only (its jvp rule prints the
+  primals), control flow carries it in its bodies.
+- ``print`` formats as JAX's: ``fmt.format(*args, **kwargs)`` under the
+  NumPy print options in force when it was called; a format with no
+  placeholder prints its arguments after it, space-separated; an argument
+  the format does not use is an error at the call, as in JAX.
+- Both accept JAX's two-call form, ``debug.print(ordered=True)(fmt, x)``.
+"""
+
+from __future__ import annotations
+
+import string
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from didax.api.callbacks import flatten_callback
+from didax.core.lax.callbacks import debug_callback_p, debug_effect
+
+__all__ = ["print", "callback"]
+
+
+def _no_results(_: object) -> tuple[()]:
+    return ()
+
+
+def _bind(name: str, fn: Callable[..., Any], ordered: bool, args: Any, kwargs: Any) -> None:
+    host, flat = flatten_callback(name, fn, args, kwargs, results=_no_results)
+    debug_callback_p.bind(*flat, callback=host, effect=debug_effect(ordered))
+
+
+def debug_callback(
+    callback: Callable[..., None] | None = None,
+    *args: Any,
+    ordered: bool = False,
+    partitioned: bool = False,
+    **kwargs: Any,
+) -> Callable[..., None] | None:
+    """Calls ``callback(*args, **kwargs)`` from a program (``jax.debug.callback``).
+
+    >>> import didax
+    >>> def f(x):
+    ...     didax.debug.callback(lambda v: print("got", v), x)
+    ...     return x * 2
+    >>> didax.jit(f)(1.5)
+    got 1.5
+    Array(3., dtype=float32, weak_type=True)
+    """
+    del partitioned  # one device: the logical operands are the local ones
+
+    def call(fn: Callable[..., None], *c_args: Any, **c_kwargs: Any) -> None:
+        _bind("didax.debug.callback", fn, ordered, c_args, c_kwargs)
+
+    if callback is not None:
+        call(callback, *args, **kwargs)
+        return None
+    if args or kwargs:
+        raise TypeError(
+            f"debug_callback received unexpected arguments in the two-call form: {args=} {kwargs=}"
+        )
+    return call
+
+
+class _FormatChecker(string.Formatter):
+    """Formats nothing; refuses arguments the format does not use (JAX's check)."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        return ""
+
+    def check_unused_args(self, used_args: Any, args: Any, kwargs: Any) -> None:
+        unused = [a for i, a in enumerate(args) if i not in used_args]
+        unused_kw = [k for k in kwargs if k not in used_args]
+        if unused:
+            raise ValueError(f"Unused positional arguments to `didax.debug.print`: {unused}")
+        if unused_kw:
+            raise ValueError(
+                f"Unused keyword arguments to `didax.debug.print`: {unused_kw}. "
+                'You may be passing an f-string (i.e, `f"{x}"`) into `didax.debug.print` '
+                "and instead should pass in a regular string."
+            )
+
+
+def debug_print(
+    fmt: str | None = None,
+    *args: Any,
+    ordered: bool = False,
+    partitioned: bool = False,
+    **kwargs: Any,
+) -> Callable[..., None] | None:
+    """Prints ``fmt.format(*args, **kwargs)`` when the program runs (``jax.debug.print``).
+
+    >>> import didax
+    >>> @didax.jit
+    ... def f(x):
+    ...     didax.debug.print("x = {x}", x=x)
+    ...     return x + 1
+    >>> f(2)
+    x = 2
+    Array(3, dtype=int32, weak_type=True)
+    """
+    del partitioned
+
+    def call(fmt: str, *c_args: Any, **c_kwargs: Any) -> None:
+        _FormatChecker().format(fmt, *c_args, **c_kwargs)
+        placeholders = bool(fmt) and next(iter(string.Formatter().parse(fmt)))[1] is not None
+        options = np.get_printoptions()
+
+        def write(*a: Any, **kw: Any) -> None:
+            if placeholders:
+                with np.printoptions(**options):
+                    msg = fmt.format(*map(_host, a), **{k: _host(v) for k, v in kw.items()})
+            else:
+                msg = " ".join((fmt, *(str(_host(x)) for x in a)))
+            sys.stdout.write(msg + "\n")
+
+        _bind("didax.debug.print", write, ordered, c_args, c_kwargs)
+
+    if fmt is not None:
+        call(fmt, *args, **kwargs)
+        return None
+    if args or kwargs:
+        raise TypeError(
+            f"debug_print received unexpected arguments in the two-call form: {args=} {kwargs=}"
+        )
+    return call
+
+
+def _host(x: Any) -> Any:
+    """An Array as NumPy prints it (JAX's print formats host values)."""
+    return np.asarray(x) if hasattr(x, "__array__") and not isinstance(x, np.ndarray) else x
+
+
+print = debug_print  # noqa: A001 - the public name, as JAX's jax.debug.print
+callback = debug_callback
