@@ -18,7 +18,7 @@ from __future__ import annotations
 import string
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -37,6 +37,18 @@ def _bind(name: str, fn: Callable[..., Any], ordered: bool, args: Any, kwargs: A
     debug_callback_p.bind(*flat, callback=host, effect=debug_effect(ordered))
 
 
+@overload
+def debug_callback(
+    callback: None = None, *, ordered: bool = False, partitioned: bool = False
+) -> Callable[..., None]: ...
+@overload
+def debug_callback(
+    callback: Callable[..., None],
+    *args: Any,
+    ordered: bool = False,
+    partitioned: bool = False,
+    **kwargs: Any,
+) -> None: ...
 def debug_callback(
     callback: Callable[..., None] | None = None,
     *args: Any,
@@ -88,6 +100,14 @@ class _FormatChecker(string.Formatter):
             )
 
 
+@overload
+def debug_print(
+    fmt: None = None, *, ordered: bool = False, partitioned: bool = False
+) -> Callable[..., None]: ...
+@overload
+def debug_print(
+    fmt: str, *args: Any, ordered: bool = False, partitioned: bool = False, **kwargs: Any
+) -> None: ...
 def debug_print(
     fmt: str | None = None,
     *args: Any,

@@ -140,5 +140,6 @@ def checked_results(
                     f"Expected: {aval.dtype}, Actual: {arr.dtype}"
                 )
             arr = arr.astype(aval.dtype)
-        checked.append(np.ascontiguousarray(arr))
+        # (Not ascontiguousarray: it makes a 0-d array 1-d.)
+        checked.append(arr if arr.flags.c_contiguous else arr.copy(order="C"))
     return checked
