@@ -106,8 +106,17 @@ MODES: dict[str, Callable[[Any, Callable[[Any, Any], Any], Any], Any]] = {
     "jit_grad": lambda ns, f, x: ns.jit(ns.grad(lambda v: f(ns, v)))(x),
 }
 
+# CI keeps jit, vmap and grad of every program, and every mode of the first
+# two; the rest is the slow session's (``nox -s slow``).
 CASES = [
-    pytest.param(p, m, id=f"{p}-{m}")
+    pytest.param(
+        p,
+        m,
+        id=f"{p}-{m}",
+        marks=[pytest.mark.slow]
+        if m in ("eager", "jit_grad") and p not in ("two_prints", "scan")
+        else [],
+    )
     for p in PROGRAMS
     for m in MODES
     if not (m in ("grad", "jit_grad") and p == "while")  # while_loop has no reverse mode
