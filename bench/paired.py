@@ -429,6 +429,13 @@ def norm_logpdf() -> tuple[Call, Call]:
     return _checked(bs.workload("didax"), bs.workload("jax"))
 
 
+def callback_in_scan() -> tuple[Call, Call]:
+    """Issue 30's jitted ``debug.callback`` in a 100-step ``scan`` (bench_callbacks.py's)."""
+    from bench import bench_callbacks as bc
+
+    return _checked(bc.workload("didax"), bc.workload("jax"))
+
+
 # (name, make, calls per round)
 WORKLOADS: list[tuple[str, Callable[[], tuple[Call, Call]], int]] = [
     ("jit cache hit, f32[3] Arrays", cache_hit_arrays, 400),
@@ -454,6 +461,7 @@ WORKLOADS: list[tuple[str, Callable[[], tuple[Call, Call]], int]] = [
     ("jit attention f32[8,512,8,64]", attention(False), 5),
     ("jit grad of attention f32[8,512,8,64]", attention(True), 2),
     ("jit scipy.stats.norm.logpdf f32[1e6]", norm_logpdf, 20),
+    ("jit debug.callback in a 100-step scan", callback_in_scan, 20),
 ]
 
 
@@ -474,6 +482,8 @@ TARGETS: dict[str, float] = {
     "jit attention f32[8,512,8,64]": 1.1,
     "jit grad of attention f32[8,512,8,64]": 1.1,
     "jit scipy.stats.norm.logpdf f32[1e6]": 1.1,
+    # Issue 30's.
+    "jit debug.callback in a 100-step scan": 1.2,
 }
 
 # Workloads whose round takes seconds run fewer rounds.
