@@ -99,7 +99,9 @@ def _pp_eqn(eqn: JaxprEqn, names: _Names) -> list[str]:
             simple.append(f"{k}={_pp_param(v)}")
     params = f"[{' '.join(simple)}]" if simple else ""
     lhs = " ".join(names.binder(v) for v in eqn.out_binders)
-    return [f"{lhs} = {eqn.primitive.name}{params} {ins}".rstrip(), *nested]
+    # An equation with no results (a print) is written without "=", as JAX's.
+    head = f"{lhs} = " if lhs else ""
+    return [f"{head}{eqn.primitive.name}{params} {ins}".rstrip(), *nested]
 
 
 def _pp_nested(label: str, v: Jaxpr | ClosedJaxpr) -> list[str]:
