@@ -44,8 +44,8 @@ def _is_dynamic(x: object) -> bool:
 def flatten_callback(
     name: str,
     callback: Callable[..., Any],
-    args: Sequence[Any],
-    kwargs: dict[str, Any],
+    args: Sequence[object],
+    kwargs: dict[str, object],
     results: Callable[[Any], Sequence[Any]] = tree_util.tree_leaves,
 ) -> tuple[HostCallback, list[Any]]:
     """``callback`` as a function of the array leaves of ``(args, kwargs)``, and those leaves.
@@ -61,7 +61,7 @@ def flatten_callback(
     dynamic = [_is_dynamic(x) for x in leaves]
     static = {i: x for i, (x, d) in enumerate(zip(leaves, dynamic, strict=True)) if not d}
 
-    def flat(*host: Any) -> Sequence[Any]:
+    def flat(*host: object) -> Sequence[Any]:
         it = iter(host)
         merged = [
             static[i] if i in static else wrap_host(np.array(next(it))) for i in range(len(leaves))
@@ -74,7 +74,9 @@ def flatten_callback(
     return HostCallback(flat, fn_name), dyn
 
 
-def _result_avals(name: str, result_shape_dtypes: Any) -> tuple[Any, tuple[ShapedArray, ...]]:
+def _result_avals(
+    name: str, result_shape_dtypes: object
+) -> tuple[tree_util.PyTreeDef, tuple[ShapedArray, ...]]:
     leaves, tree = tree_util.tree_flatten(result_shape_dtypes)
     avals = []
     for x in leaves:
@@ -89,12 +91,12 @@ def _result_avals(name: str, result_shape_dtypes: Any) -> tuple[Any, tuple[Shape
 
 def pure_callback(
     callback: Callable[..., Any],
-    result_shape_dtypes: Any,
-    *args: Any,
-    sharding: Any = None,
+    result_shape_dtypes: object,
+    *args: object,
+    sharding: object = None,
     vectorized: bool | None = None,
     vmap_method: str | None = None,
-    **kwargs: Any,
+    **kwargs: object,
 ) -> Any:
     """Calls the pure Python function ``callback`` from a program (``jax.pure_callback``).
 
@@ -134,11 +136,11 @@ def pure_callback(
 
 def io_callback(
     callback: Callable[..., Any],
-    result_shape_dtypes: Any,
-    *args: Any,
-    sharding: Any = None,
+    result_shape_dtypes: object,
+    *args: object,
+    sharding: object = None,
     ordered: bool = False,
-    **kwargs: Any,
+    **kwargs: object,
 ) -> Any:
     """Calls the impure Python function ``callback`` (``jax.experimental.io_callback``).
 

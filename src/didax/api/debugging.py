@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import string
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, overload
 
 import numpy as np
@@ -32,7 +32,13 @@ def _no_results(_: object) -> tuple[()]:
     return ()
 
 
-def _bind(name: str, fn: Callable[..., Any], ordered: bool, args: Any, kwargs: Any) -> None:
+def _bind(
+    name: str,
+    fn: Callable[..., object],
+    ordered: bool,
+    args: tuple[object, ...],
+    kwargs: dict[str, object],
+) -> None:
     host, flat = flatten_callback(name, fn, args, kwargs, results=_no_results)
     debug_callback_p.bind(*flat, callback=host, effect=debug_effect(ordered))
 
@@ -44,17 +50,17 @@ def debug_callback(
 @overload
 def debug_callback(
     callback: Callable[..., None],
-    *args: Any,
+    *args: object,
     ordered: bool = False,
     partitioned: bool = False,
-    **kwargs: Any,
+    **kwargs: object,
 ) -> None: ...
 def debug_callback(
     callback: Callable[..., None] | None = None,
-    *args: Any,
+    *args: object,
     ordered: bool = False,
     partitioned: bool = False,
-    **kwargs: Any,
+    **kwargs: object,
 ) -> Callable[..., None] | None:
     """Calls ``callback(*args, **kwargs)`` from a program (``jax.debug.callback``).
 
@@ -68,7 +74,7 @@ def debug_callback(
     """
     del partitioned  # one device: the logical operands are the local ones
 
-    def call(fn: Callable[..., None], *c_args: Any, **c_kwargs: Any) -> None:
+    def call(fn: Callable[..., None], *c_args: object, **c_kwargs: object) -> None:
         _bind("didax.debug.callback", fn, ordered, c_args, c_kwargs)
 
     if callback is not None:
@@ -84,10 +90,12 @@ def debug_callback(
 class _FormatChecker(string.Formatter):
     """Formats nothing; refuses arguments the format does not use (JAX's check)."""
 
-    def format_field(self, value: Any, format_spec: str) -> str:
+    def format_field(self, value: object, format_spec: str) -> str:
         return ""
 
-    def check_unused_args(self, used_args: Any, args: Any, kwargs: Any) -> None:
+    def check_unused_args(
+        self, used_args: set[int | str], args: Sequence[Any], kwargs: Mapping[str, Any]
+    ) -> None:
         unused = [a for i, a in enumerate(args) if i not in used_args]
         unused_kw = [k for k in kwargs if k not in used_args]
         if unused:
@@ -106,14 +114,14 @@ def debug_print(
 ) -> Callable[..., None]: ...
 @overload
 def debug_print(
-    fmt: str, *args: Any, ordered: bool = False, partitioned: bool = False, **kwargs: Any
+    fmt: str, *args: object, ordered: bool = False, partitioned: bool = False, **kwargs: object
 ) -> None: ...
 def debug_print(
     fmt: str | None = None,
-    *args: Any,
+    *args: object,
     ordered: bool = False,
     partitioned: bool = False,
-    **kwargs: Any,
+    **kwargs: object,
 ) -> Callable[..., None] | None:
     """Prints ``fmt.format(*args, **kwargs)`` when the program runs (``jax.debug.print``).
 
@@ -128,12 +136,12 @@ def debug_print(
     """
     del partitioned
 
-    def call(fmt: str, *c_args: Any, **c_kwargs: Any) -> None:
+    def call(fmt: str, *c_args: object, **c_kwargs: object) -> None:
         _FormatChecker().format(fmt, *c_args, **c_kwargs)
         placeholders = bool(fmt) and next(iter(string.Formatter().parse(fmt)))[1] is not None
         options = np.get_printoptions()
 
-        def write(*a: Any, **kw: Any) -> None:
+        def write(*a: object, **kw: object) -> None:
             if placeholders:
                 with np.printoptions(**options):
                     msg = fmt.format(*map(_host, a), **{k: _host(v) for k, v in kw.items()})
@@ -153,7 +161,7 @@ def debug_print(
     return call
 
 
-def _host(x: Any) -> Any:
+def _host(x: object) -> object:
     """An Array as NumPy prints it (JAX's print formats host values)."""
     return np.asarray(x) if hasattr(x, "__array__") and not isinstance(x, np.ndarray) else x
 

@@ -34,6 +34,7 @@ from didax.core.lax.callbacks import (
     io_callback_p,
     pure_callback_p,
 )
+from didax.core.primitive import Primitive
 from didax.core.values import get_aval
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
 from didax.interpreters.evaluation import IMPL_RULES
@@ -53,7 +54,7 @@ def _debug_callback_impl(*args: HostArray, callback: HostCallback, effect: Effec
 
 
 def _callback_impl(
-    *args: HostArray, callback: HostCallback, result_avals: tuple[ShapedArray, ...], **_: Any
+    *args: HostArray, callback: HostCallback, result_avals: tuple[ShapedArray, ...], **_: object
 ) -> list[HostArray]:
     return checked_results(callback.name, callback(*args), result_avals)
 
@@ -106,7 +107,11 @@ def _element(args: Sequence[Any], dims: Sequence[Dim], i: int) -> list[Any]:
 
 
 def _sequential(
-    prim: Any, axis_size: int, args: Sequence[Any], dims: Sequence[Dim], params: dict[str, Any]
+    prim: Primitive,
+    axis_size: int,
+    args: Sequence[Any],
+    dims: Sequence[Dim],
+    params: dict[str, Any],
 ) -> tuple[list[Any], list[Dim]]:
     """``prim`` bound once per batch element, in order; its results stacked on axis 0."""
     per_element = [prim.bind(*_element(args, dims, i), **params) for i in range(axis_size)]
@@ -170,7 +175,9 @@ def _io_callback_batch(
 # --- flops ---------------------------------------------------------------------------
 
 
-def _no_flops(operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: Any) -> Cost:
+def _no_flops(
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **_: object
+) -> Cost:
     return ZERO
 
 
