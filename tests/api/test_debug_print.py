@@ -8,6 +8,8 @@ jit, scan, cond and while must come in program order in both.
 
 from __future__ import annotations
 
+import io
+import logging
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
@@ -159,3 +161,46 @@ def test_print_options_at_the_call(capsys: pytest.CaptureFixture[str]) -> None:
     with np.printoptions(precision=2):
         didax.jit(f)(np.arange(3, dtype=np.float32) / 3)
     assert capsys.readouterr().out == "[0.   0.33 0.67]\n"
+
+
+def test_log_as_jax(caplog: pytest.LogCaptureFixture) -> None:
+    messages = {}
+    for lib, logger in ((jax, "jax._src.debugging"), (didax, "didax.debug")):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger=logger):
+            lib.jit(lambda x, lib=lib: lib.debug.log("logged {x}", x=x * 2))(np.arange(3))
+            lib.effects_barrier()
+        messages[lib.__name__] = [r.getMessage() for r in caplog.records if r.name == logger]
+    assert messages["didax"] == messages["jax"] == ["logged [0 2 4]"]
+
+
+def test_breakpoint_prompt(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def f(x: Any) -> Any:
+        y = x + 1
+        didax.debug.breakpoint(ordered=True)
+        return y
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("p y * 10\np nope\nw\nc\n"))
+    didax.vmap(f)(np.arange(2))  # once per batch element, as a debug callback
+    out = capsys.readouterr().out
+    # Element 0 reads the four commands; element 1 finds the input ended.
+    assert out.count("(didaxdb)") == 4 + 1
+    assert "Array(10, dtype=int" in out
+    assert "*** NameError" in out
+    assert "test_debug_print.py(" in out
+
+
+def test_sharding_tools_as_jax(capsys: pytest.CaptureFixture[str]) -> None:
+    seen: list[object] = []
+    didax.jit(lambda x: didax.debug.inspect_array_sharding(x, callback=seen.append))(np.ones(2))
+    didax.debug.inspect_array_sharding({"a": didax.numpy.ones(2)}, callback=seen.append)
+    assert [type(s).__name__ for s in seen] == ["SingleDeviceSharding"] * 2
+    capsys.readouterr()
+    didax.debug.visualize_array_sharding(didax.numpy.ones((4, 4)))
+    ours = capsys.readouterr().out
+    jax.debug.visualize_array_sharding(jnp.ones((4, 4)))
+    theirs = capsys.readouterr().out
+    assert "CPU 0" in ours
+    assert "CPU 0" in theirs

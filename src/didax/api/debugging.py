@@ -15,17 +15,20 @@ Design rules:
 
 from __future__ import annotations
 
+import logging
 import string
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, overload
+from typing import Any, Final, overload
 
 import numpy as np
 
 from didax.api.callbacks import flatten_callback
+from didax.core.effects import DebugEffect as DebugEffect
+from didax.core.effects import OrderedDebugEffect as OrderedDebugEffect
 from didax.core.lax.callbacks import debug_callback_p, debug_effect
 
-__all__ = ["print", "callback"]
+__all__ = ["print", "callback", "log", "DebugEffect", "OrderedDebugEffect"]
 
 
 def _no_results(_: object) -> tuple[()]:
@@ -135,6 +138,22 @@ def debug_print(
     Array(3, dtype=int32, weak_type=True)
     """
     del partitioned
+    return _formatted("didax.debug.print", _stdout, fmt, ordered, args, kwargs)
+
+
+def _stdout(msg: str) -> None:
+    sys.stdout.write(msg + "\n")
+
+
+def _formatted(
+    name: str,
+    emit: Callable[[str], None],
+    fmt: str | None,
+    ordered: bool,
+    args: tuple[object, ...],
+    kwargs: dict[str, object],
+) -> Callable[..., None] | None:
+    """``print`` and ``log``: ``emit`` the formatted message when the program runs."""
 
     def call(fmt: str, *c_args: object, **c_kwargs: object) -> None:
         _FormatChecker().format(fmt, *c_args, **c_kwargs)
@@ -147,18 +166,55 @@ def debug_print(
                     msg = fmt.format(*map(_host, a), **{k: _host(v) for k, v in kw.items()})
             else:
                 msg = " ".join((fmt, *(str(_host(x)) for x in a)))
-            sys.stdout.write(msg + "\n")
+            emit(msg)
 
-        _bind("didax.debug.print", write, ordered, c_args, c_kwargs)
+        _bind(name, write, ordered, c_args, c_kwargs)
 
     if fmt is not None:
         call(fmt, *args, **kwargs)
         return None
     if args or kwargs:
         raise TypeError(
-            f"debug_print received unexpected arguments in the two-call form: {args=} {kwargs=}"
+            f"{name} received unexpected arguments in the two-call form: {args=} {kwargs=}"
         )
     return call
+
+
+# JAX's debug.log writes to its debugging module's logger; didax's to its own.
+LOGGER: Final = logging.getLogger("didax.debug")
+
+
+def _log(msg: str) -> None:
+    LOGGER.info(msg)
+
+
+@overload
+def debug_log(
+    fmt: None = None, *, ordered: bool = False, partitioned: bool = False
+) -> Callable[..., None]: ...
+@overload
+def debug_log(
+    fmt: str, *args: object, ordered: bool = False, partitioned: bool = False, **kwargs: object
+) -> None: ...
+def debug_log(
+    fmt: str | None = None,
+    *args: object,
+    ordered: bool = False,
+    partitioned: bool = False,
+    **kwargs: object,
+) -> Callable[..., None] | None:
+    """``print``'s message, logged at INFO level to the ``didax.debug`` logger (``jax.debug.log``).
+
+    >>> import logging, sys, didax
+    >>> logger = logging.getLogger("didax.debug")
+    >>> handler = logging.StreamHandler(sys.stdout)
+    >>> logger.addHandler(handler); logger.setLevel(logging.INFO)
+    >>> didax.jit(lambda x: didax.debug.log("x = {}", x))(2)
+    x = 2
+    >>> logger.removeHandler(handler); logger.setLevel(logging.NOTSET)
+    """
+    del partitioned
+    return _formatted("didax.debug.log", _log, fmt, ordered, args, kwargs)
 
 
 def _host(x: object) -> object:
@@ -168,3 +224,4 @@ def _host(x: object) -> object:
 
 print = debug_print  # noqa: A001 - the public name, as JAX's jax.debug.print
 callback = debug_callback
+log = debug_log

@@ -1,8 +1,9 @@
 """Effects: what an equation does besides computing its results (JAX's ``effects``).
 
 Design rules:
-- An ``Effect`` is a value (an attrs frozen class): two effects of the same
-  kind are equal, so a set of them is the kinds present. Ordered effects
+- An ``Effect`` is a value: each kind is a class (JAX's ``DebugEffect``,
+  ``OrderedDebugEffect``), its instances equal, so a set of effects is the
+  kinds present. Ordered effects
   (``ordered``) must happen in program order; unordered ones only must
   happen, in any order (JAX's ``DebugEffect`` and ``OrderedDebugEffect``).
 - A primitive declares its own effects through ``EFFECT_RULES`` (params to
@@ -18,7 +19,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Final, final
+from typing import Any, ClassVar, Final, final
 
 import attrs
 
@@ -27,27 +28,53 @@ from didax.core.primitive import Primitive, RuleTable
 __all__: list[str] = []
 
 
-@final
 @attrs.frozen(repr=False)
 class Effect:
-    """A kind of side effect: ``Debug``, ``OrderedDebug``, ``IO``, ``OrderedIO``.
+    """A kind of side effect; each kind is a subclass, and its instances are all equal.
 
-    >>> ORDERED_DEBUG, ORDERED_DEBUG.ordered
-    (OrderedDebug, True)
+    >>> ORDERED_DEBUG, ORDERED_DEBUG.ordered, DebugEffect() == DEBUG
+    (OrderedDebug, True, True)
     """
 
-    name: str
-    ordered: bool
+    ordered: ClassVar[bool] = False
 
     def __repr__(self) -> str:
-        return self.name
+        return type(self).__name__.removesuffix("Effect")
+
+
+@final
+@attrs.frozen(repr=False)
+class DebugEffect(Effect):
+    """A debug callback's (``debug.print``): it must happen, in any order."""
+
+
+@final
+@attrs.frozen(repr=False)
+class OrderedDebugEffect(Effect):
+    """An ordered debug callback's: it happens in program order."""
+
+    ordered: ClassVar[bool] = True
+
+
+@final
+@attrs.frozen(repr=False)
+class IOEffect(Effect):
+    """An ``io_callback``'s: never dropped, in any order."""
+
+
+@final
+@attrs.frozen(repr=False)
+class OrderedIOEffect(Effect):
+    """An ordered ``io_callback``'s: never dropped, in program order."""
+
+    ordered: ClassVar[bool] = True
 
 
 # JAX's debug_effect, ordered_debug_effect, and io_callback's two effects.
-DEBUG: Final = Effect("Debug", ordered=False)
-ORDERED_DEBUG: Final = Effect("OrderedDebug", ordered=True)
-IO: Final = Effect("IO", ordered=False)
-ORDERED_IO: Final = Effect("OrderedIO", ordered=True)
+DEBUG: Final = DebugEffect()
+ORDERED_DEBUG: Final = OrderedDebugEffect()
+IO: Final = IOEffect()
+ORDERED_IO: Final = OrderedIOEffect()
 
 Effects = frozenset[Effect]
 NO_EFFECTS: Final[Effects] = frozenset()
