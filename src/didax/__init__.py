@@ -17,6 +17,7 @@ from didax import distributed as distributed
 from didax import errors as errors
 from didax import experimental as experimental
 from didax import extend as extend
+from didax import ffi as ffi
 from didax import lax as lax
 from didax import nn as nn
 from didax import numpy as numpy
@@ -63,6 +64,7 @@ __all__ = [
     "custom_vjp",
     "custom_derivatives",
     "debug",
+    "ffi",
     "pure_callback",
     "effects_barrier",
     *_checkpoint.__all__,

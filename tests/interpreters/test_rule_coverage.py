@@ -543,6 +543,18 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         for name in ("debug_callback", "pure_callback", "io_callback")
         for table in ("partial_eval", "dce")
     },
+    ("ffi_call", "impl"): (
+        "the foreign function is XLA's to call: eagerly it runs as its one-equation "
+        "compiled program, as the LAPACK primitives do"
+    ),
+    ("ffi_call", "transpose"): "never linear: its jvp raises, as JAX's",
+    **{
+        ("ffi_call", table): (
+            "a first-order primitive: staged whole when an operand is unknown, and DCE "
+            "keeps it by its effect (has_side_effect) or drops it whole"
+        )
+        for table in ("partial_eval", "dce")
+    },
 }
 
 

@@ -74,7 +74,7 @@ def flatten_callback(
     return HostCallback(flat, fn_name), dyn
 
 
-def _result_avals(
+def result_avals(
     name: str, result_shape_dtypes: object
 ) -> tuple[tree_util.PyTreeDef, tuple[ShapedArray, ...]]:
     leaves, tree = tree_util.tree_flatten(result_shape_dtypes)
@@ -128,7 +128,7 @@ def pure_callback(
         raise ValueError(
             f"pure_callback: invalid vmap_method {vmap_method!r}, expected one of {VMAP_METHODS}"
         )
-    tree, avals = _result_avals("pure_callback", result_shape_dtypes)
+    tree, avals = result_avals("pure_callback", result_shape_dtypes)
     host, flat = flatten_callback("pure_callback", callback, args, kwargs)
     outs = pure_callback_p.bind(*flat, callback=host, result_avals=avals, vmap_method=vmap_method)
     return tree_util.tree_unflatten(tree, list(outs))
@@ -159,7 +159,7 @@ def io_callback(
     (Array(2., dtype=float32), [2.0])
     """
     del sharding
-    tree, avals = _result_avals("io_callback", result_shape_dtypes)
+    tree, avals = result_avals("io_callback", result_shape_dtypes)
     host, flat = flatten_callback("io_callback", callback, args, kwargs)
     outs = io_callback_p.bind(*flat, callback=host, result_avals=avals, ordered=bool(ordered))
     return tree_util.tree_unflatten(tree, list(outs))

@@ -70,11 +70,18 @@ class OrderedIOEffect(Effect):
     ordered: ClassVar[bool] = True
 
 
-# JAX's debug_effect, ordered_debug_effect, and io_callback's two effects.
+@final
+@attrs.frozen(repr=False)
+class FfiEffect(Effect):
+    """A foreign function call with ``has_side_effect``: never dropped."""
+
+
+# JAX's debug_effect, ordered_debug_effect, io_callback's two effects and ffi_call's.
 DEBUG: Final = DebugEffect()
 ORDERED_DEBUG: Final = OrderedDebugEffect()
 IO: Final = IOEffect()
 ORDERED_IO: Final = OrderedIOEffect()
+FFI: Final = FfiEffect()
 
 Effects = frozenset[Effect]
 NO_EFFECTS: Final[Effects] = frozenset()

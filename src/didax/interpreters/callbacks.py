@@ -36,7 +36,7 @@ from didax.core.lax.callbacks import (
 )
 from didax.core.primitive import Primitive
 from didax.core.values import get_aval
-from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
+from didax.interpreters.batching import BATCH_RULES, BatchRule, Dim, bdim_at_front
 from didax.interpreters.evaluation import IMPL_RULES
 from didax.interpreters.flops import FLOPS_RULES, ZERO, Cost, Operand
 from didax.interpreters.jvp import JVP_RULES
@@ -130,37 +130,41 @@ def _batched_avals(axis_size: int, avals: Sequence[ShapedArray]) -> tuple[Shaped
     return tuple(ShapedArray((axis_size, *a.shape), a.dtype) for a in avals)
 
 
-@BATCH_RULES.defines(pure_callback_p)
-def _pure_callback_batch(
-    axis_size: int,
-    args: Sequence[Any],
-    dims: Sequence[Dim],
-    *,
-    callback: HostCallback,
-    result_avals: tuple[ShapedArray, ...],
-    vmap_method: str | None,
-) -> tuple[list[Any], list[Dim]]:
-    params = {"callback": callback, "result_avals": result_avals, "vmap_method": vmap_method}
-    if vmap_method in ("sequential", "sequential_unrolled"):
-        return _sequential(pure_callback_p, axis_size, args, dims, params)
-    if vmap_method in ("expand_dims", "broadcast_all", "legacy_vectorized"):
-        size = axis_size if vmap_method == "broadcast_all" else 1
+def vmap_method_batcher(prim: Primitive) -> BatchRule:
+    """The batching rule of a primitive with ``result_avals`` and ``vmap_method`` params.
+
+    JAX's ``ffi_batching_rule``, shared by ``pure_callback`` and ``ffi_call``.
+    """
+
+    def rule(
+        axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any
+    ) -> tuple[list[Any], list[Dim]]:
+        method = params["vmap_method"]
+        if method in ("sequential", "sequential_unrolled"):
+            return _sequential(prim, axis_size, args, dims, params)
+        if method not in ("expand_dims", "broadcast_all", "legacy_vectorized"):
+            raise NotImplementedError(
+                f"vmap is only supported for the {prim.name} primitive when vmap_method is one "
+                "of 'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', or "
+                f"'legacy_vectorized'. Got vmap_method={method!r}."
+            )
+        size = axis_size if method == "broadcast_all" else 1
         ins = [
             bdim_at_front(x, d, axis_size)
             if d is not None
             else x
-            if vmap_method == "legacy_vectorized"
+            if method == "legacy_vectorized"
             else lax.broadcast(x, (size,))
             for x, d in zip(args, dims, strict=True)
         ]
-        params["result_avals"] = _batched_avals(axis_size, result_avals)
-        outs = pure_callback_p.bind(*ins, **params)
+        batched = {**params, "result_avals": _batched_avals(axis_size, params["result_avals"])}
+        outs = prim.bind(*ins, **batched)
         return list(outs), [0] * len(outs)
-    raise NotImplementedError(
-        "vmap is only supported for the pure_callback primitive when vmap_method is one of "
-        "'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', or "
-        f"'legacy_vectorized'. Got vmap_method={vmap_method!r}."
-    )
+
+    return rule
+
+
+BATCH_RULES.register(pure_callback_p, vmap_method_batcher(pure_callback_p))
 
 
 @BATCH_RULES.defines(io_callback_p)

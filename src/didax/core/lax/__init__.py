@@ -67,6 +67,7 @@ from didax.core.lax.elementwise import LOGICAL_BINARY as LOGICAL_BINARY
 from didax.core.lax.elementwise import NUMERIC_UNARY as NUMERIC_UNARY
 from didax.core.lax.elementwise import ROUND_AWAY_FROM_ZERO as ROUND_AWAY_FROM_ZERO
 from didax.core.lax.elementwise import ROUND_TO_NEAREST_EVEN as ROUND_TO_NEAREST_EVEN
+from didax.core.lax.ffi import *  # noqa: F403
 from didax.core.lax.fft import *  # noqa: F403
 from didax.core.lax.indexing import *  # noqa: F403
 from didax.core.lax.jit import *  # noqa: F403
