@@ -204,3 +204,29 @@ def test_sharding_tools_as_jax(capsys: pytest.CaptureFixture[str]) -> None:
     theirs = capsys.readouterr().out
     assert "CPU 0" in ours
     assert "CPU 0" in theirs
+
+
+def _remat_and_custom_jvp(lib: Any) -> None:
+    def f(x: Any) -> Any:
+        lib.debug.print("in remat {}", x)
+        return lib.numpy.sin(x) * x
+
+    @lib.custom_jvp
+    def g(x: Any) -> Any:
+        lib.debug.print("in custom_jvp {}", x)
+        return x * 2
+
+    g.defjvp(lambda p, t: (g(p[0]), t[0] * 2))
+    lib.grad(lib.checkpoint(f))(np.float32(0.5))  # the forward pass, and its recomputation
+    lib.jit(lib.grad(lib.checkpoint(f)))(np.float32(0.25))
+    lib.grad(g)(np.float32(0.5))
+    lib.jit(lib.grad(g))(np.float32(0.75))
+    lib.effects_barrier()
+
+
+def test_prints_in_checkpoint_and_custom_jvp_as_jax(capsys: pytest.CaptureFixture[str]) -> None:
+    _remat_and_custom_jvp(jax)
+    expected = capsys.readouterr().out.splitlines()
+    assert len(expected) == 6
+    _remat_and_custom_jvp(didax)
+    assert capsys.readouterr().out.splitlines() == expected
