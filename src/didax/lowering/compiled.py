@@ -53,7 +53,7 @@ from didax.ir.jaxpr import Jaxpr
 from didax.lowering import persistent_cache, xla
 from didax.lowering.array import BACKEND
 from didax.lowering.host_arguments import HostArguments, call_values, to_buffer
-from didax.lowering.mlir import SpmdAnnotations, lower_to_module, lower_with_callbacks
+from didax.lowering.mlir import SpmdAnnotations, lower_with_callbacks
 from didax.lowering.sharding import (
     SpmdLayout,
     device_order,
@@ -295,7 +295,13 @@ def compile_jaxpr(
     if layout is not None:
 
         def build_spmd() -> AnyCompiled:
-            module = lower_to_module(jaxpr, name, spmd=spmd_annotations(jaxpr, layout))
+            spmd = spmd_annotations(jaxpr, layout)
+            module, callbacks = lower_with_callbacks(jaxpr, name, spmd=spmd)
+            if callbacks:
+                raise NotImplementedError(
+                    "host callbacks (debug.print, pure_callback, io_callback) in a program "
+                    "sharded over a mesh: didax calls them from single-device programs only"
+                )
             choose = [s is None for s in layout.out_shardings]
             executable = xla.compile_spmd(module, device_order(layout.mesh), choose)
             return ShardedCompiled(executable, jaxpr.out_avals, module, layout)
