@@ -121,7 +121,10 @@ X = np.arange(6, dtype=np.float32).reshape(3, 2)
 Y = np.array([2.0, 3.0], np.float32)
 
 
-@pytest.mark.parametrize("method", ["sequential", "expand_dims", "broadcast_all"])
+@pytest.mark.parametrize(
+    "method",
+    ["sequential", "sequential_unrolled", "expand_dims", "broadcast_all", "legacy_vectorized"],
+)
 def test_pure_callback_vmap_methods_as_jax(method: str) -> None:
     results = {}
     for lib in (jax, didax):

@@ -15,7 +15,6 @@ Design rules:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -94,7 +93,6 @@ def pure_callback(
     result_shape_dtypes: object,
     *args: object,
     sharding: object = None,
-    vectorized: bool | None = None,
     vmap_method: str | None = None,
     **kwargs: object,
 ) -> Any:
@@ -113,17 +111,6 @@ def pure_callback(
     Array(0.47942555, dtype=float32)
     """
     del sharding  # one device: the callback runs on the host of the one device
-    if vectorized is not None:
-        warnings.warn(
-            "The vectorized argument of pure_callback is deprecated; use vmap_method.",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        if vmap_method is not None:
-            raise ValueError(
-                "the vectorized and vmap_method arguments of pure_callback cannot be used together"
-            )
-        vmap_method = "legacy_vectorized" if vectorized else "sequential"
     if vmap_method is not None and vmap_method not in VMAP_METHODS:
         raise ValueError(
             f"pure_callback: invalid vmap_method {vmap_method!r}, expected one of {VMAP_METHODS}"

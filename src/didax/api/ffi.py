@@ -84,7 +84,11 @@ def ffi_call(
     *,
     has_side_effect: bool = False,
     vmap_method: str | None = None,
-    **kwargs: object,
+    input_layouts: object = None,
+    output_layouts: object = None,
+    input_output_aliases: object = None,
+    custom_call_api_version: int = 4,
+    legacy_backend_config: object = None,
 ) -> Callable[..., Any]:
     """A function calling the FFI target ``target_name`` (``jax.ffi.ffi_call``).
 
@@ -94,9 +98,17 @@ def ffi_call(
     ``vmap_method`` is as ``pure_callback``'s. Layout and alias options of
     JAX's are refused when given (didax uses XLA's default layouts).
     """
-    unsupported = {k: v for k, v in kwargs.items() if v is not None}
+    options = {
+        "input_layouts": input_layouts,
+        "output_layouts": output_layouts,
+        "input_output_aliases": input_output_aliases,
+        "legacy_backend_config": legacy_backend_config,
+    }
+    unsupported = sorted(k for k, v in options.items() if v is not None)
+    if custom_call_api_version != 4:
+        unsupported.append(f"custom_call_api_version={custom_call_api_version}")
     if unsupported:
-        raise NotImplementedError(f"ffi_call: didax does not support {sorted(unsupported)}")
+        raise NotImplementedError(f"ffi_call: didax does not support {unsupported}")
     if vmap_method is not None and vmap_method not in VMAP_METHODS:
         raise ValueError(f"ffi_call: invalid vmap_method {vmap_method!r}")
     single = hasattr(result_shape_dtypes, "shape")
