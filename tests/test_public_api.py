@@ -45,6 +45,7 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "process_index process_count make_array_from_process_local_data "
         # issue 26: matmul precision
         "default_matmul_precision"
+        " pure_callback effects_barrier debug ffi"  # issue 30 (h-effects)
     ),
     "didax.lax": _words(
         # element-wise
@@ -151,6 +152,10 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "spence owens_t expi expn exp1 i0 i0e i1 i1e bessel_jn hyp1f1 hyp2f1 sph_harm_y"
         " ndtr ndtri log_ndtr gammainc gammaincc betainc beta betaln"  # issue 29 (h-stats)
     ),
+    # issue 30 (h-effects): effects and callbacks
+    "didax.debug": _words("print callback log breakpoint inspect_array_sharding"),
+    "didax.ffi": _words("ffi_call register_ffi_target ffi_lowering pycapsule include_dir"),
+    "didax.experimental": ["io_callback"],
     "didax.scipy.stats": _words("norm multivariate_normal beta gamma t poisson mode rankdata sem"),
     # issue 29: the smaller modules of jax.scipy
     "didax.scipy.signal": _words(
