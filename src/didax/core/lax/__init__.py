@@ -56,6 +56,7 @@ from didax.core.lax.convolution import *  # noqa: F403
 from didax.core.lax.cumulative import *  # noqa: F403
 from didax.core.lax.cumulative import CUMULATIVE_PRIMITIVES as CUMULATIVE_PRIMITIVES
 from didax.core.lax.custom_derivatives import *  # noqa: F403
+from didax.core.lax.eig import eig_p as eig_p
 from didax.core.lax.elementwise import *  # noqa: F403
 from didax.core.lax.elementwise import ARITHMETIC_BINARY as ARITHMETIC_BINARY
 from didax.core.lax.elementwise import COMPARISONS as COMPARISONS
