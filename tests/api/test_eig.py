@@ -4,7 +4,7 @@ didax calls JAX's LAPACK kernel (``geev``), so values are compared with
 JAX's directly, and also by what holds whatever the order and phases
 (sorted eigenvalues; ``A vr = vr diag(w)``, ``vl^H A = diag(w) vl^H`` and
 unit-norm eigenvectors): real and complex operands in both precisions,
-batched, eagerly, under ``jit`` and ``vmap``; empty and NaN operands. Then
+batched, eagerly, under ``jit`` and ``vmap``; empty, NaN and inf operands. Then
 derivatives (the eigenvalues' jvp and grad against JAX's and finite
 differences, the eigenvectors' under ``enable_eigvec_derivs``, JAX's error
 without), ``roots`` (leading zeros stripped or NaN, under ``jit``) and
@@ -112,13 +112,14 @@ def test_empty_and_nan_operands() -> None:
         outs = lax.linalg.eig(np.zeros(shape))
         want = jax.lax.linalg.eig(np.zeros(shape))
         assert [np.shape(o) for o in outs] == [o.shape for o in want]
-    a = np.full((2, 3, 3), np.nan)
-    a[1] = np.eye(3)
+    a = np.stack([np.full((3, 3), np.nan), np.eye(3), np.eye(3)])
+    a[2, 0, 1] = np.inf
     w, vr = dx.jit(lambda x: lax.linalg.eig(x, compute_left_eigenvectors=False))(a)
     jw, jvr = jax.lax.linalg.eig(a, compute_left_eigenvectors=False)
     np.testing.assert_array_equal(np.isnan(np.asarray(w)), np.isnan(np.asarray(jw)))
     np.testing.assert_array_equal(np.isnan(np.asarray(vr)), np.isnan(np.asarray(jvr)))
     np.testing.assert_allclose(np.asarray(w)[1], 1.0)
+    assert np.isnan(np.asarray(w)[[0, 2]]).all()
 
 
 # --- derivatives ------------------------------------------------------------------------------
