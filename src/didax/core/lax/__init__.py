@@ -11,7 +11,7 @@ Design rules:
   (``dot_general``), ``conversions``, ``cumulative``, ``indexing``
   (gather, and what it shares with the scatters), ``scatter``, ``selection``
   (``select_n``, ``clamp``), ``sorting`` (with ``top_k``), ``bits``,
-  ``special``, ``fft``, ``linalg``, ``parallel`` (collectives),
+  ``special``, ``fft``, ``linalg``, ``eig`` (``geev``), ``parallel`` (collectives),
   ``convolution``, ``windows`` (``reduce_window`` and its derivatives),
   ``random_bits`` (``rng_bit_generator``); ``ragged`` (``ragged_dot``)
   holds functions over ``dot_general``, and no primitive.
@@ -56,6 +56,7 @@ from didax.core.lax.convolution import *  # noqa: F403
 from didax.core.lax.cumulative import *  # noqa: F403
 from didax.core.lax.cumulative import CUMULATIVE_PRIMITIVES as CUMULATIVE_PRIMITIVES
 from didax.core.lax.custom_derivatives import *  # noqa: F403
+from didax.core.lax.eig import eig_p as eig_p
 from didax.core.lax.elementwise import *  # noqa: F403
 from didax.core.lax.elementwise import ARITHMETIC_BINARY as ARITHMETIC_BINARY
 from didax.core.lax.elementwise import COMPARISONS as COMPARISONS
