@@ -6,6 +6,7 @@ import itertools
 from typing import Any
 
 import numpy as np
+import pytest
 
 import didax as dx
 from didax.core import dtypes

@@ -45,7 +45,6 @@ from jaxlib.mlir import ir
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array
 from didax.core.cache import CacheInfo, LRUCache
-from didax.core.config import x64_enabled
 from didax.core.sharding import NamedSharding
 from didax.core.values import as_array
 from didax.ir.fingerprint import fingerprint
@@ -115,7 +114,7 @@ class Compiled(_Inspectable):
     out_avals: tuple[ShapedArray, ...]
     module: ir.Module
     handlers: list[xla.ResultHandler] = attrs.field(init=False)
-    fast: xla.FastCall = attrs.field(init=False)
+    fast: xla.FastDispatch = attrs.field(init=False)
     # How calls on NumPy arguments run: host copies, whether a call waits.
     host_arguments: HostArguments = attrs.field(init=False)
 
@@ -166,8 +165,8 @@ class Compiled(_Inspectable):
                 # ``execute_sharded`` from Python: each call of that keeps a few
                 # bytes of native memory, which a long training loop's resident
                 # set shows (bench/soak.py); the C++ path keeps none.
-                return self.fast(x64_enabled(), *values)
-            return self.host_arguments.call(self.fast, values)
+                return self.fast.on_device(*values)
+            return self.host_arguments.call(self.fast.with_x64, values)
         except RuntimeError as e:
             self.note_out_of_memory(e)
             raise

@@ -28,7 +28,7 @@ import io
 import os
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, NamedTuple, TypeAlias
 
 import jax
 import numpy as np
@@ -484,12 +484,23 @@ def is_out_of_memory(error: BaseException) -> bool:
 _X64: Final = _jax_config.enable_x64  # thread-local when set with ``swap_local``
 
 
+class FastDispatch(NamedTuple):
+    """An executable's two C++ entries: ``with_x64(x64, *args)``, and ``on_device(*buffers)``.
+
+    Only host values depend on the x64 mode (it gives a Python scalar or a
+    NumPy array its type); a call on device buffers alone skips setting it.
+    """
+
+    with_x64: FastCall
+    on_device: FastCall
+
+
 def fast_dispatch(
     executable: Executable,
     n_in: int,
     out_types: Sequence[tuple[tuple[int, ...], np.dtype[Any]]],
     slow: FastCall,
-) -> FastCall:
+) -> FastDispatch:
     """jaxlib's C++ dispatch (JAX's own jit hit path) for one single-device executable.
 
     The returned function takes the x64 mode, then the program's arguments
@@ -547,7 +558,7 @@ def fast_dispatch(
         finally:
             _X64.set_local(previous)
 
-    return run
+    return FastDispatch(run, call)
 
 
 @functools.cache
