@@ -2,7 +2,8 @@
 
 ``cholesky``, ``triangular_solve``, ``lu``, ``qr``, ``eigh`` and ``svd``
 (with JAX's signatures and result conventions), re-exported from
-``didax.core.lax.linalg``, where the primitives and their typing rules live.
+``didax.core.lax.linalg``, where the primitives and their typing rules live;
+``schur``, ``hessenberg`` and ``householder_product`` from ``didax.core.lax.schur``.
 """
 
 from didax.core.lax.linalg import cholesky as cholesky
@@ -12,5 +13,19 @@ from didax.core.lax.linalg import qr as qr
 from didax.core.lax.linalg import svd as svd
 from didax.core.lax.linalg import symmetrize as symmetrize
 from didax.core.lax.linalg import triangular_solve as triangular_solve
+from didax.core.lax.schur import hessenberg as hessenberg
+from didax.core.lax.schur import householder_product as householder_product
+from didax.core.lax.schur import schur as schur
 
-__all__ = ["cholesky", "triangular_solve", "lu", "qr", "eigh", "svd", "symmetrize"]
+__all__ = [
+    "cholesky",
+    "triangular_solve",
+    "lu",
+    "qr",
+    "eigh",
+    "svd",
+    "symmetrize",
+    "schur",
+    "hessenberg",
+    "householder_product",
+]

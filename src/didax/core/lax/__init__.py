@@ -42,6 +42,7 @@ from didax.core.lax import cumulative as _cumulative
 from didax.core.lax import elementwise as _elementwise
 from didax.core.lax import linalg as linalg
 from didax.core.lax import reductions as _reductions
+from didax.core.lax import schur as _schur  # noqa: F401  (registers its typing rules)
 from didax.core.lax import slicing as _slicing
 from didax.core.lax import structural as _structural
 from didax.core.lax.bits import *  # noqa: F403
