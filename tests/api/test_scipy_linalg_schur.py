@@ -21,6 +21,7 @@ import jax.scipy.linalg as jsl
 import numpy as np
 import pytest
 from tests.api.scipy_checks import Case, check_table, compare
+from tests.lowering.test_linalg_platforms import _assert_same_calls
 
 import didax as dx
 import didax.numpy as dnp
@@ -231,6 +232,28 @@ def test_lowering_is_lapacks_and_cpu_only() -> None:
     for fn in (lax.linalg.schur, lax.linalg.hessenberg):
         with pytest.raises(NotImplementedError, match="cuda"):
             dx.jit(fn).lower(A4).as_text(platform="cuda")
+
+
+def _kernels(linalg: Any) -> Any:
+    def run(a: Any) -> Any:
+        packed, taus = linalg.hessenberg(a)
+        return linalg.schur(a), linalg.schur(a, compute_schur_vectors=False), packed, taus
+
+    return run
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128], ids=["f32", "c128"])
+def test_kernel_calls_are_jaxs(dtype: Any) -> None:
+    # The calls, their options and layouts, as JAX's lowered (and exported) modules have them.
+    _assert_same_calls(_kernels(jax.lax.linalg), _kernels(lax.linalg), ((2, 3, 3),), dtype, "cpu")
+    for platform in ("cpu", "cuda"):
+        _assert_same_calls(
+            jax.lax.linalg.householder_product,
+            lax.linalg.householder_product,
+            ((2, 3, 2), (2, 2)),
+            dtype,
+            platform,
+        )
 
 
 @pytest.mark.parametrize(
