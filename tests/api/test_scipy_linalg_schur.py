@@ -234,6 +234,15 @@ def test_lowering_is_lapacks_and_cpu_only() -> None:
             dx.jit(fn).lower(A4).as_text(platform="cuda")
 
 
+def test_flops_are_lapacks_counts() -> None:
+    a = np.ones((2, 4, 4), np.float32)
+    assert dx.flops(lambda x: lax.linalg.schur(x))(a) == 2 * 25 * 4**3
+    assert dx.flops(lambda x: lax.linalg.schur(x, compute_schur_vectors=False))(a) == 2 * 10 * 4**3
+    assert dx.flops(lambda x: lax.linalg.hessenberg(x))(a) == 2 * 10 * 4**3 // 3
+    # k = 4 reflectors into 4x4: 2 m n k - (m + n) k^2 + 2 k^3 / 3, per matrix.
+    assert dx.flops(lambda x: lax.linalg.householder_product(x, x[..., 0]))(a) == 2 * 42
+
+
 def _kernels(linalg: Any) -> Any:
     def run(a: Any) -> Any:
         packed, taus = linalg.hessenberg(a)
@@ -263,6 +272,7 @@ def test_kernel_calls_are_jaxs(dtype: Any) -> None:
         (lambda: lax.linalg.schur(A4, select_callable=abs), NotImplementedError, "select"),
         (lambda: lax.linalg.schur(C43), TypeError, "square"),
         (lambda: lax.linalg.hessenberg(np.eye(3, dtype=np.int32)), TypeError, "float32"),
+        (lambda: lax.linalg.schur(np.eye(3, dtype=np.float16)), TypeError, "float16"),
         (lambda: lax.linalg.householder_product(C43.T, np.ones(3)), TypeError, "rows"),
         (lambda: dsl.schur(A4, output="bad"), ValueError, "output"),
         (lambda: dsl.sqrtm(A4, blocksize=2), NotImplementedError, "Blocked"),
