@@ -11,7 +11,8 @@ Design rules:
   (``dot_general``), ``conversions``, ``cumulative``, ``indexing``
   (gather, and what it shares with the scatters), ``scatter``, ``selection``
   (``select_n``, ``clamp``), ``sorting`` (with ``top_k``), ``bits``,
-  ``special``, ``fft``, ``linalg``, ``parallel`` (collectives),
+  ``special``, ``fft``, ``linalg``, ``schur`` (with ``hessenberg``),
+  ``parallel`` (collectives),
   ``convolution``, ``windows`` (``reduce_window`` and its derivatives),
   ``random_bits`` (``rng_bit_generator``); ``ragged`` (``ragged_dot``)
   holds functions over ``dot_general``, and no primitive.
