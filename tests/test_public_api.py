@@ -74,7 +74,8 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "Precision"
     ),
     # issue 11: the decompositions, as jax.lax.linalg
-    "didax.lax.linalg": _words("cholesky triangular_solve lu qr eigh svd"),
+    "didax.lax.linalg": _words("cholesky triangular_solve lu qr eigh svd")
+    + _words("schur hessenberg householder_product"),  # issue 29 (h-schur)
     # issue 11: NumPy's linear algebra
     "didax.numpy.linalg": _words(
         "norm det slogdet inv solve cholesky qr svd eigh eigvalsh lstsq pinv matrix_power "
@@ -142,6 +143,7 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "expm_frechet "
         "fiedler fiedler_companion hadamard hankel helmert hilbert inv invhilbert invpascal "
         "leslie pascal polar qr qr_multiply solve svd toeplitz"
+        " schur rsf2csf sqrtm funm solve_sylvester hessenberg"  # issue 29 (h-schur)
     ),
     "didax.scipy.special": _words(
         "logsumexp erf erfc erfinv gammaln digamma xlogy xlog1py expit logit "

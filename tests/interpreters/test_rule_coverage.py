@@ -552,6 +552,23 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         )
         for table in ("partial_eval", "dce")
     },
+    # issue 29: schur, hessenberg, householder_product (core.lax.schur)
+    **{
+        (name, table): reason
+        for name in ("schur", "hessenberg", "householder_product")
+        for table, reason in (
+            ("impl", "a LAPACK kernel XLA calls: evaluated eagerly by its compiled program"),
+            ("jvp", "as in JAX, which defines none: the missing rule's error names it"),
+            ("transpose", "not linear, and JAX defines no derivative for it"),
+            ("partial_eval", "first-order: partial evaluation stages it whole"),
+            ("dce", "first-order: one kernel call, dropped whole when no result is used"),
+            ("lowering[rocm]", "as JAX's: no ROCm kernel (householder_product's unchecked)"),
+        )
+    },
+    **{
+        (name, "lowering[cuda]"): "as JAX's: LAPACK on CPUs only, lowering elsewhere raises"
+        for name in ("schur", "hessenberg")
+    },
 }
 
 
