@@ -44,7 +44,9 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "devices device_count local_device_count P sharding shard_map pmap distributed "
         "process_index process_count make_array_from_process_local_data "
         # issue 26: matmul precision
-        "default_matmul_precision"
+        "default_matmul_precision "
+        # issue 30: stages
+        "stages log_compiles explain_cache_misses"
     ),
     "didax.lax": _words(
         # element-wise
@@ -182,6 +184,8 @@ PUBLIC: Final[dict[str, list[str]]] = {
     ),
     "didax.sharding": _words("Mesh PartitionSpec NamedSharding SingleDeviceSharding"),
     "didax.errors": _words("ConcretizationTypeError UnexpectedTracerError ShapeError DTypeError"),
+    # issue 30: stages and export
+    "didax.stages": _words("Traced Lowered Compiled Wrapped"),
 }
 
 # (module, name) -> the issue that delivers it.

@@ -22,6 +22,7 @@ from didax import numpy as numpy
 from didax import random as random
 from didax import scipy as scipy
 from didax import sharding as sharding
+from didax import stages as stages
 from didax import tree_util as tree_util
 from didax.api import arrays as _arrays
 from didax.api import autodiff as _autodiff
@@ -48,6 +49,8 @@ from didax.core.config import config as config
 from didax.core.config import default_matmul_precision as default_matmul_precision
 from didax.core.config import disable_jit as disable_jit
 from didax.core.config import enable_x64 as enable_x64
+from didax.core.config import explain_cache_misses as explain_cache_misses
+from didax.core.config import log_compiles as log_compiles
 from didax.custom_derivatives import custom_jvp as custom_jvp
 from didax.custom_derivatives import custom_vjp as custom_vjp
 
@@ -72,6 +75,9 @@ __all__ = [
     "enable_x64",
     "default_matmul_precision",
     "disable_jit",
+    "log_compiles",
+    "explain_cache_misses",
+    "stages",
     "errors",
     "experimental",
     "extend",

@@ -360,6 +360,12 @@ def _numeric(analysis: dict[str, Any]) -> dict[str, float]:
     }
 
 
+def memory_analysis(executable: Executable) -> Any:
+    """jaxlib's ``CompiledMemoryStats`` of an executable (a method its stubs leave out)."""
+    loaded: Any = executable
+    return loaded.get_compiled_memory_stats()
+
+
 def cost_analysis(executable: Executable) -> dict[str, float]:
     """XLA's cost analysis of a compiled executable, as ``jax.stages.Compiled.cost_analysis``.
 
