@@ -46,7 +46,7 @@ PUBLIC: Final[dict[str, list[str]]] = {
         # issue 26: matmul precision
         "default_matmul_precision "
         # issue 30: stages
-        "stages log_compiles explain_cache_misses"
+        "stages log_compiles explain_cache_misses export"
     ),
     "didax.lax": _words(
         # element-wise
@@ -186,6 +186,10 @@ PUBLIC: Final[dict[str, list[str]]] = {
     "didax.errors": _words("ConcretizationTypeError UnexpectedTracerError ShapeError DTypeError"),
     # issue 30: stages and export
     "didax.stages": _words("Traced Lowered Compiled Wrapped"),
+    "didax.export": _words(
+        "export Exported serialize deserialize default_export_platform "
+        "minimum_supported_calling_convention_version maximum_supported_calling_convention_version"
+    ),
 }
 
 # (module, name) -> the issue that delivers it.

@@ -15,6 +15,7 @@ from didax import custom_derivatives as custom_derivatives
 from didax import distributed as distributed
 from didax import errors as errors
 from didax import experimental as experimental
+from didax import export as export
 from didax import extend as extend
 from didax import lax as lax
 from didax import nn as nn
@@ -78,6 +79,7 @@ __all__ = [
     "log_compiles",
     "explain_cache_misses",
     "stages",
+    "export",
     "errors",
     "experimental",
     "extend",

@@ -65,6 +65,11 @@ class Traced:
         """The results' shapes and dtypes, a pytree of ``ShapeDtypeStruct``."""
         return out_info(self._entry)
 
+    @property
+    def spmd_layout(self) -> SpmdLayout | None:
+        """The program's layout over a mesh, or None for one device."""
+        return self._layout
+
     def lower(self) -> Lowered:
         return Lowered(self._entry, self._name, self._layout, self._in_tree)
 

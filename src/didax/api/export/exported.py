@@ -1,0 +1,202 @@
+"""``export(jit(f))(*specs)``: a jitted function as a serializable StableHLO program, as JAX's.
+
+Design rules:
+- An ``Exported`` holds what JAX's holds (its fields have JAX's names):
+  the argument and result pytrees and types, the platforms, the calling
+  convention version and the module as a StableHLO portable artifact
+  (``lowering.portable``). Its serialized bytes are JAX's (see
+  ``serialization``), so ``jax.export.deserialize`` calls what didax
+  exported, and ``deserialize`` here calls what JAX exported.
+- The calling convention is JAX's version 10 for a program with concrete
+  shapes, no effects and one device: ``main`` takes the flattened array
+  arguments and returns the flattened results. Dimension variables,
+  platform-index arguments and effect tokens (the parts of the convention
+  a polymorphic, multi-platform or effectful export adds) are not made by
+  didax, and an export holding them is refused when read.
+- ``Exported.call`` compiles the artifact once (per ``Exported``) and runs
+  it eagerly on arguments of the exported types; under a transformation
+  it raises (didax has no primitive that inlines a foreign module).
+- One platform per export; ``platforms`` names it ("cpu", "cuda",
+  "rocm"), by default this machine's (``default_export_platform``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final, final
+
+import attrs
+from jax import tree_util
+
+from didax.api.arrays import leaf_aval
+from didax.api.export import serialization
+from didax.api.jit import Jitted
+from didax.core.abstract import ShapedArray
+from didax.core.trace import current_trace
+from didax.interpreters.evaluation import EVAL_TRACE
+from didax.lowering import portable, xla
+from didax.lowering.compiled import Compiled
+
+__all__ = [
+    "Exported",
+    "default_export_platform",
+    "deserialize",
+    "export",
+    "maximum_supported_calling_convention_version",
+    "minimum_supported_calling_convention_version",
+    "serialize",
+]
+
+minimum_supported_calling_convention_version: Final = 9
+maximum_supported_calling_convention_version: Final = 10
+# The version written: JAX 0.10's default (``jax_export_calling_convention_version``).
+_CALLING_CONVENTION_VERSION: Final = 10
+
+
+def default_export_platform() -> str:
+    """The platform an export is lowered for by default: this machine's ("cpu", "cuda"...)."""
+    return xla.platform()
+
+
+@final
+@attrs.frozen
+class Exported:
+    """A function lowered to StableHLO for fixed argument types (JAX's ``jax.export.Exported``)."""
+
+    fun_name: str
+    in_tree: Any  # the pytree of (args, kwargs)
+    in_avals: tuple[ShapedArray, ...]
+    out_tree: Any
+    out_avals: tuple[ShapedArray, ...]
+    nr_devices: int
+    platforms: tuple[str, ...]
+    ordered_effects: tuple[str, ...]
+    unordered_effects: tuple[str, ...]
+    # "platform", "custom_call:<target>" or "shape_assertions", as JAX's checks print.
+    disabled_safety_checks: tuple[str, ...]
+    mlir_module_serialized: bytes
+    calling_convention_version: int
+    module_kept_var_idx: tuple[int, ...]
+    uses_global_constants: bool
+    # The artifact compiled for this machine, once (by ``call``).
+    _compiled: list[Compiled] = attrs.field(factory=list, eq=False, repr=False, init=False)
+
+    @property
+    def in_shardings_hlo(self) -> tuple[None, ...]:
+        """Unspecified for every argument: didax exports one-device programs."""
+        return (None,) * len(self.in_avals)
+
+    @property
+    def out_shardings_hlo(self) -> tuple[None, ...]:
+        return (None,) * len(self.out_avals)
+
+    def mlir_module(self) -> str:
+        """The StableHLO module, as text."""
+        return portable.module_text(self.mlir_module_serialized)
+
+    def serialize(self, vjp_order: int = 0) -> bytearray:
+        return serialize(self, vjp_order)
+
+    def has_vjp(self) -> bool:
+        return False
+
+    def call(self, *args: Any, **kwargs: Any) -> Any:
+        """Runs the exported program on arguments of its exported structure and types."""
+        where = f"Exported.call({self.fun_name})"
+        platform = default_export_platform()
+        if platform not in self.platforms and "platform" not in self.disabled_safety_checks:
+            raise ValueError(
+                f"Function '{self.fun_name}' was exported for platforms '{self.platforms}' "
+                f"but it is used on '{(platform,)}'."
+            )
+        if self.uses_global_constants:
+            raise NotImplementedError(f"{where}: symbolic shapes are not supported by didax")
+        if current_trace() is not EVAL_TRACE:
+            raise NotImplementedError(
+                f"{where}: called under a transformation (jit, vmap, grad...); didax calls "
+                "an Exported eagerly only"
+            )
+        leaves, tree = tree_util.tree_flatten((args, kwargs))
+        if tree != self.in_tree:
+            raise ValueError(
+                f"{where}: the exported function was called with a different argument "
+                f"structure: {tree}, exported for {self.in_tree}"
+            )
+        got = [leaf_aval(x).strip_weak() for x in leaves]
+        want = [a.strip_weak() for a in self.in_avals]
+        if got != want:
+            raise TypeError(
+                f"{where}: called with arguments of types "
+                f"{[a.str_short() for a in got]}, exported for {[a.str_short() for a in want]}"
+            )
+        if not self._compiled:
+            kept = [self.in_avals[i] for i in self.module_kept_var_idx]
+            self._compiled.append(
+                portable.compile_artifact(self.mlir_module_serialized, kept, self.out_avals)
+            )
+        outs = self._compiled[0].run((), [leaves[i] for i in self.module_kept_var_idx])
+        return tree_util.tree_unflatten(self.out_tree, outs)
+
+
+def export(
+    fun_jit: Jitted, *, platforms: Sequence[str] | None = None, disabled_checks: Sequence[str] = ()
+) -> Callable[..., Exported]:
+    """``export(jit(f))(*arg_specs, **kwarg_specs)``: ``f`` lowered and wrapped as an ``Exported``.
+
+    Specs are ``ShapeDtypeStruct``s or arrays (only their types count).
+
+    >>> import didax as dx
+    >>> import numpy as np
+    >>> exp = dx.export.export(dx.jit(lambda x: x * 2.0))(dx.ShapeDtypeStruct((3,), np.float32))
+    >>> exp.in_avals, exp.platforms == (dx.export.default_export_platform(),)
+    ((ShapedArray(f32[3]),), True)
+    >>> exp.call(np.arange(3, dtype=np.float32))
+    Array([0., 2., 4.], dtype=float32)
+    """
+    if not isinstance(fun_jit, Jitted):
+        raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")
+    chosen = tuple(platforms) if platforms is not None else (default_export_platform(),)
+    if len(chosen) != 1:
+        raise NotImplementedError(
+            f"export: multi-platform export (platforms={chosen}) is not supported by didax; "
+            "export once per platform"
+        )
+    name = str(getattr(fun_jit, "__name__", "fun"))
+
+    def do_export(*args_specs: Any, **kwargs_specs: Any) -> Exported:
+        traced = fun_jit.trace(*args_specs, **kwargs_specs)
+        if traced.spmd_layout is not None:
+            raise NotImplementedError(
+                f"export({name}): a program over several devices does not export in didax"
+            )
+        closed = traced.jaxpr
+        artifact = portable.export_module(closed.jaxpr, closed.consts, name, chosen[0])
+        in_avals = closed.in_avals
+        return Exported(
+            fun_name=name,
+            in_tree=traced.in_tree,
+            in_avals=in_avals,
+            out_tree=tree_util.tree_structure(traced.out_info),
+            out_avals=closed.out_avals,
+            nr_devices=1,
+            platforms=chosen,
+            ordered_effects=(),
+            unordered_effects=(),
+            disabled_safety_checks=tuple(disabled_checks),
+            mlir_module_serialized=artifact,
+            calling_convention_version=_CALLING_CONVENTION_VERSION,
+            module_kept_var_idx=tuple(range(len(in_avals))),
+            uses_global_constants=False,
+        )
+
+    return do_export
+
+
+def serialize(exp: Exported, vjp_order: int = 0) -> bytearray:
+    """The bytes of ``exp`` in JAX's format: ``jax.export.deserialize`` reads them."""
+    return serialization.serialize(exp, vjp_order)
+
+
+def deserialize(blob: bytes | bytearray) -> Exported:
+    """The ``Exported`` that ``blob`` holds: ``serialize``'s or ``jax.export.serialize``'s."""
+    return Exported(**serialization.fields_of(blob))

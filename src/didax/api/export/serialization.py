@@ -1,0 +1,303 @@
+"""``Exported`` to and from JAX's serialized form: the FlatBuffer of ``jax.export.serialize``.
+
+Design rules:
+- The tables and slots are those of JAX's schema (``serialization.fbs`` in
+  JAX's ``_src/export``), written as JAX 0.10 writes them: the avals both
+  as lists (older readers) and as indices into ``unique_avals``; the
+  shardings as empty tables and zero indices (unspecified: a one-device
+  program); the header's version 3, which every JAX reader accepts. What
+  JAX wrote, didax reads: either form of avals, and shardings only where
+  the program runs on one device (so they say nothing).
+- What didax cannot represent is refused by name, never dropped: custom
+  pytree nodes, symbolic dimensions, effects, a VJP, several devices.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any, Final, Protocol
+
+import ml_dtypes
+import numpy as np
+from jax import tree_util
+
+from didax.api.export.flatbuffer import Reader, Scalar, Scalars, Table, write
+from didax.core import dtypes
+from didax.core.abstract import ShapedArray
+
+__all__ = ["Serializable", "fields_of", "serialize"]
+
+
+class Serializable(Protocol):
+    """The fields of an ``Exported`` that its serialized form holds."""
+
+    @property
+    def fun_name(self) -> str: ...
+    @property
+    def in_tree(self) -> Any: ...
+    @property
+    def in_avals(self) -> tuple[ShapedArray, ...]: ...
+    @property
+    def out_tree(self) -> Any: ...
+    @property
+    def out_avals(self) -> tuple[ShapedArray, ...]: ...
+    @property
+    def nr_devices(self) -> int: ...
+    @property
+    def platforms(self) -> tuple[str, ...]: ...
+    @property
+    def ordered_effects(self) -> tuple[str, ...]: ...
+    @property
+    def unordered_effects(self) -> tuple[str, ...]: ...
+    @property
+    def disabled_safety_checks(self) -> tuple[str, ...]: ...
+    @property
+    def mlir_module_serialized(self) -> bytes: ...
+    @property
+    def calling_convention_version(self) -> int: ...
+    @property
+    def module_kept_var_idx(self) -> tuple[int, ...]: ...
+    @property
+    def uses_global_constants(self) -> bool: ...
+
+
+# The header's serialization version: JAX's readers before 11/2025 accepted
+# only 2 or 3, so JAX itself still writes 3.
+_HEADER_VERSION: Final = 3
+
+# Slots of the ``Exported`` table.
+_NAME, _IN_TREE, _IN_AVALS, _OUT_TREE, _OUT_AVALS, _NR_DEVICES_SHORT = 1, 2, 3, 4, 5, 6
+_IN_SHARDINGS, _OUT_SHARDINGS, _PLATFORMS, _ORDERED, _UNORDERED, _CHECKS = 7, 8, 9, 10, 11, 12
+_MODULE, _VERSION, _KEPT, _GLOBAL_CONSTANTS, _VJP, _NR_DEVICES = 13, 14, 15, 16, 17, 18
+_UNIQUE_AVALS, _IN_AVAL_IDXS, _OUT_AVAL_IDXS, _IN_SHARDING_IDXS, _OUT_SHARDING_IDXS = (
+    19,
+    22,
+    23,
+    24,
+    25,
+)
+
+# ``PyTreeDefKind``.
+_LEAF, _NONE, _TUPLE, _LIST, _DICT, _CUSTOM = range(6)
+
+# ``DType``, by NumPy's (or ml_dtypes') name; 22 is float0.
+_DTYPE_NAMES: Final = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "bfloat16",
+    "int4",
+    "uint4",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float0",
+    "float8_e4m3",
+    "float8_e3m4",
+    "float8_e8m0fnu",
+    "float4_e2m1fn",
+]
+_FLOAT0: Final = 22
+
+
+def _dtype_of(name: str) -> np.dtype[Any] | None:
+    if name == "float0":
+        return dtypes.float0
+    scalar = getattr(ml_dtypes, name, None) or getattr(np, name, None)
+    return None if scalar is None else np.dtype(scalar)
+
+
+_KIND_OF_DTYPE: Final = {d: i for i, d in enumerate(map(_dtype_of, _DTYPE_NAMES)) if d is not None}
+_DTYPE_OF_KIND: Final = {i: d for d, i in _KIND_OF_DTYPE.items()}
+
+# ``MemorySpace.Device``; ``DisabledSafetyCheckKind``.
+_DEVICE_MEMORY: Final = 1
+_CHECK_KINDS: Final = ("platform", "custom_call", "shape_assertions")
+
+
+def _tree(tree: Any, where: str) -> Table:
+    node = tree.node_data()
+    children = [_tree(c, where) for c in tree.children()]
+    fields: dict[int, Any] = {}
+    if node is None:
+        kind = _LEAF
+    elif node[0] is types.NoneType:
+        kind = _NONE
+    elif node[0] in (tuple, list):
+        kind = _TUPLE if node[0] is tuple else _LIST
+    elif node[0] is dict:
+        kind = _DICT
+        if not all(isinstance(k, str) for k in node[1]):
+            raise TypeError(f"{where}: only dictionaries with string keys serialize, got {node}")
+        fields[2] = list(node[1])
+    else:
+        raise ValueError(
+            f"{where}: cannot serialize a pytree with a {node[0]} node; didax serializes "
+            "tuples, lists, dicts with string keys and None"
+        )
+    fields[0] = Scalar("b", kind)
+    if children:
+        fields[1] = children
+    return Table(fields)
+
+
+def _aval(aval: ShapedArray) -> Table:
+    return Table(
+        {
+            0: Scalar("b", 0),  # shapedArray
+            1: [str(d) for d in aval.shape],
+            2: Scalar("b", _KIND_OF_DTYPE[aval.dtype]),
+            3: Scalar("b", _DEVICE_MEMORY),
+        }
+    )
+
+
+def _check(check: str) -> Table:
+    kind, _, target = check.partition(":")
+    fields: dict[int, Any] = {0: Scalar("b", _CHECK_KINDS.index(kind))}
+    if target:
+        fields[1] = target
+    return Table(fields)
+
+
+def _unsupported(exp: Serializable, what: str) -> NotImplementedError:
+    return NotImplementedError(f"didax.export.serialize({exp.fun_name}): {what}")
+
+
+def serialize(exp: Serializable, vjp_order: int = 0) -> bytearray:
+    """The bytes ``jax.export.deserialize`` reads (JAX's FlatBuffer schema).
+
+    ``vjp_order`` must be 0: didax exports no VJPs.
+    """
+    if vjp_order:
+        raise _unsupported(exp, f"vjp_order={vjp_order}: didax exports no VJP functions")
+    if exp.ordered_effects or exp.unordered_effects:
+        raise _unsupported(exp, "effects do not serialize")
+    where = f"didax.export.serialize({exp.fun_name})"
+    unique = list(dict.fromkeys(a.strip_weak() for a in (*exp.in_avals, *exp.out_avals)))
+    index = {a: i for i, a in enumerate(unique)}
+    n_in, n_out = len(exp.in_avals), len(exp.out_avals)
+    root = Table(
+        {
+            0: Scalar("H", _HEADER_VERSION),
+            _NAME: exp.fun_name,
+            _IN_TREE: _tree(exp.in_tree, where),
+            _IN_AVALS: [_aval(a) for a in exp.in_avals],
+            _OUT_TREE: _tree(exp.out_tree, where),
+            _OUT_AVALS: [_aval(a) for a in exp.out_avals],
+            _IN_SHARDINGS: [Table({}) for _ in range(n_in)],
+            _OUT_SHARDINGS: [Table({}) for _ in range(n_out)],
+            _PLATFORMS: list(exp.platforms),
+            _ORDERED: [],
+            _UNORDERED: [],
+            _CHECKS: [_check(c) for c in exp.disabled_safety_checks],
+            _MODULE: exp.mlir_module_serialized,
+            _VERSION: Scalar("H", exp.calling_convention_version),
+            _KEPT: Scalars("H", exp.module_kept_var_idx),
+            _GLOBAL_CONSTANTS: Scalar("?", exp.uses_global_constants),
+            _NR_DEVICES: Scalar("I", exp.nr_devices),
+            _UNIQUE_AVALS: [_aval(a) for a in unique],
+            _IN_AVAL_IDXS: Scalars("I", tuple(index[a.strip_weak()] for a in exp.in_avals)),
+            _OUT_AVAL_IDXS: Scalars("I", tuple(index[a.strip_weak()] for a in exp.out_avals)),
+            _IN_SHARDING_IDXS: Scalars("I", (0,) * n_in),
+            _OUT_SHARDING_IDXS: Scalars("I", (0,) * n_out),
+        }
+    )
+    return write(root)
+
+
+def _read_aval(t: Reader, where: str) -> ShapedArray:
+    if t.scalar(0, "b") != 0:
+        raise NotImplementedError(f"{where}: only arrays (shapedArray) deserialize")
+    dims = t.strings(1)
+    try:
+        shape = tuple(int(d) for d in dims)
+    except ValueError:
+        raise NotImplementedError(
+            f"{where}: symbolic dimensions ({', '.join(dims)}) are not supported by didax"
+        ) from None
+    kind = t.scalar(2, "b")
+    if kind not in _DTYPE_OF_KIND:
+        raise NotImplementedError(f"{where}: dtype kind {kind} is not one of didax's dtypes")
+    return ShapedArray(shape, _DTYPE_OF_KIND[kind])
+
+
+def _read_tree(t: Reader, leaves: Any, where: str) -> Any:
+    kind = t.scalar(0, "b")
+    children = [_read_tree(c, leaves, where) for c in t.tables(1)]
+    if kind == _LEAF:
+        return next(leaves)
+    if kind == _NONE:
+        return None
+    if kind in (_TUPLE, _LIST):
+        return tuple(children) if kind == _TUPLE else children
+    if kind == _DICT:
+        return dict(zip(t.strings(2), children, strict=True))
+    raise NotImplementedError(
+        f"{where}: a pytree node of kind {kind} ({t.string(3)}): didax reads tuples, lists, "
+        "dicts and None"
+    )
+
+
+def _structure(t: Reader | None, n: int, where: str) -> Any:
+    if t is None:
+        raise ValueError(f"{where}: the serialized function has no pytree")
+    return tree_util.tree_structure(_read_tree(t, iter(range(n)), where))
+
+
+def _read_check(t: Reader) -> str:
+    kind = _CHECK_KINDS[t.scalar(0, "b")]
+    target = t.string(1)
+    return kind if target is None else f"{kind}:{target}"
+
+
+def fields_of(blob: bytes | bytearray) -> dict[str, Any]:
+    """The fields of the ``Exported`` that ``blob`` (JAX's or didax's serialization) holds."""
+    r = Reader(blob)
+    name = r.string(_NAME) or ""
+    where = f"didax.export.deserialize({name})"
+    unique = [_read_aval(a, where) for a in r.tables(_UNIQUE_AVALS)]
+
+    def avals(idxs: int, legacy: int) -> tuple[ShapedArray, ...]:
+        if r.scalars(idxs, "I"):
+            return tuple(unique[i] for i in r.scalars(idxs, "I"))
+        return tuple(_read_aval(a, where) for a in r.tables(legacy))
+
+    in_avals = avals(_IN_AVAL_IDXS, _IN_AVALS)
+    out_avals = avals(_OUT_AVAL_IDXS, _OUT_AVALS)
+    nr_devices = r.scalar(_NR_DEVICES, "I") or r.scalar(_NR_DEVICES_SHORT, "h")
+    if nr_devices != 1:
+        raise NotImplementedError(f"{where}: exported for {nr_devices} devices; didax calls one")
+    if r.tables(_ORDERED) or r.tables(_UNORDERED):
+        raise NotImplementedError(f"{where}: the function has effects, which didax cannot call")
+    if r.table(_VJP) is not None:
+        raise NotImplementedError(f"{where}: serialized VJPs are not read by didax")
+    return dict(
+        fun_name=name,
+        in_tree=_structure(r.table(_IN_TREE), len(in_avals), where),
+        in_avals=in_avals,
+        out_tree=_structure(r.table(_OUT_TREE), len(out_avals), where),
+        out_avals=out_avals,
+        nr_devices=nr_devices,
+        platforms=tuple(r.strings(_PLATFORMS)),
+        ordered_effects=(),
+        unordered_effects=(),
+        disabled_safety_checks=tuple(_read_check(c) for c in r.tables(_CHECKS)),
+        mlir_module_serialized=r.byte_vector(_MODULE) or b"",
+        calling_convention_version=r.scalar(_VERSION, "H"),
+        module_kept_var_idx=r.scalars(_KEPT, "H"),
+        uses_global_constants=bool(r.scalar(_GLOBAL_CONSTANTS, "?")),
+    )
