@@ -185,10 +185,11 @@ PUBLIC: Final[dict[str, list[str]]] = {
     "didax.sharding": _words("Mesh PartitionSpec NamedSharding SingleDeviceSharding"),
     "didax.errors": _words("ConcretizationTypeError UnexpectedTracerError ShapeError DTypeError"),
     # issue 30: stages and export
-    "didax.stages": _words("Traced Lowered Compiled Wrapped"),
+    "didax.stages": _words("Traced Lowered Compiled Wrapped ArgInfo CompilerOptions"),
     "didax.export": _words(
         "export Exported serialize deserialize default_export_platform "
-        "minimum_supported_calling_convention_version maximum_supported_calling_convention_version"
+        "minimum_supported_calling_convention_version maximum_supported_calling_convention_version "
+        "DisabledSafetyCheck register_pytree_node_serialization register_namedtuple_serialization"
     ),
 }
 

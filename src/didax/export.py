@@ -1,6 +1,7 @@
 """didax.export: jitted functions as serialized StableHLO programs that JAX reads (``jax.export``).
 
-The names live in ``didax.api.export.exported``; this module re-exports its
+The names live in ``didax.api.export.exported`` and ``didax.api.export.pytrees``
+(custom pytree nodes in serialized exports); this module re-exports their
 ``__all__``.
 
     >>> import didax as dx
@@ -11,6 +12,8 @@ The names live in ``didax.api.export.exported``; this module re-exports its
 """
 
 from didax.api.export import exported as _exported
+from didax.api.export import pytrees as _pytrees
 from didax.api.export.exported import *  # noqa: F403
+from didax.api.export.pytrees import *  # noqa: F403
 
-__all__ = [*_exported.__all__]
+__all__ = [*_exported.__all__, *_pytrees.__all__]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import jax
 import jax.numpy as jnp
@@ -185,3 +185,77 @@ def test_flatbuffer_tables_round_trip() -> None:
     assert r.scalar(7, "q") == -(2**40)
     assert r.table(8) is None
     assert r.tables(8) == []
+
+
+class _Point(NamedTuple):
+    x: Any
+    y: Any
+
+
+@jax.tree_util.register_pytree_node_class
+class _Scaled:
+    def __init__(self, v: Any, scale: float) -> None:
+        self.v, self.scale = v, scale
+
+    def tree_flatten(self) -> tuple[tuple[Any], float]:
+        return (self.v,), self.scale
+
+    @classmethod
+    def tree_unflatten(cls, scale: float, children: Any) -> _Scaled:
+        return cls(children[0], scale)
+
+
+def _register_both(name: str) -> None:
+    # The same registration in didax and JAX (their registries are separate).
+    if name == "point":
+        jexport.register_namedtuple_serialization(_Point, serialized_name="test.point")
+        dx.export.register_namedtuple_serialization(_Point, serialized_name="test.point")
+        return
+    for register in (
+        jexport.register_pytree_node_serialization,
+        dx.export.register_pytree_node_serialization,
+    ):
+        register(
+            _Scaled,
+            serialized_name="test.scaled",
+            serialize_auxdata=lambda s: str(s).encode(),
+            deserialize_auxdata=lambda b: float(b.decode()),
+        )
+
+
+@JAX_READS
+def test_custom_pytree_nodes_serialize_both_ways() -> None:
+    def f(p: Any, s: Any) -> Any:
+        return _Point(p.x + s.v * s.scale, p.y), _Scaled(p.x, s.scale)
+
+    args = (_Point(np.ones(2), np.zeros(2)), _Scaled(np.arange(2.0), 3.0))
+    exp = dx.export.export(dx.jit(f))(*args)
+    with pytest.raises(ValueError, match="unregistered type"):
+        exp.serialize()
+    _register_both("point")
+    _register_both("scaled")
+    with pytest.raises(ValueError, match="Duplicate serialization registration"):
+        dx.export.register_namedtuple_serialization(_Point, serialized_name="other")
+    from_didax = jexport.deserialize(exp.serialize())
+    assert from_didax.in_tree == exp.in_tree
+    got_point, got_scaled = from_didax.call(*args)
+    np.testing.assert_allclose(got_point.x, [1.0, 4.0])
+    assert got_scaled.scale == 3.0
+    jexp = jexport.export(jax.jit(f))(*args)
+    from_jax = dx.export.deserialize(jexp.serialize())
+    assert from_jax.out_tree == jexp.out_tree
+    np.testing.assert_allclose(from_jax.call(*args)[0].x, [1.0, 4.0])
+
+
+def test_disabled_safety_checks() -> None:
+    check = dx.export.DisabledSafetyCheck.custom_call("lapack_sgetrf")
+    assert check.is_custom_call() == "lapack_sgetrf"
+    assert dx.export.DisabledSafetyCheck.platform().is_custom_call() is None
+    other = "cuda" if dx.export.default_export_platform() == "cpu" else "cpu"
+    checks = [dx.export.DisabledSafetyCheck.platform(), check]
+    exp = dx.export.export(dx.jit(lambda x: x + 1), platforms=[other], disabled_checks=checks)(
+        np.ones(2)
+    )
+    again = dx.export.deserialize(exp.serialize())
+    assert again.disabled_safety_checks == tuple(checks)
+    np.testing.assert_allclose(again.call(np.ones(2)), [2.0, 2.0])

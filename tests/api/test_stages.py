@@ -102,3 +102,17 @@ def test_explain_cache_misses(caplog: pytest.LogCaptureFixture) -> None:
     assert "never seen function:" in messages[0]
     assert "different input types:\n  * at x, now f64[4] and before f64[3]" in messages[1]
     assert "different input pytree:" in messages[2]
+
+
+def test_args_info_says_types_and_donation_as_jax() -> None:
+    def h(a: Any, b: Any) -> Any:
+        return a["u"] + b
+
+    args = ({"u": np.ones(3, np.float32)}, np.ones(3, np.float32))
+    mine = dx.jit(h, donate_argnums=1).lower(*args).args_info
+    theirs = jax.jit(h, donate_argnums=1).lower(*args).args_info
+    as_tuples = lambda t: jax.tree_util.tree_map(  # noqa: E731
+        lambda i: (i.shape, np.dtype(i.dtype), i.donated), t
+    )
+    assert as_tuples(mine) == as_tuples(theirs)
+    assert isinstance(jax.tree_util.tree_leaves(mine)[0], dx.stages.ArgInfo)

@@ -21,10 +21,13 @@ from __future__ import annotations
 
 from typing import Any, final
 
+import attrs
+import numpy as np
 from jax import tree_util
 
 from didax.api.arrays import ShapeDtypeStruct
 from didax.api.trace_cache import Entry
+from didax.core.abstract import ShapedArray
 from didax.core.lax.programs import differ, types
 from didax.core.values import get_aval
 from didax.lowering.compiled import AnyCompiled, compile_jaxpr, spmd_annotations
@@ -32,7 +35,24 @@ from didax.lowering.mlir import ir, lower_to_module, lower_to_text
 from didax.lowering.sharding import SpmdLayout
 from didax.lowering.xla import lowered_cost_analysis, memory_analysis
 
-__all__ = ["Compiled", "CompiledFunction", "Lowered"]
+__all__ = ["ArgInfo", "Compiled", "CompiledFunction", "Lowered"]
+
+
+@final
+@attrs.frozen
+class ArgInfo:
+    """An argument's type and whether it is donated (JAX's ``jax.stages.ArgInfo``)."""
+
+    aval: ShapedArray
+    donated: bool
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self.aval.dtype
 
 
 def out_info(entry: Entry) -> Any:
@@ -46,6 +66,14 @@ class _Signature:
 
     _entry: Entry
     _in_tree: Any
+    _donated: frozenset[int]
+
+    @property
+    def args_info(self) -> Any:
+        """The pytree of ``(args, kwargs)`` with an ``ArgInfo`` per array argument."""
+        avals = self._entry.jaxpr.in_avals[len(self._entry.consts) :]
+        infos = [ArgInfo(a, i in self._donated) for i, a in enumerate(avals)]
+        return tree_util.tree_unflatten(self._in_tree, infos)
 
     @property
     def in_tree(self) -> Any:
@@ -66,12 +94,18 @@ class Lowered(_Signature):
     """A jitted function lowered for one signature."""
 
     def __init__(
-        self, entry: Entry, name: str, layout: SpmdLayout | None = None, in_tree: Any = None
+        self,
+        entry: Entry,
+        name: str,
+        layout: SpmdLayout | None = None,
+        in_tree: Any = None,
+        donated: frozenset[int] = frozenset(),
     ) -> None:
         self._entry = entry
         self._name = name
         self._layout = layout
         self._in_tree = in_tree
+        self._donated = donated
 
     def as_text(self, platform: str | None = None) -> str:
         """The StableHLO module, as text (annotated with ``mhlo.sharding`` over a mesh).
@@ -94,7 +128,7 @@ class Lowered(_Signature):
 
     def compile(self) -> Compiled:
         compiled = compile_jaxpr(self._entry.jaxpr, self._name, layout=self._layout)
-        return Compiled(self._entry, compiled, self._in_tree)
+        return Compiled(self._entry, compiled, self._in_tree, self._donated)
 
     def cost_analysis(self) -> dict[str, float]:
         """XLA's cost analysis of the program as lowered, before XLA optimizes it.
@@ -111,10 +145,17 @@ class Lowered(_Signature):
 class Compiled(_Signature):
     """A compiled executable for one signature; call it with arguments of that signature."""
 
-    def __init__(self, entry: Entry, compiled: AnyCompiled, in_tree: Any = None) -> None:
+    def __init__(
+        self,
+        entry: Entry,
+        compiled: AnyCompiled,
+        in_tree: Any = None,
+        donated: frozenset[int] = frozenset(),
+    ) -> None:
         self._entry = entry
         self._compiled = compiled
         self._in_tree = in_tree
+        self._donated = donated
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         leaves = tree_util.tree_leaves((args, kwargs))

@@ -384,7 +384,9 @@ class Jitted:
             entry = self._cache.peek(self._cache_key(args, kwargs, trace_mode())[0])
         if entry is None:
             entry = self._trace(leaves, in_tree, rebuild)
-        return Traced(entry, self._name, self._layout(entry, leaves, in_tree), in_tree)
+        layout = self._layout(entry, leaves, in_tree)
+        donated = self._donated_leaves(args, kwargs)
+        return Traced(entry, self._name, layout, in_tree, donated)
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """Traces and lowers for these arguments' types: ``trace(*args, **kwargs).lower()``."""

@@ -15,14 +15,18 @@ Design rules:
 
 from __future__ import annotations
 
-from typing import Any, Protocol, final, runtime_checkable
+from typing import Any, Protocol, TypeAlias, final, runtime_checkable
 
-from didax.api.aot import Compiled, Lowered, out_info
+from didax.api.aot import ArgInfo, Compiled, Lowered, out_info
 from didax.api.trace_cache import Entry
 from didax.ir.jaxpr import ClosedJaxpr
 from didax.lowering.sharding import SpmdLayout
 
-__all__ = ["Compiled", "Lowered", "Traced", "Wrapped"]
+__all__ = ["ArgInfo", "Compiled", "CompilerOptions", "Lowered", "Traced", "Wrapped"]
+
+# XLA compiler options by name, as JAX's stages type them; didax compiles with
+# fixed options (``lowering.xla.compile_options``) and takes none.
+CompilerOptions: TypeAlias = dict[str, str | bool]
 
 
 @final
@@ -40,11 +44,19 @@ class Traced:
     ShapeDtypeStruct(shape=(3,), dtype=float32)
     """
 
-    def __init__(self, entry: Entry, name: str, layout: SpmdLayout | None, in_tree: Any) -> None:
+    def __init__(
+        self,
+        entry: Entry,
+        name: str,
+        layout: SpmdLayout | None,
+        in_tree: Any,
+        donated: frozenset[int] = frozenset(),
+    ) -> None:
         self._entry = entry
         self._name = name
         self._layout = layout
         self._in_tree = in_tree
+        self._donated = donated
 
     @property
     def jaxpr(self) -> ClosedJaxpr:
@@ -70,8 +82,13 @@ class Traced:
         """The program's layout over a mesh, or None for one device."""
         return self._layout
 
+    @property
+    def args_info(self) -> Any:
+        """The pytree of ``(args, kwargs)`` with an ``ArgInfo`` per array argument."""
+        return self.lower().args_info
+
     def lower(self) -> Lowered:
-        return Lowered(self._entry, self._name, self._layout, self._in_tree)
+        return Lowered(self._entry, self._name, self._layout, self._in_tree, self._donated)
 
 
 @runtime_checkable

@@ -38,6 +38,7 @@ from didax.lowering import portable, xla
 from didax.lowering.compiled import Compiled
 
 __all__ = [
+    "DisabledSafetyCheck",
     "Exported",
     "default_export_platform",
     "deserialize",
@@ -51,6 +52,34 @@ minimum_supported_calling_convention_version: Final = 9
 maximum_supported_calling_convention_version: Final = 10
 # The version written: JAX 0.10's default (``jax_export_calling_convention_version``).
 _CALLING_CONVENTION_VERSION: Final = 10
+
+
+@final
+@attrs.frozen
+class DisabledSafetyCheck:
+    """A safety check an export skips (JAX's): build one with ``platform`` or ``custom_call``.
+
+    ``platform()`` lets an ``Exported`` run on a platform it was not exported
+    for; ``custom_call(name)`` is recorded for JAX (didax exports any custom
+    call its lowering emits).
+    """
+
+    impl: str
+
+    @classmethod
+    def platform(cls) -> DisabledSafetyCheck:
+        return cls("platform")
+
+    @classmethod
+    def custom_call(cls, target_name: str) -> DisabledSafetyCheck:
+        return cls(f"custom_call:{target_name}")
+
+    def is_custom_call(self) -> str | None:
+        kind, _, target = self.impl.partition(":")
+        return target if kind == "custom_call" and target else None
+
+    def __str__(self) -> str:
+        return self.impl
 
 
 def default_export_platform() -> str:
@@ -72,8 +101,7 @@ class Exported:
     platforms: tuple[str, ...]
     ordered_effects: tuple[str, ...]
     unordered_effects: tuple[str, ...]
-    # "platform", "custom_call:<target>" or "shape_assertions", as JAX's checks print.
-    disabled_safety_checks: tuple[str, ...]
+    disabled_safety_checks: tuple[DisabledSafetyCheck, ...]
     mlir_module_serialized: bytes
     calling_convention_version: int
     module_kept_var_idx: tuple[int, ...]
@@ -104,7 +132,8 @@ class Exported:
         """Runs the exported program on arguments of its exported structure and types."""
         where = f"Exported.call({self.fun_name})"
         platform = default_export_platform()
-        if platform not in self.platforms and "platform" not in self.disabled_safety_checks:
+        skip = DisabledSafetyCheck.platform() in self.disabled_safety_checks
+        if platform not in self.platforms and not skip:
             raise ValueError(
                 f"Function '{self.fun_name}' was exported for platforms '{self.platforms}' "
                 f"but it is used on '{(platform,)}'."
@@ -139,7 +168,10 @@ class Exported:
 
 
 def export(
-    fun_jit: Jitted, *, platforms: Sequence[str] | None = None, disabled_checks: Sequence[str] = ()
+    fun_jit: Jitted,
+    *,
+    platforms: Sequence[str] | None = None,
+    disabled_checks: Sequence[DisabledSafetyCheck] = (),
 ) -> Callable[..., Exported]:
     """``export(jit(f))(*arg_specs, **kwarg_specs)``: ``f`` lowered and wrapped as an ``Exported``.
 
@@ -199,4 +231,6 @@ def serialize(exp: Exported, vjp_order: int = 0) -> bytearray:
 
 def deserialize(blob: bytes | bytearray) -> Exported:
     """The ``Exported`` that ``blob`` holds: ``serialize``'s or ``jax.export.serialize``'s."""
-    return Exported(**serialization.fields_of(blob))
+    fields = serialization.fields_of(blob)
+    checks = tuple(DisabledSafetyCheck(c) for c in fields.pop("disabled_safety_checks"))
+    return Exported(**fields, disabled_safety_checks=checks)

@@ -8,8 +8,9 @@ Design rules:
   program); the header's version 3, which every JAX reader accepts. What
   JAX wrote, didax reads: either form of avals, and shardings only where
   the program runs on one device (so they say nothing).
-- What didax cannot represent is refused by name, never dropped: custom
-  pytree nodes, symbolic dimensions, effects, a VJP, several devices.
+- What didax cannot represent is refused by name, never dropped:
+  unregistered pytree nodes (``pytrees`` registers them), symbolic
+  dimensions, effects, a VJP, several devices.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 from jax import tree_util
 
 from didax.api.export.flatbuffer import Reader, Scalar, Scalars, Table, write
+from didax.api.export.pytrees import DESERIALIZERS, SERIALIZERS
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 
@@ -50,7 +52,7 @@ class Serializable(Protocol):
     @property
     def unordered_effects(self) -> tuple[str, ...]: ...
     @property
-    def disabled_safety_checks(self) -> tuple[str, ...]: ...
+    def disabled_safety_checks(self) -> tuple[object, ...]: ...
     @property
     def mlir_module_serialized(self) -> bytes: ...
     @property
@@ -143,10 +145,18 @@ def _tree(tree: Any, where: str) -> Table:
         if not all(isinstance(k, str) for k in node[1]):
             raise TypeError(f"{where}: only dictionaries with string keys serialize, got {node}")
         fields[2] = list(node[1])
+    elif node[0] in SERIALIZERS:
+        kind = _CUSTOM
+        name, serialize_auxdata = SERIALIZERS[node[0]]
+        data = serialize_auxdata(node[1])
+        if not isinstance(data, (bytes, bytearray)):
+            raise ValueError(f"{where}: serialize_auxdata of {name} returned a {type(data)}")
+        fields[3], fields[4] = name, bytes(data)
     else:
         raise ValueError(
-            f"{where}: cannot serialize a pytree with a {node[0]} node; didax serializes "
-            "tuples, lists, dicts with string keys and None"
+            f"{where}: cannot serialize a pytree with an unregistered type `{node[0]}`; use "
+            "`didax.export.register_pytree_node_serialization` or "
+            "`register_namedtuple_serialization`"
         )
     fields[0] = Scalar("b", kind)
     if children:
@@ -165,8 +175,8 @@ def _aval(aval: ShapedArray) -> Table:
     )
 
 
-def _check(check: str) -> Table:
-    kind, _, target = check.partition(":")
+def _check(check: object) -> Table:
+    kind, _, target = str(check).partition(":")
     fields: dict[int, Any] = {0: Scalar("b", _CHECK_KINDS.index(kind))}
     if target:
         fields[1] = target
@@ -235,27 +245,40 @@ def _read_aval(t: Reader, where: str) -> ShapedArray:
     return ShapedArray(shape, _DTYPE_OF_KIND[kind])
 
 
-def _read_tree(t: Reader, leaves: Any, where: str) -> Any:
-    kind = t.scalar(0, "b")
-    children = [_read_tree(c, leaves, where) for c in t.tables(1)]
-    if kind == _LEAF:
-        return next(leaves)
-    if kind == _NONE:
-        return None
-    if kind in (_TUPLE, _LIST):
-        return tuple(children) if kind == _TUPLE else children
-    if kind == _DICT:
-        return dict(zip(t.strings(2), children, strict=True))
-    raise NotImplementedError(
-        f"{where}: a pytree node of kind {kind} ({t.string(3)}): didax reads tuples, lists, "
-        "dicts and None"
-    )
+_BUILTIN_NODES: Final = {_NONE: types.NoneType, _TUPLE: tuple, _LIST: list}
 
 
-def _structure(t: Reader | None, n: int, where: str) -> Any:
+def _read_tree(t: Reader | None, where: str) -> Any:
+    """The ``PyTreeDef`` a serialized tree describes."""
     if t is None:
         raise ValueError(f"{where}: the serialized function has no pytree")
-    return tree_util.tree_structure(_read_tree(t, iter(range(n)), where))
+    kind = t.scalar(0, "b")
+    children = [_read_tree(c, where) for c in t.tables(1)]
+    if kind == _LEAF:
+        return tree_util.tree_structure(0)
+    if kind in _BUILTIN_NODES:
+        node: tuple[Any, Any] = (_BUILTIN_NODES[kind], None)
+    elif kind == _DICT:
+        node = (dict, t.strings(2))
+    elif kind == _CUSTOM:
+        name = t.string(3) or ""
+        if name not in DESERIALIZERS:
+            raise ValueError(
+                f"{where}: cannot deserialize a pytree with the unregistered type `{name}`; use "
+                "`didax.export.register_pytree_node_serialization` or "
+                "`register_namedtuple_serialization`"
+            )
+        nodetype, deserialize_auxdata, from_children = DESERIALIZERS[name]
+        aux = deserialize_auxdata(t.byte_vector(4) or b"")
+        if from_children is not None:
+            placeholders = [tree_util.tree_unflatten(c, [0] * c.num_leaves) for c in children]
+            return tree_util.tree_structure(from_children(aux, placeholders))
+        node = (nodetype, aux)
+    else:
+        raise ValueError(f"{where}: a pytree node of unknown kind {kind}")
+    return tree_util.PyTreeDef.from_node_data_and_children(
+        tree_util.default_registry, node, children
+    )
 
 
 def _read_check(t: Reader) -> str:
@@ -287,9 +310,9 @@ def fields_of(blob: bytes | bytearray) -> dict[str, Any]:
         raise NotImplementedError(f"{where}: serialized VJPs are not read by didax")
     return dict(
         fun_name=name,
-        in_tree=_structure(r.table(_IN_TREE), len(in_avals), where),
+        in_tree=_read_tree(r.table(_IN_TREE), where),
         in_avals=in_avals,
-        out_tree=_structure(r.table(_OUT_TREE), len(out_avals), where),
+        out_tree=_read_tree(r.table(_OUT_TREE), where),
         out_avals=out_avals,
         nr_devices=nr_devices,
         platforms=tuple(r.strings(_PLATFORMS)),
