@@ -150,10 +150,15 @@ def test_refusals() -> None:
 
 
 @JAX_READS
-def test_symbolic_dimensions_are_refused_by_name() -> None:
+def test_symbolic_dimensions_and_shardings_are_refused_by_name() -> None:
     (b,) = jexport.symbolic_shape("b")
     jexp = jexport.export(jax.jit(jnp.sin))(jax.ShapeDtypeStruct((b, 4), np.float32))
     with pytest.raises(NotImplementedError, match=r"symbolic dimensions \(b, 4\)"):
+        dx.export.deserialize(jexp.serialize())
+    mesh = jax.make_mesh((1,), ("a",))
+    sharded = jax.jit(jnp.sin, in_shardings=jax.sharding.NamedSharding(mesh, jax.P("a")))
+    jexp = jexport.export(sharded)(jax.ShapeDtypeStruct((4,), np.float32))
+    with pytest.raises(NotImplementedError, match="exported with shardings"):
         dx.export.deserialize(jexp.serialize())
 
 

@@ -6,8 +6,9 @@ Design rules:
   as lists (older readers) and as indices into ``unique_avals``; the
   shardings as empty tables and zero indices (unspecified: a one-device
   program); the header's version 3, which every JAX reader accepts. What
-  JAX wrote, didax reads: either form of avals, and shardings only where
-  the program runs on one device (so they say nothing).
+  JAX wrote, didax reads: either form of avals, and unspecified shardings
+  (a program given shardings carries Shardy's dialect, which didax's
+  contexts do not load).
 - What didax cannot represent is refused by name, never dropped:
   unregistered pytree nodes (``pytrees`` registers them), symbolic
   dimensions, effects, a VJP, several devices.
@@ -304,6 +305,12 @@ def fields_of(blob: bytes | bytearray) -> dict[str, Any]:
     nr_devices = r.scalar(_NR_DEVICES, "I") or r.scalar(_NR_DEVICES_SHORT, "h")
     if nr_devices != 1:
         raise NotImplementedError(f"{where}: exported for {nr_devices} devices; didax calls one")
+    sharded = any(r.scalars(_IN_SHARDING_IDXS, "I")) or any(r.scalars(_OUT_SHARDING_IDXS, "I"))
+    if sharded or any(t.table(2) is not None for t in r.tables(_IN_SHARDINGS)):
+        raise NotImplementedError(
+            f"{where}: exported with shardings (a mesh, Shardy's annotations); didax reads "
+            "exports with unspecified shardings"
+        )
     if r.tables(_ORDERED) or r.tables(_UNORDERED):
         raise NotImplementedError(f"{where}: the function has effects, which didax cannot call")
     if r.table(_VJP) is not None:
