@@ -68,52 +68,27 @@ class Serializable(Protocol):
 # only 2 or 3, so JAX itself still writes 3.
 _HEADER_VERSION: Final = 3
 
-# Slots of the ``Exported`` table.
+# Slots of the ``Exported`` table (the schema's field indices; 0 is the header version).
 _NAME, _IN_TREE, _IN_AVALS, _OUT_TREE, _OUT_AVALS, _NR_DEVICES_SHORT = 1, 2, 3, 4, 5, 6
 _IN_SHARDINGS, _OUT_SHARDINGS, _PLATFORMS, _ORDERED, _UNORDERED, _CHECKS = 7, 8, 9, 10, 11, 12
 _MODULE, _VERSION, _KEPT, _GLOBAL_CONSTANTS, _VJP, _NR_DEVICES = 13, 14, 15, 16, 17, 18
-_UNIQUE_AVALS, _IN_AVAL_IDXS, _OUT_AVAL_IDXS, _IN_SHARDING_IDXS, _OUT_SHARDING_IDXS = (
-    19,
-    22,
-    23,
-    24,
-    25,
-)
+_UNIQUE_AVALS, _IN_AVAL_IDXS, _OUT_AVAL_IDXS = 19, 22, 23
+_IN_SHARDING_IDXS, _OUT_SHARDING_IDXS = 24, 25
 
 # ``PyTreeDefKind``.
 _LEAF, _NONE, _TUPLE, _LIST, _DICT, _CUSTOM = range(6)
 
 # ``DType``, by NumPy's (or ml_dtypes') name; 22 is float0.
-_DTYPE_NAMES: Final = [
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-    "bfloat16",
-    "int4",
-    "uint4",
-    "float8_e4m3b11fnuz",
-    "float8_e4m3fn",
-    "float8_e4m3fnuz",
-    "float8_e5m2",
-    "float8_e5m2fnuz",
-    "float0",
-    "float8_e4m3",
-    "float8_e3m4",
-    "float8_e8m0fnu",
-    "float4_e2m1fn",
-]
-_FLOAT0: Final = 22
+_DTYPE_NAMES: Final = tuple(
+    " ".join(
+        (
+            "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64",
+            "complex64 complex128 bfloat16 int4 uint4 float8_e4m3b11fnuz float8_e4m3fn",
+            "float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float0 float8_e4m3 float8_e3m4",
+            "float8_e8m0fnu float4_e2m1fn",
+        )
+    ).split(" ")
+)
 
 
 def _dtype_of(name: str) -> np.dtype[Any] | None:
