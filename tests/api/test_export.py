@@ -150,11 +150,30 @@ def test_refusals() -> None:
 
 
 @JAX_READS
-def test_symbolic_dimensions_and_shardings_are_refused_by_name() -> None:
-    (b,) = jexport.symbolic_shape("b")
-    jexp = jexport.export(jax.jit(jnp.sin))(jax.ShapeDtypeStruct((b, 4), np.float32))
-    with pytest.raises(NotImplementedError, match=r"symbolic dimensions \(b, 4\)"):
-        dx.export.deserialize(jexp.serialize())
+def test_jax_symbolic_batch_exports_run_at_two_batch_sizes() -> None:
+    def f(np_: Any, x: Any, w: Any) -> Any:
+        return {"y": np_.tanh(x @ w) + x.sum(axis=1, keepdims=True), "n": (x * x).sum()}
+
+    b, n = jexport.symbolic_shape("b, n")
+    specs = (jax.ShapeDtypeStruct((b, 4), np.float32), jax.ShapeDtypeStruct((4, n), np.float32))
+    jexp = jexport.export(jax.jit(lambda x, w: f(jnp, x, w)))(*specs)
+    exp = dx.export.deserialize(jexp.serialize())
+    assert exp.uses_global_constants
+    assert [a.str_short() for a in exp.in_avals] == ["f32[b,4]", "f32[4,n]"]
+    rng = np.random.default_rng(1)
+    for batch, width in [(3, 2), (7, 5)]:
+        x = rng.normal(size=(batch, 4)).astype(np.float32)
+        w = rng.normal(size=(4, width)).astype(np.float32)
+        _close(exp.call(x, w), jexp.call(x, w))
+    with pytest.raises(TypeError, match=r"exported for \['f32\[b,4\]', 'f32\[4,n\]'\]"):
+        exp.call(np.ones((3, 5), np.float32), np.ones((4, 2), np.float32))
+    # Didax's export of the result is JAX's again.
+    again = jexport.deserialize(exp.serialize())
+    _close(again.call(x, w), jexp.call(x, w))
+
+
+@JAX_READS
+def test_shardings_are_refused_by_name() -> None:
     mesh = jax.make_mesh((1,), ("a",))
     sharded = jax.jit(jnp.sin, in_shardings=jax.sharding.NamedSharding(mesh, jax.P("a")))
     jexp = jexport.export(sharded)(jax.ShapeDtypeStruct((4,), np.float32))

@@ -4,7 +4,7 @@ A name of ``jax.export`` (JAX 0.10.2) absent from ``didax.export`` fails the
 test unless ``MISSING`` lists it with a reason, and a listed name that
 ``didax.export`` now has fails it too, so the list only shrinks. Issue 30
 allows 3% (none of these 13 names): the four below are the part of the
-issue not done, symbolic dimensions.
+issue not done, making symbolic dimensions (didax calls JAX's).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import jax.export
 import didax.export
 
 _SYMBOLIC: Final = (
-    "not implemented yet: symbolic dimensions need a dimension type in didax's abstract "
-    "values (its shapes are concrete ints) and lowering to dynamically shaped StableHLO; "
-    "a JAX export with a symbolic dimension is refused by name when read"
+    "not implemented yet: exporting with symbolic dimensions needs a dimension type in "
+    "didax's abstract values (its shapes are concrete ints) and lowering to dynamically "
+    "shaped StableHLO; didax calls JAX's symbolic exports (refined at each call's shapes)"
 )
 
 MISSING: Final[dict[str, str]] = dict.fromkeys(

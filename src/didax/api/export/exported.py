@@ -9,13 +9,16 @@ Design rules:
   exported, and ``deserialize`` here calls what JAX exported.
 - The calling convention is JAX's version 10 for a program with concrete
   shapes, no effects and one device: ``main`` takes the flattened array
-  arguments and returns the flattened results. Dimension variables,
-  platform-index arguments and effect tokens (the parts of the convention
-  a polymorphic, multi-platform or effectful export adds) are not made by
-  didax, and an export holding them is refused when read.
-- ``Exported.call`` compiles the artifact once (per ``Exported``) and runs
-  it eagerly on arguments of the exported types; under a transformation
-  it raises (didax has no primitive that inlines a foreign module).
+  arguments and returns the flattened results. didax makes no dimension
+  variables, platform-index arguments or effect tokens (the parts of the
+  convention a polymorphic, multi-platform or effectful export adds); it
+  calls JAX's shape-polymorphic exports, whose ``main`` computes its
+  dimension variables from its arguments' shapes.
+- ``Exported.call`` compiles the artifact once per ``Exported`` (once per
+  argument shapes of a polymorphic one, refined for them as JAX refines
+  it) and runs it eagerly on arguments of the exported types; under a
+  transformation it raises (didax has no primitive that inlines a foreign
+  module).
 - One platform per export; ``platforms`` names it ("cpu", "cuda",
   "rocm"), by default this machine's (``default_export_platform``).
 """
@@ -30,6 +33,7 @@ from jax import tree_util
 
 from didax.api.arrays import leaf_aval
 from didax.api.export import serialization
+from didax.api.export.serialization import AnyAval, SymbolicArray
 from didax.api.jit import Jitted
 from didax.core.abstract import ShapedArray
 from didax.core.trace import current_trace
@@ -94,9 +98,10 @@ class Exported:
 
     fun_name: str
     in_tree: Any  # the pytree of (args, kwargs)
-    in_avals: tuple[ShapedArray, ...]
+    # A ``SymbolicArray`` where JAX exported a symbolic dimension.
+    in_avals: tuple[AnyAval, ...]
     out_tree: Any
-    out_avals: tuple[ShapedArray, ...]
+    out_avals: tuple[AnyAval, ...]
     nr_devices: int
     platforms: tuple[str, ...]
     ordered_effects: tuple[str, ...]
@@ -106,8 +111,11 @@ class Exported:
     calling_convention_version: int
     module_kept_var_idx: tuple[int, ...]
     uses_global_constants: bool
-    # The artifact compiled for this machine, once (by ``call``).
-    _compiled: list[Compiled] = attrs.field(factory=list, eq=False, repr=False, init=False)
+    # The artifact compiled for this machine (by ``call``): once, or once per
+    # argument shapes of a shape-polymorphic export.
+    _compiled: dict[tuple[ShapedArray, ...], Compiled] = attrs.field(
+        factory=dict, eq=False, repr=False, init=False
+    )
 
     @property
     def in_shardings_hlo(self) -> tuple[None, ...]:
@@ -138,8 +146,6 @@ class Exported:
                 f"Function '{self.fun_name}' was exported for platforms '{self.platforms}' "
                 f"but it is used on '{(platform,)}'."
             )
-        if self.uses_global_constants:
-            raise NotImplementedError(f"{where}: symbolic shapes are not supported by didax")
         if current_trace() is not EVAL_TRACE:
             raise NotImplementedError(
                 f"{where}: called under a transformation (jit, vmap, grad...); didax calls "
@@ -151,20 +157,38 @@ class Exported:
                 f"{where}: the exported function was called with a different argument "
                 f"structure: {tree}, exported for {self.in_tree}"
             )
-        got = [leaf_aval(x).strip_weak() for x in leaves]
-        want = [a.strip_weak() for a in self.in_avals]
-        if got != want:
+        got = tuple(leaf_aval(x).strip_weak() for x in leaves)
+        if not all(_fits(a, w) for a, w in zip(got, self.in_avals, strict=True)):
             raise TypeError(
-                f"{where}: called with arguments of types "
-                f"{[a.str_short() for a in got]}, exported for {[a.str_short() for a in want]}"
+                f"{where}: called with arguments of types {[a.str_short() for a in got]}, "
+                f"exported for {[a.str_short() for a in self.in_avals]}"
             )
-        if not self._compiled:
-            kept = [self.in_avals[i] for i in self.module_kept_var_idx]
-            self._compiled.append(
-                portable.compile_artifact(self.mlir_module_serialized, kept, self.out_avals)
-            )
-        outs = self._compiled[0].run((), [leaves[i] for i in self.module_kept_var_idx])
+        kept = tuple(got[i] for i in self.module_kept_var_idx)
+        compiled = self._compiled.get(kept)
+        if compiled is None:
+            artifact = self.mlir_module_serialized
+            if self.uses_global_constants:
+                dtypes = [a.dtype for a in self.out_avals]
+                compiled = portable.compile_refined(artifact, kept, dtypes)
+            else:
+                out_avals = [a for a in self.out_avals if isinstance(a, ShapedArray)]
+                compiled = portable.compile_artifact(artifact, kept, out_avals)
+            self._compiled[kept] = compiled
+        outs = compiled.run((), [leaves[i] for i in self.module_kept_var_idx])
         return tree_util.tree_unflatten(self.out_tree, outs)
+
+
+def _fits(got: ShapedArray, want: AnyAval) -> bool:
+    """Whether an argument of type ``got`` fits ``want`` (a symbolic dimension fits any size).
+
+    The sizes given to symbolic dimensions are checked by the module itself
+    (its shape assertions, when refined for them).
+    """
+    if got.dtype != want.dtype or got.ndim != want.ndim:
+        return False
+    if isinstance(want, SymbolicArray):
+        return all(isinstance(w, str) or w == g for g, w in zip(got.shape, want.shape, strict=True))
+    return got.shape == want.shape
 
 
 def export(

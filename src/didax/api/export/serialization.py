@@ -10,15 +10,17 @@ Design rules:
   (a program given shardings carries Shardy's dialect, which didax's
   contexts do not load).
 - What didax cannot represent is refused by name, never dropped:
-  unregistered pytree nodes (``pytrees`` registers them), symbolic
-  dimensions, effects, a VJP, several devices.
+  unregistered pytree nodes (``pytrees`` registers them), effects, a VJP,
+  several devices. Symbolic dimensions are read as JAX wrote them
+  (``SymbolicArray``), for ``Exported.call`` to refine.
 """
 
 from __future__ import annotations
 
 import types
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeAlias, final
 
+import attrs
 import ml_dtypes
 import numpy as np
 from jax import tree_util
@@ -28,7 +30,34 @@ from didax.api.export.pytrees import DESERIALIZERS, SERIALIZERS
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 
-__all__ = ["Serializable", "fields_of", "serialize"]
+__all__ = ["Serializable", "SymbolicArray", "fields_of", "serialize"]
+
+
+@final
+@attrs.frozen
+class SymbolicArray:
+    """An array type with symbolic dimensions, as JAX serialized them (``"b"``, ``"2*b"``).
+
+    The type of an argument or result of a shape-polymorphic export made by
+    JAX: didax calls such exports at concrete shapes (the module's shape
+    refinement binds and checks the dimensions), and makes none itself.
+    """
+
+    shape: tuple[int | str, ...]
+    dtype: np.dtype[Any]
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def str_short(self) -> str:
+        return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def strip_weak(self) -> SymbolicArray:
+        return self
+
+
+AnyAval: TypeAlias = "ShapedArray | SymbolicArray"
 
 
 class Serializable(Protocol):
@@ -39,11 +68,11 @@ class Serializable(Protocol):
     @property
     def in_tree(self) -> Any: ...
     @property
-    def in_avals(self) -> tuple[ShapedArray, ...]: ...
+    def in_avals(self) -> tuple[AnyAval, ...]: ...
     @property
     def out_tree(self) -> Any: ...
     @property
-    def out_avals(self) -> tuple[ShapedArray, ...]: ...
+    def out_avals(self) -> tuple[AnyAval, ...]: ...
     @property
     def nr_devices(self) -> int: ...
     @property
@@ -140,7 +169,7 @@ def _tree(tree: Any, where: str) -> Table:
     return Table(fields)
 
 
-def _aval(aval: ShapedArray) -> Table:
+def _aval(aval: AnyAval) -> Table:
     return Table(
         {
             0: Scalar("b", 0),  # shapedArray
@@ -205,20 +234,16 @@ def serialize(exp: Serializable, vjp_order: int = 0) -> bytearray:
     return write(root)
 
 
-def _read_aval(t: Reader, where: str) -> ShapedArray:
+def _read_aval(t: Reader, where: str) -> AnyAval:
     if t.scalar(0, "b") != 0:
         raise NotImplementedError(f"{where}: only arrays (shapedArray) deserialize")
-    dims = t.strings(1)
-    try:
-        shape = tuple(int(d) for d in dims)
-    except ValueError:
-        raise NotImplementedError(
-            f"{where}: symbolic dimensions ({', '.join(dims)}) are not supported by didax"
-        ) from None
     kind = t.scalar(2, "b")
     if kind not in _DTYPE_OF_KIND:
         raise NotImplementedError(f"{where}: dtype kind {kind} is not one of didax's dtypes")
-    return ShapedArray(shape, _DTYPE_OF_KIND[kind])
+    dims = [int(d) if d.lstrip("-").isdigit() else d for d in t.strings(1)]
+    if all(isinstance(d, int) for d in dims):
+        return ShapedArray(tuple(int(d) for d in dims), _DTYPE_OF_KIND[kind])
+    return SymbolicArray(tuple(dims), _DTYPE_OF_KIND[kind])
 
 
 _BUILTIN_NODES: Final = {_NONE: types.NoneType, _TUPLE: tuple, _LIST: list}
@@ -270,7 +295,7 @@ def fields_of(blob: bytes | bytearray) -> dict[str, Any]:
     where = f"didax.export.deserialize({name})"
     unique = [_read_aval(a, where) for a in r.tables(_UNIQUE_AVALS)]
 
-    def avals(idxs: int, legacy: int) -> tuple[ShapedArray, ...]:
+    def avals(idxs: int, legacy: int) -> tuple[AnyAval, ...]:
         if r.scalars(idxs, "I"):
             return tuple(unique[i] for i in r.scalars(idxs, "I"))
         return tuple(_read_aval(a, where) for a in r.tables(legacy))
