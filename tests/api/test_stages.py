@@ -72,6 +72,14 @@ def test_lower_mixes_arrays_and_structs_and_checks_calls() -> None:
         compiled(np.ones((2, 3)), np.ones(4))
     with pytest.raises(ValueError, match="compiler_ir"):
         lowered.compiler_ir("hlo-proto")
+    # A struct's sharding lays its argument out, as an Array's would.
+    mesh = dx.sharding.Mesh(np.array(dx.devices()[:1]), ("a",))
+    laid = dx.ShapeDtypeStruct(
+        (4,), np.float32, sharding=dx.sharding.NamedSharding(mesh, dx.P("a"))
+    )
+    assert "sharding=" in repr(laid)
+    text = dx.jit(lambda x: x * 2).lower(laid).as_text()
+    assert "mhlo.sharding" in text
 
 
 def test_log_compiles(caplog: pytest.LogCaptureFixture) -> None:

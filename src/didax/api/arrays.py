@@ -107,7 +107,8 @@ class ShapeDtypeStruct:
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        laid = "" if self.sharding is None else f", sharding={self.sharding}"
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak}{laid})"
 
 
 def leaf_aval(x: Any) -> ShapedArray:
