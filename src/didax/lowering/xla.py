@@ -360,6 +360,29 @@ def _numeric(analysis: dict[str, Any]) -> dict[str, float]:
     }
 
 
+def refine_shapes(module: ir.Module) -> bytes:
+    """The module's shape-polymorphic parts made static from ``main``'s static argument types.
+
+    jaxlib's shape refinement, as JAX runs it before compiling a call of a
+    polymorphic export: dimension values computed from the arguments'
+    shapes propagate through the program, and its shape assertions are
+    checked (a failed one raises). Returns the refined module's bytecode.
+    """
+    refined: bytes = _jaxlib.mlir.refine_polymorphic_shapes(
+        mlir_module=module_bytecode(module),
+        enable_shape_assertions=True,
+        validate_static_shapes=True,
+        enable_shardy=False,
+    )
+    return refined
+
+
+def memory_analysis(executable: Executable) -> Any:
+    """jaxlib's ``CompiledMemoryStats`` of an executable (a method its stubs leave out)."""
+    loaded: Any = executable
+    return loaded.get_compiled_memory_stats()
+
+
 def cost_analysis(executable: Executable) -> dict[str, float]:
     """XLA's cost analysis of a compiled executable, as ``jax.stages.Compiled.cost_analysis``.
 
