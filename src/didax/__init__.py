@@ -16,6 +16,7 @@ from didax import debug as debug
 from didax import distributed as distributed
 from didax import errors as errors
 from didax import experimental as experimental
+from didax import export as export
 from didax import extend as extend
 from didax import ffi as ffi
 from didax import lax as lax
@@ -24,6 +25,7 @@ from didax import numpy as numpy
 from didax import random as random
 from didax import scipy as scipy
 from didax import sharding as sharding
+from didax import stages as stages
 from didax import tree_util as tree_util
 from didax.api import arrays as _arrays
 from didax.api import autodiff as _autodiff
@@ -52,6 +54,8 @@ from didax.core.config import config as config
 from didax.core.config import default_matmul_precision as default_matmul_precision
 from didax.core.config import disable_jit as disable_jit
 from didax.core.config import enable_x64 as enable_x64
+from didax.core.config import explain_cache_misses as explain_cache_misses
+from didax.core.config import log_compiles as log_compiles
 from didax.custom_derivatives import custom_jvp as custom_jvp
 from didax.custom_derivatives import custom_vjp as custom_vjp
 
@@ -80,6 +84,10 @@ __all__ = [
     "enable_x64",
     "default_matmul_precision",
     "disable_jit",
+    "log_compiles",
+    "explain_cache_misses",
+    "stages",
+    "export",
     "errors",
     "experimental",
     "extend",
