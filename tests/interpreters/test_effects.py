@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import didax
+import didax.export
 from didax.core import effects
 from didax.core.lax.callbacks import debug_callback_p
 from didax.experimental import io_callback
@@ -200,3 +201,10 @@ def test_pure_callback_in_32_bit_mode_as_jax() -> None:
         outs.append(np.asarray(f(lib.numpy.arange(3.0))))
     assert outs[0].dtype == outs[1].dtype == np.float32
     np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6)
+
+
+def test_export_refuses_host_callbacks_as_jax() -> None:
+    for lib in (jax, didax):
+        f = lib.jit(lambda x, lib=lib: (lib.debug.print("x {}", x), x * 2)[1])
+        with pytest.raises(NotImplementedError, match="serialization of host_callbacks"):
+            lib.export.export(f)(lib.ShapeDtypeStruct((), np.float32))

@@ -33,7 +33,7 @@ from didax.core.abstract import ShapedArray
 from didax.ir.jaxpr import Jaxpr
 from didax.lowering import xla
 from didax.lowering.compiled import Compiled
-from didax.lowering.mlir import aval_to_ir_type, constant, ir, lower_to_module
+from didax.lowering.mlir import aval_to_ir_type, constant, ir, lower_with_callbacks
 
 __all__ = [
     "compile_artifact",
@@ -48,7 +48,9 @@ _INNER_MAIN = "_didax_export_main"
 
 def export_module(jaxpr: Jaxpr, consts: Sequence[Any], name: str, platform: str) -> bytes:
     """The portable artifact of ``jaxpr`` (its first ``len(consts)`` inputs bound to ``consts``)."""
-    module = lower_to_module(jaxpr, name, platform=platform)
+    module, callbacks = lower_with_callbacks(jaxpr, name, platform=platform)
+    if callbacks:  # they live in this process: JAX refuses them with these words
+        raise NotImplementedError("serialization of host_callbacks is not yet implemented")
     with module.context, ir.Location.unknown():
         if consts:
             _bind_constants(module, jaxpr, consts)
