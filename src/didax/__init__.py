@@ -13,19 +13,30 @@ implement its names.
 
 from didax import custom_derivatives as custom_derivatives
 from didax import distributed as distributed
+from didax import dlpack as dlpack
+from didax import dtypes as dtypes
 from didax import errors as errors
 from didax import experimental as experimental
 from didax import extend as extend
 from didax import lax as lax
+from didax import lib as lib
+from didax import monitoring as monitoring
 from didax import nn as nn
 from didax import numpy as numpy
+from didax import ops as ops
+from didax import profiler as profiler
 from didax import random as random
 from didax import scipy as scipy
 from didax import sharding as sharding
+from didax import tree as tree
 from didax import tree_util as tree_util
+from didax import typing as typing
+from didax import version as version
 from didax.api import arrays as _arrays
 from didax.api import autodiff as _autodiff
 from didax.api import checkpoint as _checkpoint
+from didax.api import config_flags as _config_flags
+from didax.api import devices as _devices
 from didax.api import flops as _flops
 from didax.api import jit as _jit
 from didax.api import shard_map as _shard_map
@@ -34,6 +45,8 @@ from didax.api import transformations as _transformations
 from didax.api.arrays import *  # noqa: F403
 from didax.api.autodiff import *  # noqa: F403
 from didax.api.checkpoint import *  # noqa: F403
+from didax.api.config_flags import *  # noqa: F403
+from didax.api.devices import *  # noqa: F403
 from didax.api.distributed import (
     make_array_from_process_local_data as make_array_from_process_local_data,
 )
@@ -50,6 +63,7 @@ from didax.core.config import disable_jit as disable_jit
 from didax.core.config import enable_x64 as enable_x64
 from didax.custom_derivatives import custom_jvp as custom_jvp
 from didax.custom_derivatives import custom_vjp as custom_vjp
+from didax.version import __version__ as __version__
 
 __all__ = [
     *_arrays.__all__,
@@ -81,4 +95,15 @@ __all__ = [
     "random",
     "scipy",
     "tree_util",
+    *_devices.__all__,
+    *_config_flags.__all__,
+    "dlpack",
+    "dtypes",
+    "lib",
+    "monitoring",
+    "ops",
+    "profiler",
+    "tree",
+    "typing",
+    "version",
 ]

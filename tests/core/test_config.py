@@ -58,8 +58,9 @@ def test_global_update_of_x64() -> None:
     dx.config.update("jax_enable_x64", False)
     try:
         assert dtypes.python_scalar_dtype(1.0) == np.float32
-        # (x64, then jax_default_matmul_precision: the options tracing reads)
-        assert config_module.state_key() == (False, None)
+        # (x64, jax_default_matmul_precision, then the numpy promotion modes:
+        # the options tracing reads)
+        assert config_module.state_key() == (False, None, "standard", "allow")
     finally:
         dx.config.update("jax_enable_x64", True)
     assert dtypes.python_scalar_dtype(1.0) == np.float64
