@@ -82,7 +82,7 @@ def test_default_matmul_precision_keys_traces_and_is_scoped_to_the_thread() -> N
     assert config_module.trace_mode() == x64  # unset: the cheapest key, the x64 mode
     seen: list[object] = []
     with dx.default_matmul_precision("float32"):
-        assert config_module.state_key() == (x64, "float32")
+        assert config_module.state_key() == (x64, "float32", "standard", "allow")
         assert config_module.trace_mode() == (x64, "float32")
         assert config_module.dispatch_mode() == (x64, "float32")
         t = threading.Thread(target=lambda: seen.append(config_module.trace_mode()))
