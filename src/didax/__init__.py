@@ -18,6 +18,7 @@ from didax import dtypes as dtypes
 from didax import errors as errors
 from didax import experimental as experimental
 from didax import extend as extend
+from didax import image as image
 from didax import lax as lax
 from didax import lib as lib
 from didax import monitoring as monitoring
@@ -38,7 +39,9 @@ from didax.api import checkpoint as _checkpoint
 from didax.api import config_flags as _config_flags
 from didax.api import devices as _devices
 from didax.api import flops as _flops
+from didax.api import fwd_and_bwd as _fwd_and_bwd
 from didax.api import jit as _jit
+from didax.api import mesh_context as _mesh_context
 from didax.api import shard_map as _shard_map
 from didax.api import sharding as _sharding
 from didax.api import transformations as _transformations
@@ -53,7 +56,9 @@ from didax.api.distributed import (
 from didax.api.distributed import process_count as process_count
 from didax.api.distributed import process_index as process_index
 from didax.api.flops import *  # noqa: F403
+from didax.api.fwd_and_bwd import *  # noqa: F403
 from didax.api.jit import *  # noqa: F403
+from didax.api.mesh_context import *  # noqa: F403
 from didax.api.shard_map import *  # noqa: F403
 from didax.api.sharding import *  # noqa: F403
 from didax.api.transformations import *  # noqa: F403
@@ -97,8 +102,11 @@ __all__ = [
     "tree_util",
     *_devices.__all__,
     *_config_flags.__all__,
+    *_mesh_context.__all__,
+    *_fwd_and_bwd.__all__,
     "dlpack",
     "dtypes",
+    "image",
     "lib",
     "monitoring",
     "ops",

@@ -17,6 +17,7 @@ from typing import Any, Final, Literal, Protocol
 import numpy as np
 
 from didax.api.numpy import creation, reductions
+from didax.api.numpy import methods as _methods  # noqa: F401  (Arrays' .at, .astype)
 from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.operands import asarray
 from didax.core import dtypes
