@@ -22,6 +22,7 @@ from didax.api.prng import KeyDType
 from didax.core import dtypes
 from didax.core.dtypes import TypePromotionError as TypePromotionError
 from didax.core.promotion import result_type as _result_type
+from didax.core.values import get_aval
 
 __all__ = [
     "TypePromotionError",
@@ -81,8 +82,18 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
     >>> result_type(1, 2.0, return_weak_type_flag=True)
     (dtype('float32'), True)
     """
-    dtype, weak = _result_type(*args)
+    if not args:
+        raise ValueError("at least one array or dtype is required")
+    dtype, weak = dtypes.result_type(_typed(a) for a in args)
     return (dtype, weak) if return_weak_type_flag else dtype
+
+
+def _typed(a: Any) -> tuple[np.dtype[Any], bool]:
+    """``(dtype, weak)`` of a value, or of a dtype (a strong one) named any way NumPy takes."""
+    if isinstance(a, (type, str, np.dtype)):
+        return dtypes.canonical(dtypes.as_dtype(a)), False
+    aval = get_aval(a)
+    return aval.dtype, aval.weak_type
 
 
 def scalar_type_of(x: Any) -> type:
