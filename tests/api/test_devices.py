@@ -63,9 +63,7 @@ def _sharding(spec: Any, lib: Any) -> Any:
 def test_make_array_from_callback(dtype: Any) -> None:
     data = (np.arange(12).reshape(4, 3) % 3).astype(dtype)
     ours = dx.make_array_from_callback((4, 3), _sharding(dx.P("x"), dx), lambda i: data[i])
-    theirs = jax.make_array_from_callback(
-        (4, 3), _sharding(jax.P("x"), jax), lambda i: data[i]
-    )
+    theirs = jax.make_array_from_callback((4, 3), _sharding(jax.P("x"), jax), lambda i: data[i])
     assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
     np.testing.assert_array_equal(ours, theirs)
     assert ours.sharding == _sharding(dx.P("x"), dx)
@@ -115,7 +113,11 @@ def test_typeof_is_jax_s(value: Any) -> None:
             dx.typeof(value)
         return
     ours, theirs = dx.typeof(value), jax.typeof(value)
-    assert (ours.shape, ours.dtype, ours.weak_type) == (theirs.shape, theirs.dtype, theirs.weak_type)
+    assert (ours.shape, ours.dtype, ours.weak_type) == (
+        theirs.shape,
+        theirs.dtype,
+        theirs.weak_type,
+    )
 
 
 def test_typeof_of_a_tracer() -> None:

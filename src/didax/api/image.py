@@ -220,7 +220,9 @@ def scale_and_translate(
     output pixels whose sample falls outside the input are zero. Any
     method but ``NEAREST``.
     """
-    x, scale_v, translation_v = _inexact(image, scale, translation)
+    x, scale_v, translation_v = _inexact(
+        image, operands.asarray(scale), operands.asarray(translation)
+    )
     out_shape = _check_shape("scale_and_translate", shape, x)
     m = _method(method, antialias)
     if m is ResizeMethod.NEAREST:
