@@ -8,8 +8,8 @@ against JAX's on the same programs; the others at JAX's default, and by the
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -79,9 +79,8 @@ def test_default_is_jax_s_and_the_flag_scopes_it(name: str) -> None:
         assert dx.config.read(flag.option) == theirs
     refused = REFUSED.get(name)
     if refused is not None:
-        with pytest.raises(NotImplementedError, match=flag.option):
-            with flag(refused):
-                pass
+        with pytest.raises(NotImplementedError, match=flag.option), flag(refused):
+            pass
         assert flag.value == theirs
     with pytest.raises(ValueError, match=flag.option):
         dx.config.update(flag.option, "no such value")
@@ -93,9 +92,8 @@ def test_checking_leaks_and_transfer_guard() -> None:
         assert dx.transfer_guard_host_to_device.value == "allow"
         assert dx.transfer_guard_device_to_host.value == "allow"
     assert dx.transfer_guard_host_to_device.value is None
-    with pytest.raises(NotImplementedError, match="transfer_guard"):
-        with dx.transfer_guard("disallow"):
-            pass
+    with pytest.raises(NotImplementedError, match="transfer_guard"), dx.transfer_guard("disallow"):
+        pass
 
 
 def test_default_device() -> None:
@@ -104,9 +102,8 @@ def test_default_device() -> None:
         assert dx.device_put(1.0).device == dx.devices()[0]
     with dx.default_device("cpu"):
         pass
-    with pytest.raises(NotImplementedError, match="default_device"):
-        with dx.default_device("tpu"):
-            pass
+    with pytest.raises(NotImplementedError, match="default_device"), dx.default_device("tpu"):
+        pass
 
 
 def test_bare_flag_call_sets_true_as_jax_s() -> None:

@@ -64,7 +64,8 @@ def test_make_array_from_callback(dtype: Any) -> None:
     data = (np.arange(12).reshape(4, 3) % 3).astype(dtype)
     ours = dx.make_array_from_callback((4, 3), _sharding(dx.P("x"), dx), lambda i: data[i])
     theirs = jax.make_array_from_callback((4, 3), _sharding(jax.P("x"), jax), lambda i: data[i])
-    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+    assert ours.dtype == theirs.dtype
+    assert ours.shape == theirs.shape
     np.testing.assert_array_equal(ours, theirs)
     assert ours.sharding == _sharding(dx.P("x"), dx)
     single = dx.make_array_from_callback(
@@ -145,6 +146,7 @@ def test_grad_of_an_integer_input_gives_float0_as_jax_s() -> None:
 def test_print_environment_info(capsys: pytest.CaptureFixture[str]) -> None:
     text = dx.print_environment_info(return_string=True)
     assert text is not None
-    assert f"jax:      {jax.__version__}" in text and "didax:" in text
+    assert f"jax:      {jax.__version__}" in text
+    assert "didax:" in text
     assert dx.print_environment_info() is None
     assert "device info" in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""``didax.image`` against ``jax.image``: every method, up and down, with and without antialiasing."""
+"""``didax.image`` against ``jax.image``: every method, up and down, antialiased or not."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def _resize_table(every: list[tuple[str, tuple[int, ...], bool]]) -> None:
     ours = dx.jit(lambda x: [dx.image.resize(x, s, m, aa) for m, s, aa in every])(IMAGE)
     theirs = jax.jit(lambda x: [jax.image.resize(x, s, m, aa) for m, s, aa in every])(IMAGE)
     for case, o, t in zip(every, ours, theirs, strict=True):
-        assert o.dtype == t.dtype and o.shape == t.shape, case
+        assert (o.dtype, o.shape) == (t.dtype, t.shape), case
         np.testing.assert_allclose(o, t, atol=2e-6, err_msg=str(case))
     method, shape, antialias = every[-1]
     eager = dx.image.resize(IMAGE, shape, method, antialias)

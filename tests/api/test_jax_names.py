@@ -1,4 +1,4 @@
-"""The public names of ``jax`` (the top-level module) that ``didax`` still lacks, each with its reason.
+"""The public names of ``jax`` (the top-level module) that ``didax`` lacks, each with its reason.
 
 ``MISSING`` is the list: a public name of ``jax`` (JAX 0.10.2) absent from
 ``didax`` fails the test unless it is listed with a reason, and a listed

@@ -17,15 +17,14 @@ def test_set_mesh_is_a_setter_and_a_context_manager() -> None:
     mesh = dx.make_mesh((1,), ("x",))
     outer = dx.set_mesh(mesh)
     try:
-        with dx.set_mesh(None):
-            with pytest.raises(ValueError, match="needs a mesh in context"):
-                dx.reshard(np.ones(2), dx.P("x"))
+        with dx.set_mesh(None), pytest.raises(ValueError, match="needs a mesh in context"):
+            dx.reshard(np.ones(2), dx.P("x"))
         assert dx.reshard(np.ones(2), dx.P("x")).sharding == dx.NamedSharding(mesh, dx.P("x"))
     finally:
         outer.__exit__(None, None, None)
     with pytest.raises(ValueError, match="needs a mesh"):
         dx.reshard(np.ones(2), dx.P())
-    with pytest.raises(ValueError, match="outside of `jax.jit`"):
+    with pytest.raises(ValueError, match=r"outside of `jax\.jit`"):
         dx.jit(lambda x: dx.set_mesh(mesh) and x)(1.0)
     with pytest.raises(ValueError, match="Mesh"):
         dx.set_mesh("x")  # type: ignore[arg-type]
@@ -36,7 +35,8 @@ def test_reshard_concrete_and_traced() -> None:
     s = dx.NamedSharding(mesh, dx.P("x"))
     tree = {"a": np.arange(4.0), "b": [np.ones(2)]}
     out = dx.reshard(tree, s)
-    assert out["a"].sharding == s and out["b"][0].sharding == s
+    assert out["a"].sharding == s
+    assert out["b"][0].sharding == s
     prefix = dx.reshard(tree, {"a": s, "b": dx.NamedSharding(mesh, dx.P())})
     assert prefix["b"][0].sharding == dx.NamedSharding(mesh, dx.P())
     jitted = dx.jit(lambda x: dx.reshard(x * 2, s))(np.arange(4.0))
@@ -89,7 +89,7 @@ def test_fwd_and_bwd_is_jax_s(argnums: Any, jitted: bool) -> None:
 
 def test_fwd_and_bwd_with_aux_and_errors() -> None:
     fwd, bwd = dx.fwd_and_bwd(lambda a: (a**2, {"aux": a}), 0, has_aux=True)
-    y, res, aux = fwd(np.float64(3.0))
+    _, res, aux = fwd(np.float64(3.0))
     np.testing.assert_allclose(aux["aux"], 3.0)
     np.testing.assert_allclose(bwd(res, np.float64(1.0)), 6.0)
     with pytest.raises(TypeError, match="callable"):
