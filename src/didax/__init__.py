@@ -11,6 +11,7 @@ public module re-exports, in one hop, the ``__all__`` of the modules that
 implement its names.
 """
 
+from didax import custom_batching as custom_batching
 from didax import custom_derivatives as custom_derivatives
 from didax import distributed as distributed
 from didax import dlpack as dlpack
@@ -104,6 +105,7 @@ __all__ = [
     *_config_flags.__all__,
     *_mesh_context.__all__,
     *_fwd_and_bwd.__all__,
+    "custom_batching",
     "dlpack",
     "dtypes",
     "image",

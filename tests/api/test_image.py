@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import jax
@@ -26,7 +27,7 @@ TABLE = [
 ]
 
 
-def _resize_table(every: list[tuple[str, tuple[int, ...], bool]]) -> None:
+def _resize_table(every: Sequence[tuple[str, tuple[int, ...], bool]]) -> None:
     # Each library's resizes in one compiled program (JAX's eager ops compile one by one).
     ours = dx.jit(lambda x: [dx.image.resize(x, s, m, aa) for m, s, aa in every])(IMAGE)
     theirs = jax.jit(lambda x: [jax.image.resize(x, s, m, aa) for m, s, aa in every])(IMAGE)

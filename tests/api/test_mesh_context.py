@@ -25,7 +25,7 @@ def test_set_mesh_is_a_setter_and_a_context_manager() -> None:
     with pytest.raises(ValueError, match="needs a mesh"):
         dx.reshard(np.ones(2), dx.P())
     with pytest.raises(ValueError, match=r"outside of `jax\.jit`"):
-        dx.jit(lambda x: dx.set_mesh(mesh) and x)(1.0)
+        dx.jit(lambda x: (dx.set_mesh(mesh), x)[1])(1.0)
     with pytest.raises(ValueError, match="Mesh"):
         dx.set_mesh("x")  # type: ignore[arg-type]
 
@@ -84,7 +84,7 @@ def test_fwd_and_bwd_is_jax_s(argnums: Any, jitted: bool) -> None:
     ours, theirs = bwd(res, ct), jbwd(jres, ct)
     for o, t in zip(jax.tree.leaves(ours), jax.tree.leaves(theirs), strict=True):
         np.testing.assert_allclose(o, t, rtol=1e-12)
-    assert jax.tree.structure(ours) == jax.tree.structure(theirs)
+    assert str(jax.tree.structure(ours)) == str(jax.tree.structure(theirs))
 
 
 def test_fwd_and_bwd_with_aux_and_errors() -> None:

@@ -67,19 +67,21 @@ def test_issubdtype_is_jax_s(a: Any, b: Any) -> None:
             return lib.random.key(0).dtype
         return getattr(lib.dtypes, t) if isinstance(t, str) else t
 
-    assert dx.dtypes.issubdtype(resolve(dx, a), resolve(dx, b)) == jax.dtypes.issubdtype(
-        resolve(jax, a), resolve(jax, b)
-    )
+    jax_dtypes: Any = jax.dtypes  # (its stubs do not re-export issubdtype, finfo, iinfo)
+    ours = dx.dtypes.issubdtype(resolve(dx, a), resolve(dx, b))
+    assert ours == jax_dtypes.issubdtype(resolve(jax, a), resolve(jax, b))
 
 
 def test_scalar_type_itemsize_and_the_rest() -> None:
     for x in [1, 1.0, True, 1j, np.int8(1), np.ones(2, np.float16)]:
         assert dx.dtypes.scalar_type_of(x) is jax.dtypes.scalar_type_of(x)
-    for t in [np.float32, np.int8, ml_dtypes.bfloat16, np.complex128, np.bool_]:
-        assert dx.dtypes.itemsize_bits(t) == jax.dtypes.itemsize_bits(t)
+    jax_dtypes: Any = jax.dtypes
+    kinds: list[Any] = [np.float32, np.int8, ml_dtypes.bfloat16, np.complex128, np.bool_]
+    for t in kinds:
+        assert dx.dtypes.itemsize_bits(t) == jax_dtypes.itemsize_bits(t)
     assert dx.dtypes.bfloat16 is jax.dtypes.bfloat16
-    assert dx.dtypes.finfo(ml_dtypes.bfloat16).eps == jax.dtypes.finfo(ml_dtypes.bfloat16).eps
-    assert dx.dtypes.iinfo(np.int16).max == jax.dtypes.iinfo(np.int16).max
+    assert dx.dtypes.finfo(ml_dtypes.bfloat16).eps == jax_dtypes.finfo(ml_dtypes.bfloat16).eps
+    assert dx.dtypes.iinfo(np.int16).max == jax_dtypes.iinfo(np.int16).max
     assert issubclass(dx.dtypes.TypePromotionError, ValueError)
     with pytest.raises(ValueError, match="extended"):
         dx.dtypes.canonicalize_dtype(dx.random.key(0).dtype)
@@ -115,7 +117,7 @@ def test_tree_is_jax_s() -> None:
     assert dx.tree.leaves(tree) == [1, 2, 3, 4]
     assert dx.tree.reduce(lambda a, b: a + b, tree) == 10
     assert dx.tree.all(tree)
-    assert dx.tree.structure(tree) == jax.tree.structure(tree)
+    assert str(dx.tree.structure(tree)) == str(jax.tree.structure(tree))
     assert [p for p, _ in dx.tree.leaves_with_path(tree)] == [
         p for p, _ in jax.tree.leaves_with_path(tree)
     ]
@@ -139,7 +141,8 @@ SEGMENT_IDS = np.array([0, 2, 2, -1, 5, 1, 0])
 def test_segment_reductions_are_jax_s(name: str) -> None:
     ours_fn, theirs_fn = getattr(dx.ops, name), getattr(jax.ops, name)
     # (didax's scatter-add and scatter-mul take numbers only: bool data for max and min.)
-    kinds = [np.float32, np.int32] + ([np.bool_] if name in ("segment_max", "segment_min") else [])
+    kinds: list[Any] = [np.float32, np.int32]
+    kinds += [np.bool_] if name in ("segment_max", "segment_min") else []
     cases = [(t, {"num_segments": 4}) for t in kinds]
     cases += [(np.float32, {"num_segments": 4, "bucket_size": 3}), (np.int32, {"num_segments": 6})]
 
@@ -186,9 +189,11 @@ def test_segment_ids_must_be_integers() -> None:
 def test_dlpack() -> None:
     x = dnp.arange(4.0)
     np.testing.assert_array_equal(dx.dlpack.from_dlpack(np.arange(3.0)), [0.0, 1.0, 2.0])
-    np.testing.assert_array_equal(np.from_dlpack(x), np.arange(4.0))
+    exported: Any = x  # (a didax Array has __dlpack__; NumPy's stubs want their protocol)
+    np.testing.assert_array_equal(np.from_dlpack(exported), np.arange(4.0))
     np.testing.assert_array_equal(dx.dlpack.from_dlpack(jnp.arange(2.0)), [0.0, 1.0])
-    for t in [np.float32, ml_dtypes.bfloat16, np.bool_, "U3", np.float16, np.int8]:
+    kinds: list[Any] = [np.float32, ml_dtypes.bfloat16, np.bool_, "U3", np.float16, np.int8]
+    for t in kinds:
         assert dx.dlpack.is_supported_dtype(t) == jax.dlpack.is_supported_dtype(t)
     with pytest.raises(TypeError, match="dtype-like"):
         dx.dlpack.is_supported_dtype(None)
@@ -197,8 +202,8 @@ def test_dlpack() -> None:
 def test_monitoring_listeners_hear_recorded_events() -> None:
     heard: list[tuple[str, float]] = []
 
-    def listener(event: str, duration: float, **kwargs: Any) -> None:
-        heard.append((event, duration))
+    def listener(event: str, duration_secs: float, **kwargs: str | int) -> None:
+        heard.append((event, duration_secs))
 
     dx.monitoring.register_event_duration_secs_listener(listener)
     try:

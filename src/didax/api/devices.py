@@ -237,7 +237,7 @@ def make_array_from_callback(
 def make_array_from_single_device_arrays(
     shape: Sequence[int],
     sharding: NamedSharding | SingleDeviceSharding,
-    arrays: Sequence[Array],
+    arrays: Sequence[Any],
     *,
     dtype: object = None,
 ) -> Array:
@@ -248,6 +248,12 @@ def make_array_from_single_device_arrays(
     each lies on its device, and the result shares their buffers.
     """
     full = _checked_shape("make_array_from_single_device_arrays", shape)
+    for a in arrays:
+        if not isinstance(a, Array):
+            raise TypeError(
+                "make_array_from_single_device_arrays: arrays must be didax Arrays, "
+                f"got {type(a).__name__}"
+            )
     devices = list(sharding.devices_indices_map(full))
     if len(arrays) != len(devices):
         raise ValueError(

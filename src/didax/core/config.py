@@ -391,13 +391,14 @@ def _trace_mode(values: dict[str, object]) -> Hashable:
 
     The x64 mode, a bool, when ``jax_default_matmul_precision`` is unset
     (the common case, and the cheapest key); else both, as a pair, and the
-    numpy promotion modes too when either is not its default, and the
-    values of the user's contexts (``add_user_context``) when there are any.
+    numpy promotion modes and the values of the user's contexts
+    (``add_user_context``) too when any of them is not its default.
     """
     x64 = values["jax_enable_x64"] is True
     precision = values["jax_default_matmul_precision"]
     promotion = (values["jax_numpy_dtype_promotion"], values["jax_numpy_rank_promotion"])
-    if USER_CONTEXTS or promotion != ("standard", "allow"):
+    users_default = all(values[n] == OPTIONS[n].default for n in USER_CONTEXTS)
+    if not users_default or promotion != ("standard", "allow"):
         return (x64, precision, *promotion, *(values[n] for n in USER_CONTEXTS))
     return x64 if precision is None else (x64, precision)
 
