@@ -74,6 +74,15 @@ def test_make_array_from_callback(dtype: Any) -> None:
     np.testing.assert_array_equal(single, data)
 
 
+@pytest.mark.x64_off
+def test_make_array_from_callback_in_32_bits() -> None:
+    data = np.arange(4.0)  # float64 data: a float32 Array, as JAX's
+    ours = dx.make_array_from_callback((4,), _sharding(dx.P("x"), dx), lambda i: data[i])
+    theirs = jax.make_array_from_callback((4,), _sharding(jax.P("x"), jax), lambda i: data[i])
+    assert ours.dtype == theirs.dtype == np.float32
+    np.testing.assert_array_equal(ours, theirs)
+
+
 def test_make_array_from_callback_refuses_a_wrong_piece() -> None:
     with pytest.raises(ValueError, match="shard shape"):
         dx.make_array_from_callback((4,), _sharding(dx.P("x"), dx), lambda i: np.ones(3))

@@ -16,7 +16,7 @@ Design rules:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any, Final, final
 
 from didax.core.config import add_user_context, config
@@ -68,12 +68,20 @@ class Flag:
     'allow'
     """
 
-    def __init__(self, option: str, doc: str, bare: object = _UNSET) -> None:
+    def __init__(
+        self,
+        option: str,
+        doc: str,
+        bare: object = _UNSET,
+        check: Callable[[object], None] | None = None,
+    ) -> None:
         config.read(option)  # an unknown option fails at import
         self.option = option
         self.__doc__ = doc
         # What ``flag()`` with no argument sets (True for JAX's boolean flags).
         self._bare = bare
+        # Refuses a value the api layer knows didax cannot honour (core cannot tell).
+        self._check = check
 
     @property
     def value(self) -> Any:
@@ -85,6 +93,8 @@ class Flag:
             if self._bare is _UNSET:
                 raise TypeError(f"{self.option}: the context manager takes the new value")
             new_val = self._bare
+        if self._check is not None:
+            self._check(new_val)
         return config.override(self.option, new_val)
 
     def __repr__(self) -> str:
@@ -181,21 +191,20 @@ def transfer_guard(new_val: str) -> Iterator[None]:
         yield
 
 
-@contextlib.contextmanager
-def default_device(new_val: Any = None) -> Iterator[None]:
-    """Arrays go to ``new_val`` when no device is named (``jax.default_device``).
-
-    didax places arrays on the backend's first device: ``new_val`` may be
-    None, that device or its platform's name; another device is a
-    ``NotImplementedError``.
-    """
+def _only_the_first_device(new_val: object) -> None:
     first = xla.device()
     if new_val is not None and new_val != first and new_val != first.platform:
         raise NotImplementedError(
             f"default_device: didax places arrays on {first} only, got {new_val!r}"
         )
-    with config.override("jax_default_device", new_val):
-        yield
+
+
+default_device: Final = Flag(
+    "jax_default_device",
+    "Arrays go to this device when none is named (``jax.default_device``): didax places "
+    "them on the backend's first device, so None, that device or its platform's name.",
+    check=_only_the_first_device,
+)
 
 
 def make_user_context(default_value: Hashable = None) -> Flag:
