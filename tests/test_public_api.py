@@ -44,7 +44,9 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "devices device_count local_device_count P sharding shard_map pmap distributed "
         "process_index process_count make_array_from_process_local_data "
         # issue 26: matmul precision
-        "default_matmul_precision"
+        "default_matmul_precision "
+        # issue 30: stages
+        "stages log_compiles explain_cache_misses export"
     ),
     "didax.lax": _words(
         # element-wise
@@ -74,7 +76,8 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "Precision"
     ),
     # issue 11: the decompositions, as jax.lax.linalg
-    "didax.lax.linalg": _words("cholesky triangular_solve lu qr eigh svd"),
+    "didax.lax.linalg": _words("cholesky triangular_solve lu qr eigh svd")
+    + _words("schur hessenberg householder_product"),  # issue 29 (h-schur)
     # issue 11: NumPy's linear algebra
     "didax.numpy.linalg": _words(
         "norm det slogdet inv solve cholesky qr svd eigh eigvalsh lstsq pinv matrix_power "
@@ -142,6 +145,7 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "expm_frechet "
         "fiedler fiedler_companion hadamard hankel helmert hilbert inv invhilbert invpascal "
         "leslie pascal polar qr qr_multiply solve svd toeplitz"
+        " schur rsf2csf sqrtm funm solve_sylvester hessenberg"  # issue 29 (h-schur)
     ),
     "didax.scipy.special": _words(
         "logsumexp erf erfc erfinv gammaln digamma xlogy xlog1py expit logit "
@@ -182,6 +186,13 @@ PUBLIC: Final[dict[str, list[str]]] = {
     ),
     "didax.sharding": _words("Mesh PartitionSpec NamedSharding SingleDeviceSharding"),
     "didax.errors": _words("ConcretizationTypeError UnexpectedTracerError ShapeError DTypeError"),
+    # issue 30: stages and export
+    "didax.stages": _words("Traced Lowered Compiled Wrapped ArgInfo CompilerOptions"),
+    "didax.export": _words(
+        "export Exported serialize deserialize default_export_platform "
+        "minimum_supported_calling_convention_version maximum_supported_calling_convention_version "
+        "DisabledSafetyCheck register_pytree_node_serialization register_namedtuple_serialization"
+    ),
 }
 
 # (module, name) -> the issue that delivers it.

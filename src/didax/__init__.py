@@ -18,6 +18,7 @@ from didax import dlpack as dlpack
 from didax import dtypes as dtypes
 from didax import errors as errors
 from didax import experimental as experimental
+from didax import export as export
 from didax import extend as extend
 from didax import image as image
 from didax import lax as lax
@@ -30,6 +31,7 @@ from didax import profiler as profiler
 from didax import random as random
 from didax import scipy as scipy
 from didax import sharding as sharding
+from didax import stages as stages
 from didax import tree as tree
 from didax import tree_util as tree_util
 from didax import typing as typing
@@ -67,6 +69,8 @@ from didax.core.config import config as config
 from didax.core.config import default_matmul_precision as default_matmul_precision
 from didax.core.config import disable_jit as disable_jit
 from didax.core.config import enable_x64 as enable_x64
+from didax.core.config import explain_cache_misses as explain_cache_misses
+from didax.core.config import log_compiles as log_compiles
 from didax.custom_derivatives import custom_jvp as custom_jvp
 from didax.custom_derivatives import custom_vjp as custom_vjp
 from didax.version import __version__ as __version__
@@ -92,6 +96,10 @@ __all__ = [
     "enable_x64",
     "default_matmul_precision",
     "disable_jit",
+    "log_compiles",
+    "explain_cache_misses",
+    "stages",
+    "export",
     "errors",
     "experimental",
     "extend",

@@ -24,8 +24,7 @@ _REFS: Final = (
 )
 
 MISSING: Final[dict[str, str]] = {
-    # Built by the parallel helpers of issue 30 (effects and callbacks, stages and
-    # export, transformations).
+    # Built by the parallel helpers of issue 30 (effects and callbacks, transformations).
     **dict.fromkeys(
         (
             "closure_convert",
@@ -33,16 +32,12 @@ MISSING: Final[dict[str, str]] = {
             "debug",
             "effects_barrier",
             "ensure_compile_time_eval",
-            "explain_cache_misses",
-            "export",
             "ffi",
             "jacobian",
             "linear_transpose",
-            "log_compiles",
             "named_call",
             "named_scope",
             "pure_callback",
-            "stages",
         ),
         _PENDING,
     ),

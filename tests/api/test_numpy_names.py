@@ -23,12 +23,7 @@ import pytest
 
 import didax.numpy as dnp
 
-MISSING: Final[dict[str, str]] = {
-    "roots": (
-        "declined: JAX finds the roots as the eigenvalues of the companion matrix "
-        "(linalg.eigvals), and didax has no general (non-Hermitian) eigenvalue decomposition"
-    ),
-}
+MISSING: Final[dict[str, str]] = {}
 
 _NARROW: Final = (
     "limited: ml_dtypes' dtype, as JAX's; didax's arrays do not take it (its eager "

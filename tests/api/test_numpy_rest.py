@@ -468,7 +468,6 @@ def test_io_forwards_as_jax() -> None:
         (lambda: dnp.frexp(np.array([1j])), TypeError),
         (lambda: dnp.ldexp(np.array([1.0]), np.array([1.5])), ValueError),
         (lambda: dnp.partition(np.array([1j, 2j]), 0), NotImplementedError),
-        (lambda: dnp.poly(np.eye(2)), NotImplementedError),
         (
             lambda: dx.jit(dnp.union1d)(np.arange(3), np.arange(2)),
             dx.errors.ConcretizationTypeError,

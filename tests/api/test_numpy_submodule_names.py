@@ -17,17 +17,11 @@ import pytest
 
 import didax.numpy as dnp
 
-_GEEV: Final = (
-    "declined: needs a general (non-Hermitian) eigendecomposition (LAPACK's geev, which "
-    "JAX reaches through lax.linalg.eig); didax has no such primitive, only eigh"
-)
 MISSING: Final[dict[str, dict[str, str]]] = {
-    "linalg": {"eig": _GEEV, "eigvals": _GEEV},
+    "linalg": {},
     "fft": {},
 }
-OVER_BOUND: Final[dict[str, str]] = {
-    "linalg": "eig and eigvals are 2 of 31 names, above 3%: they wait for a geev primitive",
-}
+OVER_BOUND: Final[dict[str, str]] = {}
 
 
 def _modules(name: str) -> tuple[ModuleType, ModuleType]:

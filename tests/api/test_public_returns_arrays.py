@@ -567,6 +567,8 @@ EXEMPT: dict[str, str] = {
     "enable_x64": "a context manager",
     "disable_jit": "a context manager",
     "default_matmul_precision": "a context manager",
+    "log_compiles": "a context manager",
+    "explain_cache_misses": "a context manager",
     "devices": "returns Device objects, as jax.devices",
     "device_count": "returns an int",
     "local_device_count": "returns an int",

@@ -4,7 +4,7 @@
 (JAX 0.10.2) absent from ``didax.scipy.linalg`` fails the test unless it is
 listed with a reason, and a listed name that didax now has fails it too, so
 the list only shrinks as names land. Issue 29 asks for at most 3% (one
-name); six remain, all waiting on one missing primitive, so the bound is six.
+name); none remains.
 """
 
 from __future__ import annotations
@@ -15,24 +15,7 @@ import jax.scipy.linalg
 
 import didax.scipy.linalg
 
-_SCHUR: Final = (
-    "declined: JAX computes it on lax.linalg.schur, LAPACK's gees (CPU only); didax's "
-    "linalg family has no schur primitive yet"
-)
-
-MISSING: Final[dict[str, str]] = {
-    "schur": _SCHUR,
-    "sqrtm": f"{_SCHUR} (sqrtm is JAX's triangular square root of the complex Schur form)",
-    "rsf2csf": (
-        f"{_SCHUR} (rsf2csf turns schur's real form into the complex one, and only has use with it)"
-    ),
-    "funm": f"{_SCHUR} (funm applies Parlett's recurrence to the complex Schur form)",
-    "solve_sylvester": f"{_SCHUR} (JAX's Bartels-Stewart solve of both Schur forms)",
-    "hessenberg": (
-        "declined: JAX computes it on lax.linalg.hessenberg (LAPACK's gehrd) and "
-        "householder_product (orghr); didax's linalg family has neither primitive yet"
-    ),
-}
+MISSING: Final[dict[str, str]] = {}
 
 
 def _jax_names() -> list[str]:
@@ -58,9 +41,8 @@ def test_listed_names_are_jax_names() -> None:
 
 
 def test_few_names_remain() -> None:
-    # issue 29's bound is 3% (one name of 40); the six above wait on schur and
-    # hessenberg primitives, and the bound only comes down from here.
-    assert len(MISSING) <= 6, sorted(MISSING)
+    # issue 29's bound is 3% (one name of 40): every name is there.
+    assert not MISSING, sorted(MISSING)
 
 
 def test_reasons_are_declined_with_why() -> None:

@@ -27,9 +27,9 @@ fz = _load()
 
 
 def test_fixed_seed_slice_agrees_with_jax() -> None:
-    # 10 programs x 10 transformations, about half a minute here.
-    pairs, failures = fz.fuzz(0.0, seed=20261124, record=False, programs=10)
-    assert pairs == 10 * len(fz.TRANSFORMATIONS)
+    # 6 programs x 10 transformations: CI's slice (`nox -s fuzz` runs the search).
+    pairs, failures = fz.fuzz(0.0, seed=20261124, record=False, programs=6)
+    assert pairs == 6 * len(fz.TRANSFORMATIONS)
     assert failures == []
 
 

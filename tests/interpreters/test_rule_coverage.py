@@ -350,6 +350,31 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         for p in LINALG_PRIMITIVES
         if p.name not in ("cholesky", "triangular_solve")  # StableHLO's ops everywhere
     },
+    # issue 29: eig (LAPACK's geev)
+    ("eig", "impl"): (
+        "a LAPACK kernel (geev) XLA calls: evaluated eagerly by its compiled program, so "
+        "eager values are the jitted ones"
+    ),
+    ("eig", "transpose"): (
+        "not linear (as in JAX): its jvp writes the tangent with an LU solve, products and "
+        "triangular solves, which is what a linear jaxpr holds"
+    ),
+    **{
+        ("eig", table): (
+            "a first-order primitive: partial evaluation stages it whole when its operand is "
+            "unknown, and DCE drops it whole when no result is used (its results come from "
+            "one geev call)"
+        )
+        for table in ("partial_eval", "dce")
+    },
+    **{
+        ("eig", f"lowering[{platform}]"): (
+            "CPUs only (lowering.eig): JAX picks among cuSOLVER's geev, MAGMA and a hybrid "
+            "host kernel on GPUs, and none is compared with JAX's here, so lowering eig for "
+            "a GPU fails with the clear error naming the primitive and the platform"
+        )
+        for platform in ("cuda", "rocm")
+    },
     ("axis_index", "transpose"): "it has no operands, so nothing to transpose",
     # issue 28: custom_linear_solve (interpreters.solves)
     ("custom_linear_solve", "impl"): (
@@ -529,6 +554,23 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "unknown, and DCE drops it whole when its result is unused"
         )
         for table in ("partial_eval", "dce")
+    },
+    # issue 29: schur, hessenberg, householder_product (core.lax.schur)
+    **{
+        (name, table): reason
+        for name in ("schur", "hessenberg", "householder_product")
+        for table, reason in (
+            ("impl", "a LAPACK kernel XLA calls: evaluated eagerly by its compiled program"),
+            ("jvp", "as in JAX, which defines none: the missing rule's error names it"),
+            ("transpose", "not linear, and JAX defines no derivative for it"),
+            ("partial_eval", "first-order: partial evaluation stages it whole"),
+            ("dce", "first-order: one kernel call, dropped whole when no result is used"),
+            ("lowering[rocm]", "as JAX's: no ROCm kernel (householder_product's unchecked)"),
+        )
+    },
+    **{
+        (name, "lowering[cuda]"): "as JAX's: LAPACK on CPUs only, lowering elsewhere raises"
+        for name in ("schur", "hessenberg")
     },
 }
 

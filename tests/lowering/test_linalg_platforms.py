@@ -347,6 +347,8 @@ CPU_CASES: Final[list[Case]] = [
         *_triangular_solve_case(transpose_a=True, conjugate_a=True),
         ((2, 3, 3), (2, 2, 3)),
     ),
+    ("eig", jax.lax.linalg.eig, lax.linalg.eig, ((3, 3),)),
+    ("eigvals-batched", jnp.linalg.eigvals, dnp.linalg.eigvals, ((2, 4, 4),)),
 ]
 
 

@@ -7,37 +7,105 @@ Design rules:
   another one.
 - ``Lowered.compile`` goes through the process-wide compile cache, so a
   program compiled ahead of time and the one a call runs are the same
-  executable. A ``CompiledFunction`` checks its arguments' types against
+  executable. A ``Compiled`` (JAX's name; ``CompiledFunction`` is its
+  older didax name) checks its arguments' types against
   the signature it was compiled for and raises ``TypeError`` otherwise.
 - Cost analyses come from XLA: before its passes (``Lowered``) or after
-  (``CompiledFunction``); ``didax.flops`` counts from the jaxpr instead.
+  (``Compiled``); ``didax.flops`` counts from the jaxpr instead.
+- Both know the pytree of ``(args, kwargs)`` they were lowered for
+  (``in_tree``, static arguments left out, as JAX's) and their results'
+  shapes and dtypes (``out_info``, a pytree of ``ShapeDtypeStruct``).
 """
 
 from __future__ import annotations
 
 from typing import Any, final
 
+import attrs
+import numpy as np
 from jax import tree_util
 
+from didax.api.arrays import ShapeDtypeStruct
 from didax.api.trace_cache import Entry
+from didax.core.abstract import ShapedArray
 from didax.core.lax.programs import differ, types
 from didax.core.values import get_aval
 from didax.lowering.compiled import AnyCompiled, compile_jaxpr, spmd_annotations
-from didax.lowering.mlir import lower_to_text
+from didax.lowering.mlir import ir, lower_to_module, lower_to_text
 from didax.lowering.sharding import SpmdLayout
-from didax.lowering.xla import lowered_cost_analysis
+from didax.lowering.xla import lowered_cost_analysis, memory_analysis
 
-__all__ = ["CompiledFunction", "Lowered"]
+__all__ = ["ArgInfo", "Compiled", "CompiledFunction", "Lowered"]
 
 
 @final
-class Lowered:
+@attrs.frozen
+class ArgInfo:
+    """An argument's type and whether it is donated (JAX's ``jax.stages.ArgInfo``)."""
+
+    aval: ShapedArray
+    donated: bool
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self.aval.dtype
+
+
+def out_info(entry: Entry) -> Any:
+    """The results' shapes and dtypes, as a pytree of ``ShapeDtypeStruct`` (JAX's ``out_info``)."""
+    structs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in entry.jaxpr.out_avals]
+    return tree_util.tree_unflatten(entry.out_tree, structs)
+
+
+class _Signature:
+    """What a lowered and a compiled program say of their signature."""
+
+    _entry: Entry
+    _in_tree: Any
+    _donated: frozenset[int]
+
+    @property
+    def args_info(self) -> Any:
+        """The pytree of ``(args, kwargs)`` with an ``ArgInfo`` per array argument."""
+        avals = self._entry.jaxpr.in_avals[len(self._entry.consts) :]
+        infos = [ArgInfo(a, i in self._donated) for i, a in enumerate(avals)]
+        return tree_util.tree_unflatten(self._in_tree, infos)
+
+    @property
+    def in_tree(self) -> Any:
+        """The pytree structure of ``(args, kwargs)``, static arguments left out."""
+        return self._in_tree
+
+    @property
+    def out_tree(self) -> Any:
+        return self._entry.out_tree
+
+    @property
+    def out_info(self) -> Any:
+        return out_info(self._entry)
+
+
+@final
+class Lowered(_Signature):
     """A jitted function lowered for one signature."""
 
-    def __init__(self, entry: Entry, name: str, layout: SpmdLayout | None = None) -> None:
+    def __init__(
+        self,
+        entry: Entry,
+        name: str,
+        layout: SpmdLayout | None = None,
+        in_tree: Any = None,
+        donated: frozenset[int] = frozenset(),
+    ) -> None:
         self._entry = entry
         self._name = name
         self._layout = layout
+        self._in_tree = in_tree
+        self._donated = donated
 
     def as_text(self, platform: str | None = None) -> str:
         """The StableHLO module, as text (annotated with ``mhlo.sharding`` over a mesh).
@@ -50,9 +118,17 @@ class Lowered:
         spmd = None if self._layout is None else spmd_annotations(jaxpr, self._layout)
         return lower_to_text(jaxpr, self._name, spmd, platform)
 
-    def compile(self) -> CompiledFunction:
+    def compiler_ir(self, dialect: str = "stablehlo") -> ir.Module:
+        """The StableHLO module (JAX's ``compiler_ir``; ``"stablehlo"`` is the one dialect)."""
+        if dialect != "stablehlo":
+            raise ValueError(f"Lowered.compiler_ir: unknown dialect {dialect!r}; 'stablehlo' is")
+        jaxpr = self._entry.jaxpr
+        spmd = None if self._layout is None else spmd_annotations(jaxpr, self._layout)
+        return lower_to_module(jaxpr, self._name, spmd=spmd)
+
+    def compile(self) -> Compiled:
         compiled = compile_jaxpr(self._entry.jaxpr, self._name, layout=self._layout)
-        return CompiledFunction(self._entry, compiled)
+        return Compiled(self._entry, compiled, self._in_tree, self._donated)
 
     def cost_analysis(self) -> dict[str, float]:
         """XLA's cost analysis of the program as lowered, before XLA optimizes it.
@@ -66,12 +142,20 @@ class Lowered:
 
 
 @final
-class CompiledFunction:
+class Compiled(_Signature):
     """A compiled executable for one signature; call it with arguments of that signature."""
 
-    def __init__(self, entry: Entry, compiled: AnyCompiled) -> None:
+    def __init__(
+        self,
+        entry: Entry,
+        compiled: AnyCompiled,
+        in_tree: Any = None,
+        donated: frozenset[int] = frozenset(),
+    ) -> None:
         self._entry = entry
         self._compiled = compiled
+        self._in_tree = in_tree
+        self._donated = donated
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         leaves = tree_util.tree_leaves((args, kwargs))
@@ -92,6 +176,15 @@ class CompiledFunction:
         """The HLO XLA compiled: for a sharded program, one device's partitioned program."""
         return self._compiled.optimized_hlo()
 
+    def memory_analysis(self) -> Any:
+        """XLA's memory statistics of the executable (JAX's ``Compiled.memory_analysis()``).
+
+        jaxlib's ``CompiledMemoryStats``: ``argument_size_in_bytes``,
+        ``output_size_in_bytes``, ``temp_size_in_bytes``,
+        ``generated_code_size_in_bytes`` and the rest.
+        """
+        return memory_analysis(self._compiled.executable)
+
     def cost_analysis(self) -> dict[str, float]:
         """XLA's cost analysis of the compiled program, as JAX's ``Compiled.cost_analysis()``.
 
@@ -105,3 +198,7 @@ class CompiledFunction:
         6.0
         """
         return self._compiled.cost_analysis()
+
+
+# didax's earlier name for ``Compiled``.
+CompiledFunction = Compiled

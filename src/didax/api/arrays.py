@@ -91,6 +91,8 @@ class ShapeDtypeStruct:
     shape: tuple[int, ...] = attrs.field(converter=_shape_tuple)
     dtype: np.dtype[Any] = attrs.field(converter=dtypes.canonicalize)
     weak_type: bool = False
+    # Where ``jit(f).lower`` lays the argument out (a ``NamedSharding``), as JAX's.
+    sharding: NamedSharding | SingleDeviceSharding | None = attrs.field(default=None, kw_only=True)
 
     def aval(self) -> ShapedArray:
         return ShapedArray(self.shape, self.dtype, self.weak_type)
@@ -105,10 +107,12 @@ class ShapeDtypeStruct:
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        laid = "" if self.sharding is None else f", sharding={self.sharding}"
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak}{laid})"
 
 
-def _leaf_aval(x: Any) -> ShapedArray:
+def leaf_aval(x: Any) -> ShapedArray:
+    """A leaf's abstract value: a ``ShapeDtypeStruct``'s, or an array's (or scalar's) type."""
     return x.aval() if isinstance(x, ShapeDtypeStruct) else get_aval(x)
 
 
@@ -130,6 +134,6 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         out_trees.append(out_tree)
         return out_leaves
 
-    closed = trace_to_jaxpr(flat, [_leaf_aval(x) for x in leaves], "eval_shape")
+    closed = trace_to_jaxpr(flat, [leaf_aval(x) for x in leaves], "eval_shape")
     structs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
     return tree_util.tree_unflatten(out_trees[0], structs)

@@ -34,6 +34,9 @@ from jax import tree_util
 
 from didax.api.aot import CompiledFunction as CompiledFunction
 from didax.api.aot import Lowered as Lowered
+from didax.api.arrays import ShapeDtypeStruct, leaf_aval
+from didax.api.cache_misses import explain_cache_miss
+from didax.api.stages import Traced
 from didax.api.trace_cache import (
     ARRAY_KINDS,
     NDARRAY_AVALS,
@@ -51,7 +54,7 @@ from didax.core.lax.jit import jit_p
 from didax.core.sharding import NamedSharding, SingleDeviceSharding
 from didax.core.source_info import user_frame_summary
 from didax.core.trace import current_trace
-from didax.core.values import get_aval, kind_or_none
+from didax.core.values import kind_or_none
 from didax.interpreters.evaluation import EVAL_TRACE, check_nans
 from didax.interpreters.jaxpr_transforms import close_over_nothing
 from didax.interpreters.parallel import program_meshes
@@ -89,6 +92,13 @@ def _per_leaf(shardings: Any, tree: Any) -> list[Any]:
 
     tree_util.tree_map(assign, prefix, positions, is_leaf=_is_sharding_leaf)
     return out
+
+
+def _leaf_sharding(x: Any) -> Any:
+    """An argument's own layout: a committed Array's, or a ``ShapeDtypeStruct``'s."""
+    if type(x) is Array:
+        return x.committed_sharding
+    return x.sharding if isinstance(x, ShapeDtypeStruct) else None
 
 
 def clear_caches() -> None:
@@ -203,6 +213,8 @@ class Jitted:
             entry = self._cache.get(key)
             if entry is None:
                 dyn, _, rebuild = self._split(args, kwargs)
+                if flag("jax_explain_cache_misses"):
+                    explain_cache_miss(self._fun, self._cache.keys(), key, dyn, self._plain)
                 flat, in_tree = tree_util.tree_flatten(dyn)
                 donated = self._donated_leaves(args, kwargs)
                 entry = self._cache.get_or_create(
@@ -290,8 +302,7 @@ class Jitted:
             asked_in = (tuple(asked_in), None)
         asked = _per_leaf(asked_in, in_tree)
         ins = [
-            a if a is not None else (x.committed_sharding if type(x) is Array else None)
-            for a, x in zip(asked, leaves, strict=True)
+            a if a is not None else _leaf_sharding(x) for a, x in zip(asked, leaves, strict=True)
         ]
         outs = _per_leaf(self._out_shardings, entry.out_tree)
         mesh = mesh_of([*ins, *outs, *program_meshes(entry.jaxpr)])
@@ -350,29 +361,36 @@ class Jitted:
             out_tree.append(tree)
             return flat
 
-        avals = [get_aval(x) for x in leaves]
+        avals = [leaf_aval(x) for x in leaves]
         closed = trace_to_jaxpr(flat_fun, avals, f"jit({self._name})")
         jaxpr, consts = close_over_nothing(closed)
         return Entry(jaxpr, consts, out_tree[0])
 
     # --- ahead of time ---------------------------------------------------------
 
-    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
-        """Traces and lowers for these arguments' types; see ``Lowered``.
+    def trace(self, *args: Any, **kwargs: Any) -> Traced:
+        """Traces for these arguments' types (arrays or ``ShapeDtypeStruct``s); see ``Traced``.
 
         Outside any transformation, the program a call with these arguments
-        traced (found under the same ``_cache_key``) is lowered, not traced
-        again, as JAX's ``lower`` shares jit's tracing cache; calls alone
-        count as the cache's hits.
+        traced (found under the same ``_cache_key``) is taken, not traced
+        again, as JAX's stages share jit's tracing cache; calls alone count
+        as the cache's hits.
         """
         dyn, _, rebuild = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten(dyn)
         entry = None
-        if current_trace() is EVAL_TRACE:
+        abstract = any(isinstance(x, ShapeDtypeStruct) for x in leaves)
+        if current_trace() is EVAL_TRACE and not abstract:
             entry = self._cache.peek(self._cache_key(args, kwargs, trace_mode())[0])
         if entry is None:
             entry = self._trace(leaves, in_tree, rebuild)
-        return Lowered(entry, self._name, self._layout(entry, leaves, in_tree))
+        layout = self._layout(entry, leaves, in_tree)
+        donated = self._donated_leaves(args, kwargs)
+        return Traced(entry, self._name, layout, in_tree, donated)
+
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        """Traces and lowers for these arguments' types: ``trace(*args, **kwargs).lower()``."""
+        return self.trace(*args, **kwargs).lower()
 
     # --- the trace cache -------------------------------------------------------
 

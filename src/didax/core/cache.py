@@ -101,6 +101,11 @@ class LRUCache(Generic[V]):
                 self._building.pop(key, None)
             return value
 
+    def keys(self) -> list[Hashable]:
+        """The keys held, least recently used first."""
+        with self._lock:
+            return list(self._data)
+
     def info(self) -> CacheInfo:
         with self._lock:
             return CacheInfo(self._hits, self._misses, len(self._data), self.maxsize)

@@ -294,6 +294,20 @@ OPTIONS: Final[dict[str, Option]] = {
             "raise FloatingPointError at the first primitive that produces a NaN",
         ),
         Option(
+            "jax_log_compiles",
+            False,
+            "JAX_LOG_COMPILES",
+            _as_bool,
+            "log each program compiled, at WARNING level (else DEBUG)",
+        ),
+        Option(
+            "jax_explain_cache_misses",
+            False,
+            "JAX_EXPLAIN_CACHE_MISSES",
+            _as_bool,
+            "log why each jitted call that misses its trace cache traces again",
+        ),
+        Option(
             "jax_cpu_collectives_implementation",
             None,
             "JAX_CPU_COLLECTIVES_IMPLEMENTATION",
@@ -482,6 +496,20 @@ def x64_enabled() -> bool:
 def state_key() -> tuple[object, ...]:
     """The options that change what tracing produces, for trace caches to key on."""
     return tuple(config.read(name) for name, o in OPTIONS.items() if o.affects_tracing)
+
+
+@contextlib.contextmanager
+def log_compiles(enable: bool = True) -> Iterator[None]:
+    """Logs each program compiled, in this thread until the block ends (``jax.log_compiles``)."""
+    with config.override("jax_log_compiles", enable):
+        yield
+
+
+@contextlib.contextmanager
+def explain_cache_misses(enable: bool = True) -> Iterator[None]:
+    """Logs why jitted calls trace again, in this thread until the block ends (JAX's)."""
+    with config.override("jax_explain_cache_misses", enable):
+        yield
 
 
 @contextlib.contextmanager

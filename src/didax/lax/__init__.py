@@ -23,7 +23,7 @@ and ``custom_root`` in ``solves``, the collectives in ``parallel``, and
 ``__all__``: a family makes a name public by listing it there, and a new
 family adds its two lines below. ``didax.lax.linalg`` is a submodule, as
 ``jax.lax.linalg`` is (``cholesky``, ``triangular_solve``, ``lu``, ``qr``,
-``eigh``, ``svd``).
+``eigh``, ``svd``, ``schur``, ``hessenberg``, ``householder_product``).
 """
 
 from didax.api import control_flow as _control_flow

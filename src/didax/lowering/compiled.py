@@ -36,7 +36,9 @@ Design rules:
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+import logging
+import time
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Final, final
 
 import attrs
@@ -45,7 +47,7 @@ from jaxlib.mlir import ir
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array
 from didax.core.cache import CacheInfo, LRUCache
-from didax.core.config import x64_enabled
+from didax.core.config import flag
 from didax.core.sharding import NamedSharding
 from didax.core.values import as_array
 from didax.ir.fingerprint import fingerprint
@@ -115,7 +117,7 @@ class Compiled(_Inspectable):
     out_avals: tuple[ShapedArray, ...]
     module: ir.Module
     handlers: list[xla.ResultHandler] = attrs.field(init=False)
-    fast: xla.FastCall = attrs.field(init=False)
+    fast: xla.FastDispatch = attrs.field(init=False)
     # How calls on NumPy arguments run: host copies, whether a call waits.
     host_arguments: HostArguments = attrs.field(init=False)
 
@@ -166,8 +168,8 @@ class Compiled(_Inspectable):
                 # ``execute_sharded`` from Python: each call of that keeps a few
                 # bytes of native memory, which a long training loop's resident
                 # set shows (bench/soak.py); the C++ path keeps none.
-                return self.fast(x64_enabled(), *values)
-            return self.host_arguments.call(self.fast, values)
+                return self.fast.on_device(*values)
+            return self.host_arguments.call(self.fast.with_x64, values)
         except RuntimeError as e:
             self.note_out_of_memory(e)
             raise
@@ -279,6 +281,23 @@ def spmd_annotations(jaxpr: Jaxpr, layout: SpmdLayout) -> SpmdAnnotations:
     )
 
 
+logger: Final = logging.getLogger(__name__)
+
+
+def _logged(name: str, jaxpr: Jaxpr, build: Callable[[], AnyCompiled]) -> AnyCompiled:
+    """``build()``, logged as JAX logs a compile: at WARNING under ``log_compiles``, else DEBUG."""
+    level = logging.WARNING if flag("jax_log_compiles") else logging.DEBUG
+    if not logger.isEnabledFor(level):
+        return build()
+    types = [a.str_short() for a in jaxpr.in_avals]
+    logger.log(level, "Compiling %s with global shapes and types %s.", name, types)
+    start = time.perf_counter()
+    compiled = build()
+    took = time.perf_counter() - start
+    logger.log(level, "Finished XLA compilation of jit(%s) in %.6f sec", name, took)
+    return compiled
+
+
 def compile_jaxpr(
     jaxpr: Jaxpr,
     name: str = "main",
@@ -300,7 +319,9 @@ def compile_jaxpr(
             executable = xla.compile_spmd(module, device_order(layout.mesh), choose)
             return ShardedCompiled(executable, jaxpr.out_avals, module, layout)
 
-        return COMPILE_CACHE.get_or_create((fingerprint(jaxpr), layout), build_spmd)
+        return COMPILE_CACHE.get_or_create(
+            (fingerprint(jaxpr), layout), lambda: _logged(name, jaxpr, build_spmd)
+        )
 
     def build() -> AnyCompiled:
         module = lower_to_module(jaxpr, name, donated)
@@ -308,4 +329,4 @@ def compile_jaxpr(
         return Compiled(executable, jaxpr.in_avals, jaxpr.out_avals, module)
 
     key: Hashable = (fingerprint(jaxpr), donated) if donated else fingerprint(jaxpr)
-    return COMPILE_CACHE.get_or_create(key, build)
+    return COMPILE_CACHE.get_or_create(key, lambda: _logged(name, jaxpr, build))

@@ -28,7 +28,7 @@ import io
 import os
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, NamedTuple, TypeAlias
 
 import jax
 import numpy as np
@@ -360,6 +360,29 @@ def _numeric(analysis: dict[str, Any]) -> dict[str, float]:
     }
 
 
+def refine_shapes(module: ir.Module) -> bytes:
+    """The module's shape-polymorphic parts made static from ``main``'s static argument types.
+
+    jaxlib's shape refinement, as JAX runs it before compiling a call of a
+    polymorphic export: dimension values computed from the arguments'
+    shapes propagate through the program, and its shape assertions are
+    checked (a failed one raises). Returns the refined module's bytecode.
+    """
+    refined: bytes = _jaxlib.mlir.refine_polymorphic_shapes(
+        mlir_module=module_bytecode(module),
+        enable_shape_assertions=True,
+        validate_static_shapes=True,
+        enable_shardy=False,
+    )
+    return refined
+
+
+def memory_analysis(executable: Executable) -> Any:
+    """jaxlib's ``CompiledMemoryStats`` of an executable (a method its stubs leave out)."""
+    loaded: Any = executable
+    return loaded.get_compiled_memory_stats()
+
+
 def cost_analysis(executable: Executable) -> dict[str, float]:
     """XLA's cost analysis of a compiled executable, as ``jax.stages.Compiled.cost_analysis``.
 
@@ -484,12 +507,23 @@ def is_out_of_memory(error: BaseException) -> bool:
 _X64: Final = _jax_config.enable_x64  # thread-local when set with ``swap_local``
 
 
+class FastDispatch(NamedTuple):
+    """An executable's two C++ entries: ``with_x64(x64, *args)``, and ``on_device(*buffers)``.
+
+    Only host values depend on the x64 mode (it gives a Python scalar or a
+    NumPy array its type); a call on device buffers alone skips setting it.
+    """
+
+    with_x64: FastCall
+    on_device: FastCall
+
+
 def fast_dispatch(
     executable: Executable,
     n_in: int,
     out_types: Sequence[tuple[tuple[int, ...], np.dtype[Any]]],
     slow: FastCall,
-) -> FastCall:
+) -> FastDispatch:
     """jaxlib's C++ dispatch (JAX's own jit hit path) for one single-device executable.
 
     The returned function takes the x64 mode, then the program's arguments
@@ -547,7 +581,7 @@ def fast_dispatch(
         finally:
             _X64.set_local(previous)
 
-    return run
+    return FastDispatch(run, call)
 
 
 @functools.cache

@@ -2,12 +2,11 @@
 
 Norms of every order (the spectral and nuclear matrix norms through
 ``svd``), determinants, inverses and solves (through ``lu``), and the
-decompositions themselves (``cholesky``, ``qr``, ``svd``, ``eigh``), with
-JAX's signatures, result tuples and conventions. The norms live in
-``api.numpy.norms`` and the Array API's products in
-``api.numpy.linalg_array_api``; this module re-exports them. ``eig`` and
-``eigvals`` are absent: they need a general (non-Hermitian) eigenvalue
-decomposition (LAPACK's geev), which didax has no primitive for.
+decompositions themselves (``cholesky``, ``qr``, ``svd``, ``eigh``, and
+``eig``/``eigvals``, general matrices' eigenvalues), with JAX's signatures,
+result tuples and conventions. The norms live in ``api.numpy.norms``, the
+Array API's products in ``api.numpy.linalg_array_api`` and ``eig`` in
+``api.numpy.eig``; this module re-exports them.
 
 Design rules:
 - Everything here is a composite of the primitives of ``core.lax.linalg``,
@@ -51,6 +50,7 @@ from didax.api.numpy.decompositions import (
     qr,
     svd,
 )
+from didax.api.numpy.eig import EigResult, eig, eigvals
 from didax.api.numpy.elementwise import abs, log, where
 from didax.api.numpy.indexing import take_along_axis
 from didax.api.numpy.linalg_array_api import (
@@ -89,6 +89,8 @@ __all__ = [
     "svd",
     "eigh",
     "eigvalsh",
+    "eig",
+    "eigvals",
     "lstsq",
     "pinv",
     "matrix_power",
@@ -107,6 +109,7 @@ __all__ = [
     "vecdot",
     "SlogdetResult",
     "EighResult",
+    "EigResult",
     "QRResult",
     "SVDResult",
 ]

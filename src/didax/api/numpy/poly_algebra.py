@@ -1,8 +1,9 @@
 """Polynomial algebra on coefficient arrays (highest power first), as ``jax.numpy``'s.
 
-``poly`` (coefficients from roots), ``polyadd``, ``polysub``, ``polymul``,
-``polydiv``, ``polyder``, ``polyint``, ``polyfit`` (least squares on the
-column-scaled Vandermonde matrix) and ``vander``.
+``poly`` (coefficients from roots), ``roots`` (the eigenvalues of the
+companion matrix), ``polyadd``, ``polysub``, ``polymul``, ``polydiv``,
+``polyder``, ``polyint``, ``polyfit`` (least squares on the column-scaled
+Vandermonde matrix) and ``vander``.
 
 Design rules:
 - JAX's formulas: products are ``convolve``, ``polydiv`` is long division
@@ -10,9 +11,10 @@ Design rules:
   divide by falling factorials built from ``arange``; dtypes promote to
   inexact where JAX's do (``polyadd``/``polysub`` keep integers).
 - Degrees and orders are static (they decide shapes). ``poly`` of a
-  square matrix needs its eigenvalues, which didax does not compute (no
-  general eigen-decomposition): it is refused with that reason, and so is
-  ``roots`` (not defined).
+  square matrix is the polynomial of its eigenvalues (``linalg.eigvals``).
+- ``roots`` strips leading zeros as NumPy does, which needs their count
+  (concrete values); with ``strip_zeros=False`` it is traceable, as JAX's:
+  the zeros are rolled to the end, and the roots they stand for are NaN.
 """
 
 from __future__ import annotations
@@ -26,20 +28,32 @@ import numpy as np
 from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.creation import arange, asarray, ones, zeros
 from didax.api.numpy.editing import trim_zeros
-from didax.api.numpy.elementwise import divide, maximum, multiply, negative, power, sqrt
+from didax.api.numpy.elementwise import (
+    divide,
+    equal,
+    maximum,
+    multiply,
+    negative,
+    power,
+    sqrt,
+    where,
+)
 from didax.api.numpy.joining import atleast_1d
-from didax.api.numpy.linalg import inv, lstsq
+from didax.api.numpy.linalg import eigvals, inv, lstsq
 from didax.api.numpy.linear_algebra import dot, outer
 from didax.api.numpy.manipulation import concatenate, expand_dims
-from didax.api.numpy.operands import as_result, astype, operand
+from didax.api.numpy.matrices import diag
+from didax.api.numpy.operands import as_result, astype, concrete_value, operand
 from didax.api.numpy.polynomials import convolve
-from didax.api.numpy.reductions import prod, sum
+from didax.api.numpy.reductions import argmin, prod, sum
+from didax.api.numpy.statistics import all as _all
 from didax.core import dtypes, lax
 from didax.core.promotion import result_type
 from didax.core.values import get_aval
 
 __all__ = [
     "poly",
+    "roots",
     "polyadd",
     "polysub",
     "polymul",
@@ -70,10 +84,8 @@ def poly(seq_of_zeros: ArrayLike) -> Array:
     z = atleast_1d(z)
     shape = get_aval(z).shape
     if len(shape) == 2 and shape[0] == shape[1] and shape[0] != 0:
-        raise NotImplementedError(
-            "poly: the characteristic polynomial of a matrix needs its eigenvalues, and didax "
-            "has no general eigenvalue decomposition (only eigh for Hermitian matrices)"
-        )
+        z = eigvals(z)
+        shape = get_aval(z).shape
     if len(shape) != 1:
         raise ValueError("poly: input must be 1d or non-empty square 2d array")
     dt = get_aval(z).dtype
@@ -81,6 +93,53 @@ def poly(seq_of_zeros: ArrayLike) -> Array:
     for k in range(shape[0]):
         out = convolve(out, concatenate([ones((1,), dt), negative(z[k : k + 1])]), mode="full")
     return out if shape[0] else ones((), dt)
+
+
+def _companion_roots(p: Array) -> Array:
+    """The roots of ``p`` (first coefficient nonzero): its companion matrix's eigenvalues."""
+    n = get_aval(p).shape[0]
+    if n < 2:
+        return zeros((0,), dtypes.complex_dtype(get_aval(p).dtype))
+    companion = diag(ones((n - 2,), get_aval(p).dtype), -1)
+    companion = companion.at[0, :].set(divide(negative(p[1:]), p[0]))
+    return eigvals(companion)
+
+
+def roots(p: ArrayLike, *, strip_zeros: bool = True) -> Array:
+    """The (complex) roots of the polynomial with coefficients ``p``, highest power first.
+
+    Leading zeros are stripped, as NumPy's; with ``strip_zeros=False`` (which
+    ``jit`` needs) the roots they stand for are NaN instead.
+
+    >>> roots(np.array([0.0, 1.0, 2.0]))
+    Array([-2.+0.j], dtype=complex64)
+    >>> roots(np.array([0.0, 1.0, 2.0]), strip_zeros=False)
+    Array([-2. +0.j, nan+nanj], dtype=complex64)
+    """
+    (coeffs,) = _same_dtype(p, inexact=True)
+    coeffs = atleast_1d(coeffs)
+    shape = get_aval(coeffs).shape
+    if len(shape) != 1:
+        raise ValueError(f"roots: the input must be a rank-1 array, got shape {shape}")
+    n = shape[0]
+    if n < 2:
+        return zeros((0,), dtypes.complex_dtype(get_aval(coeffs).dtype))
+    is_zero = equal(coeffs, 0)
+    leading = where(_all(is_zero), n, argmin(is_zero))
+    if strip_zeros:
+        why = (
+            "roots: stripping leading zeros needs their number (concrete values); under jit "
+            "pass strip_zeros=False, and the roots of leading zeros are NaN"
+        )
+        return _companion_roots(coeffs[int(concrete_value(leading, why)) :])
+    # All zeros: any polynomial will do, as every root is NaN (and LAPACK gets no NaNs).
+    coeffs = where(equal(leading, n), 1.0, coeffs)
+    # The leading zeros rolled to the end (roll by a traced shift): their roots are 0.
+    rolled = lax.dynamic_slice(concatenate([coeffs, coeffs]), (leading,), (n,))
+    found = _companion_roots(as_result(rolled))
+    _, found = lax.sort_key_val(equal(found, 0), found)
+    keep = arange(n - 1) < n - 1 - leading
+    return where(keep, found, complex(np.nan, np.nan))
 
 
 def polyadd(a1: ArrayLike, a2: ArrayLike) -> Array:

@@ -11,7 +11,8 @@ Design rules:
   (``dot_general``), ``conversions``, ``cumulative``, ``indexing``
   (gather, and what it shares with the scatters), ``scatter``, ``selection``
   (``select_n``, ``clamp``), ``sorting`` (with ``top_k``), ``bits``,
-  ``special``, ``fft``, ``linalg``, ``parallel`` (collectives),
+  ``special``, ``fft``, ``linalg``, ``eig`` (``geev``), ``schur`` (with ``hessenberg``),
+  ``parallel`` (collectives),
   ``convolution``, ``windows`` (``reduce_window`` and its derivatives),
   ``random_bits`` (``rng_bit_generator``); ``ragged`` (``ragged_dot``)
   holds functions over ``dot_general``, and no primitive.
@@ -42,6 +43,7 @@ from didax.core.lax import cumulative as _cumulative
 from didax.core.lax import elementwise as _elementwise
 from didax.core.lax import linalg as linalg
 from didax.core.lax import reductions as _reductions
+from didax.core.lax import schur as _schur  # noqa: F401  (registers its typing rules)
 from didax.core.lax import slicing as _slicing
 from didax.core.lax import structural as _structural
 from didax.core.lax.bits import *  # noqa: F403
@@ -56,6 +58,7 @@ from didax.core.lax.convolution import *  # noqa: F403
 from didax.core.lax.cumulative import *  # noqa: F403
 from didax.core.lax.cumulative import CUMULATIVE_PRIMITIVES as CUMULATIVE_PRIMITIVES
 from didax.core.lax.custom_derivatives import *  # noqa: F403
+from didax.core.lax.eig import eig_p as eig_p
 from didax.core.lax.elementwise import *  # noqa: F403
 from didax.core.lax.elementwise import ARITHMETIC_BINARY as ARITHMETIC_BINARY
 from didax.core.lax.elementwise import COMPARISONS as COMPARISONS

@@ -1,0 +1,260 @@
+"""``export(jit(f))(*specs)``: a jitted function as a serializable StableHLO program, as JAX's.
+
+Design rules:
+- An ``Exported`` holds what JAX's holds (its fields have JAX's names):
+  the argument and result pytrees and types, the platforms, the calling
+  convention version and the module as a StableHLO portable artifact
+  (``lowering.portable``). Its serialized bytes are JAX's (see
+  ``serialization``), so ``jax.export.deserialize`` calls what didax
+  exported, and ``deserialize`` here calls what JAX exported.
+- The calling convention is JAX's version 10 for a program with concrete
+  shapes, no effects and one device: ``main`` takes the flattened array
+  arguments and returns the flattened results. didax makes no dimension
+  variables, platform-index arguments or effect tokens (the parts of the
+  convention a polymorphic, multi-platform or effectful export adds); it
+  calls JAX's shape-polymorphic exports, whose ``main`` computes its
+  dimension variables from its arguments' shapes.
+- ``Exported.call`` compiles the artifact once per ``Exported`` (once per
+  argument shapes of a polymorphic one, refined for them as JAX refines
+  it) and runs it eagerly on arguments of the exported types; under a
+  transformation it raises (didax has no primitive that inlines a foreign
+  module).
+- One platform per export; ``platforms`` names it ("cpu", "cuda",
+  "rocm"), by default this machine's (``default_export_platform``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final, final
+
+import attrs
+from jax import tree_util
+
+from didax.api.arrays import leaf_aval
+from didax.api.export import serialization
+from didax.api.export.serialization import AnyAval, SymbolicArray
+from didax.api.jit import Jitted
+from didax.core.abstract import ShapedArray
+from didax.core.trace import current_trace
+from didax.interpreters.evaluation import EVAL_TRACE
+from didax.lowering import portable, xla
+from didax.lowering.compiled import Compiled
+
+__all__ = [
+    "DisabledSafetyCheck",
+    "Exported",
+    "default_export_platform",
+    "deserialize",
+    "export",
+    "maximum_supported_calling_convention_version",
+    "minimum_supported_calling_convention_version",
+    "serialize",
+]
+
+minimum_supported_calling_convention_version: Final = 9
+maximum_supported_calling_convention_version: Final = 10
+# The version written: JAX 0.10's default (``jax_export_calling_convention_version``).
+_CALLING_CONVENTION_VERSION: Final = 10
+
+
+@final
+@attrs.frozen
+class DisabledSafetyCheck:
+    """A safety check an export skips (JAX's): build one with ``platform`` or ``custom_call``.
+
+    ``platform()`` lets an ``Exported`` run on a platform it was not exported
+    for; ``custom_call(name)`` is recorded for JAX (didax exports any custom
+    call its lowering emits).
+    """
+
+    impl: str
+
+    @classmethod
+    def platform(cls) -> DisabledSafetyCheck:
+        return cls("platform")
+
+    @classmethod
+    def custom_call(cls, target_name: str) -> DisabledSafetyCheck:
+        return cls(f"custom_call:{target_name}")
+
+    def is_custom_call(self) -> str | None:
+        kind, _, target = self.impl.partition(":")
+        return target if kind == "custom_call" and target else None
+
+    def __str__(self) -> str:
+        return self.impl
+
+
+def default_export_platform() -> str:
+    """The platform an export is lowered for by default: this machine's ("cpu", "cuda"...)."""
+    return xla.platform()
+
+
+@final
+@attrs.frozen
+class Exported:
+    """A function lowered to StableHLO for fixed argument types (JAX's ``jax.export.Exported``)."""
+
+    fun_name: str
+    in_tree: Any  # the pytree of (args, kwargs)
+    # A ``SymbolicArray`` where JAX exported a symbolic dimension.
+    in_avals: tuple[AnyAval, ...]
+    out_tree: Any
+    out_avals: tuple[AnyAval, ...]
+    nr_devices: int
+    platforms: tuple[str, ...]
+    ordered_effects: tuple[str, ...]
+    unordered_effects: tuple[str, ...]
+    disabled_safety_checks: tuple[DisabledSafetyCheck, ...]
+    mlir_module_serialized: bytes
+    calling_convention_version: int
+    module_kept_var_idx: tuple[int, ...]
+    uses_global_constants: bool
+    # The artifact compiled for this machine (by ``call``): once, or once per
+    # argument shapes of a shape-polymorphic export.
+    _compiled: dict[tuple[ShapedArray, ...], Compiled] = attrs.field(
+        factory=dict, eq=False, repr=False, init=False
+    )
+
+    @property
+    def in_shardings_hlo(self) -> tuple[None, ...]:
+        """Unspecified for every argument: didax exports one-device programs."""
+        return (None,) * len(self.in_avals)
+
+    @property
+    def out_shardings_hlo(self) -> tuple[None, ...]:
+        return (None,) * len(self.out_avals)
+
+    def mlir_module(self) -> str:
+        """The StableHLO module, as text."""
+        return portable.module_text(self.mlir_module_serialized)
+
+    def serialize(self, vjp_order: int = 0) -> bytearray:
+        return serialize(self, vjp_order)
+
+    def has_vjp(self) -> bool:
+        return False
+
+    def call(self, *args: Any, **kwargs: Any) -> Any:
+        """Runs the exported program on arguments of its exported structure and types."""
+        where = f"Exported.call({self.fun_name})"
+        platform = default_export_platform()
+        skip = DisabledSafetyCheck.platform() in self.disabled_safety_checks
+        if platform not in self.platforms and not skip:
+            raise ValueError(
+                f"Function '{self.fun_name}' was exported for platforms '{self.platforms}' "
+                f"but it is used on '{(platform,)}'."
+            )
+        if current_trace() is not EVAL_TRACE:
+            raise NotImplementedError(
+                f"{where}: called under a transformation (jit, vmap, grad...); didax calls "
+                "an Exported eagerly only"
+            )
+        leaves, tree = tree_util.tree_flatten((args, kwargs))
+        if tree != self.in_tree:
+            raise ValueError(
+                f"{where}: the exported function was called with a different argument "
+                f"structure: {tree}, exported for {self.in_tree}"
+            )
+        got = tuple(leaf_aval(x).strip_weak() for x in leaves)
+        if not all(_fits(a, w) for a, w in zip(got, self.in_avals, strict=True)):
+            raise TypeError(
+                f"{where}: called with arguments of types {[a.str_short() for a in got]}, "
+                f"exported for {[a.str_short() for a in self.in_avals]}"
+            )
+        kept = tuple(got[i] for i in self.module_kept_var_idx)
+        compiled = self._compiled.get(kept)
+        if compiled is None:
+            artifact = self.mlir_module_serialized
+            if self.uses_global_constants:
+                dtypes = [a.dtype for a in self.out_avals]
+                compiled = portable.compile_refined(artifact, kept, dtypes)
+            else:
+                out_avals = [a for a in self.out_avals if isinstance(a, ShapedArray)]
+                compiled = portable.compile_artifact(artifact, kept, out_avals)
+            self._compiled[kept] = compiled
+        outs = compiled.run((), [leaves[i] for i in self.module_kept_var_idx])
+        return tree_util.tree_unflatten(self.out_tree, outs)
+
+
+def _fits(got: ShapedArray, want: AnyAval) -> bool:
+    """Whether an argument of type ``got`` fits ``want`` (a symbolic dimension fits any size).
+
+    The sizes given to symbolic dimensions are checked by the module itself
+    (its shape assertions, when refined for them).
+    """
+    if got.dtype != want.dtype or got.ndim != want.ndim:
+        return False
+    if isinstance(want, SymbolicArray):
+        return all(isinstance(w, str) or w == g for g, w in zip(got.shape, want.shape, strict=True))
+    return got.shape == want.shape
+
+
+def export(
+    fun_jit: Jitted,
+    *,
+    platforms: Sequence[str] | None = None,
+    disabled_checks: Sequence[DisabledSafetyCheck] = (),
+) -> Callable[..., Exported]:
+    """``export(jit(f))(*arg_specs, **kwarg_specs)``: ``f`` lowered and wrapped as an ``Exported``.
+
+    Specs are ``ShapeDtypeStruct``s or arrays (only their types count).
+
+    >>> import didax as dx
+    >>> import numpy as np
+    >>> exp = dx.export.export(dx.jit(lambda x: x * 2.0))(dx.ShapeDtypeStruct((3,), np.float32))
+    >>> exp.in_avals, exp.platforms == (dx.export.default_export_platform(),)
+    ((ShapedArray(f32[3]),), True)
+    >>> exp.call(np.arange(3, dtype=np.float32))
+    Array([0., 2., 4.], dtype=float32)
+    """
+    if not isinstance(fun_jit, Jitted):
+        raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")
+    chosen = tuple(platforms) if platforms is not None else (default_export_platform(),)
+    if len(chosen) != 1:
+        raise NotImplementedError(
+            f"export: multi-platform export (platforms={chosen}) is not supported by didax; "
+            "export once per platform"
+        )
+    name = str(getattr(fun_jit, "__name__", "fun"))
+
+    def do_export(*args_specs: Any, **kwargs_specs: Any) -> Exported:
+        traced = fun_jit.trace(*args_specs, **kwargs_specs)
+        if traced.spmd_layout is not None:
+            raise NotImplementedError(
+                f"export({name}): a program over several devices does not export in didax"
+            )
+        closed = traced.jaxpr
+        artifact = portable.export_module(closed.jaxpr, closed.consts, name, chosen[0])
+        in_avals = closed.in_avals
+        return Exported(
+            fun_name=name,
+            in_tree=traced.in_tree,
+            in_avals=in_avals,
+            out_tree=tree_util.tree_structure(traced.out_info),
+            out_avals=closed.out_avals,
+            nr_devices=1,
+            platforms=chosen,
+            ordered_effects=(),
+            unordered_effects=(),
+            disabled_safety_checks=tuple(disabled_checks),
+            mlir_module_serialized=artifact,
+            calling_convention_version=_CALLING_CONVENTION_VERSION,
+            module_kept_var_idx=tuple(range(len(in_avals))),
+            uses_global_constants=False,
+        )
+
+    return do_export
+
+
+def serialize(exp: Exported, vjp_order: int = 0) -> bytearray:
+    """The bytes of ``exp`` in JAX's format: ``jax.export.deserialize`` reads them."""
+    return serialization.serialize(exp, vjp_order)
+
+
+def deserialize(blob: bytes | bytearray) -> Exported:
+    """The ``Exported`` that ``blob`` holds: ``serialize``'s or ``jax.export.serialize``'s."""
+    fields = serialization.fields_of(blob)
+    checks = tuple(DisabledSafetyCheck(c) for c in fields.pop("disabled_safety_checks"))
+    return Exported(**fields, disabled_safety_checks=checks)
