@@ -58,8 +58,10 @@ def test_global_update_of_x64() -> None:
     dx.config.update("jax_enable_x64", False)
     try:
         assert dtypes.python_scalar_dtype(1.0) == np.float32
-        # (x64, then jax_default_matmul_precision: the options tracing reads)
-        assert config_module.state_key() == (False, None)
+        # (x64, jax_default_matmul_precision, then the numpy promotion modes:
+        # the options tracing reads)
+        # (then the values of any user contexts, make_user_context's)
+        assert config_module.state_key()[:4] == (False, None, "standard", "allow")
     finally:
         dx.config.update("jax_enable_x64", True)
     assert dtypes.python_scalar_dtype(1.0) == np.float64
@@ -81,7 +83,7 @@ def test_default_matmul_precision_keys_traces_and_is_scoped_to_the_thread() -> N
     assert config_module.trace_mode() == x64  # unset: the cheapest key, the x64 mode
     seen: list[object] = []
     with dx.default_matmul_precision("float32"):
-        assert config_module.state_key() == (x64, "float32")
+        assert config_module.state_key()[:4] == (x64, "float32", "standard", "allow")
         assert config_module.trace_mode() == (x64, "float32")
         assert config_module.dispatch_mode() == (x64, "float32")
         t = threading.Thread(target=lambda: seen.append(config_module.trace_mode()))

@@ -95,12 +95,15 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         )
         for name in ("custom_jvp_call", "custom_vjp_call")
     },
+    ("custom_vmap_call", "transpose"): (
+        "never linear in an operand: jvp replaces the call by its function's equations"
+    ),
     **{
         (name, "partial_eval"): (
             "under linearize jvp has already replaced the call by its rule's equations; "
             "any other partial evaluation stages the call whole, as the rules need it whole"
         )
-        for name in ("custom_jvp_call", "custom_vjp_call")
+        for name in ("custom_jvp_call", "custom_vjp_call", "custom_vmap_call")
     },
     ("custom_lin", "partial_eval"): (
         "its operands are residuals (known) and tangents (unknown): it is always staged "
@@ -111,7 +114,7 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
             "kept whole when any result is used: the user's rules produce every output "
             "together, so the call cannot be split"
         )
-        for name in ("custom_jvp_call", "custom_vjp_call", "custom_lin")
+        for name in ("custom_jvp_call", "custom_vjp_call", "custom_lin", "custom_vmap_call")
     },
     ("custom_lin", "batching"): (
         "custom_lin only exists inside a linear jaxpr, where transposition replaces it by "

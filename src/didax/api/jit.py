@@ -223,7 +223,7 @@ class Jitted:
             compiled = entry.compiled
             assert compiled is not None
             outs: list[Any] = compiled.run(entry.const_buffers, leaves, entry.donated)
-            if flag("jax_debug_nans"):
+            if flag("jax_debug_nans") or flag("jax_debug_infs"):
                 self._find_nans(args, kwargs, outs)
             if entry.single_output:
                 return outs[0]

@@ -115,6 +115,149 @@ def _as_matmul_precision(name: str, value: object) -> object:
     )
 
 
+def _one_of(*choices: object) -> Callable[[str, object], object]:
+    """A validator of an enum option: ``choices`` (an empty environment variable is the first)."""
+
+    def validate(name: str, value: object) -> object:
+        if value == "" and isinstance(value, str):
+            return choices[0]
+        if value not in choices:
+            raise ValueError(f"config option {name} takes one of {list(choices)}, got {value!r}")
+        return value
+
+    return validate
+
+
+def _only(honoured: tuple[object, ...], *others: object) -> Callable[[str, object], object]:
+    """A validator of an option didax honours only at ``honoured`` values (JAX's default first).
+
+    JAX's other values (``others``) are a ``NotImplementedError`` naming the
+    option, so that a program relying on them fails where it sets them.
+    """
+    as_bool = isinstance(honoured[0], bool)
+
+    def validate(name: str, value: object) -> object:
+        v = _as_bool(name, value) if as_bool else (honoured[0] if value == "" else value)
+        if v in honoured:
+            return v
+        if as_bool or v in others:
+            raise NotImplementedError(
+                f"config option {name}: didax implements only {list(honoured)}, got {v!r}"
+            )
+        raise ValueError(f"config option {name} takes one of {[*honoured, *others]}, got {value!r}")
+
+    return validate
+
+
+# JAX's transfer guard levels; didax has only JAX's default (no guard).
+_TRANSFER_LEVELS: Final = ("log", "disallow", "log_explicit", "disallow_explicit")
+
+
+def _flag_option(
+    name: str, default: object, validate: Callable[[str, object], object], doc: str
+) -> Option:
+    return Option(name, default, name.upper(), validate, doc)
+
+
+# The options JAX exposes as top-level context managers (``jax.debug_infs``...),
+# read through ``didax.api.config_flags``.
+FLAG_OPTIONS: Final = (
+    _flag_option(
+        "jax_debug_infs",
+        False,
+        _as_bool,
+        "raise FloatingPointError at the first primitive that produces an inf",
+    ),
+    Option(
+        "jax_numpy_dtype_promotion",
+        "standard",
+        "JAX_NUMPY_DTYPE_PROMOTION",
+        _one_of("standard", "strict"),
+        "'strict' refuses implicit promotion between different dtypes (weak scalars aside)",
+        affects_tracing=True,
+    ),
+    Option(
+        "jax_numpy_rank_promotion",
+        "allow",
+        "JAX_NUMPY_RANK_PROMOTION",
+        _one_of("allow", "warn", "raise"),
+        "what didax.numpy does when operands of different ranks broadcast together",
+        affects_tracing=True,
+    ),
+    _flag_option(
+        "jax_default_device",
+        None,
+        lambda _, v: v,
+        "the device arrays go to without one named (None: the backend's first)",
+    ),
+    *(
+        _flag_option(
+            f"jax_transfer_guard_{way}",
+            None,
+            _only((None, "allow"), *_TRANSFER_LEVELS),
+            f"the guard on {way.replace('_', ' ')} transfers",
+        )
+        for way in ("host_to_device", "device_to_host", "device_to_device")
+    ),
+    _flag_option("jax_check_tracer_leaks", False, _only((False,)), "check for leaked tracers"),
+    _flag_option("jax_enable_checks", False, _only((False,)), "JAX's internal consistency checks"),
+    _flag_option(
+        "jax_default_prng_impl",
+        "threefry2x32",
+        _only(("threefry2x32",), "rbg", "unsafe_rbg"),
+        "the PRNG of new keys",
+    ),
+    _flag_option(
+        "jax_threefry_partitionable",
+        True,
+        _only((True,)),
+        "threefry's bits as JAX's partitionable scheme (JAX's default, which didax's are)",
+    ),
+    _flag_option("jax_enable_custom_prng", False, _only((False,)), "custom PRNG implementations"),
+    _flag_option(
+        "jax_legacy_prng_key",
+        "allow",
+        _only(("allow",), "warn", "error"),
+        "whether raw uint32 keys are accepted",
+    ),
+    _flag_option("jax_debug_key_reuse", False, _only((False,)), "check that keys are used once"),
+    _flag_option(
+        "jax_array_garbage_collection_guard",
+        None,
+        _only((None, "allow"), "log", "fatal"),
+        "what happens when an Array is collected in a reference cycle",
+    ),
+    _flag_option(
+        "jax_allow_f16_reductions", True, _only((True,)), "reductions over float16 operands"
+    ),
+    _flag_option("jax_no_tracing", False, _only((False,)), "refuse to trace"),
+    _flag_option("jax_no_execution", False, _only((False,)), "refuse to execute"),
+    _flag_option("jax_thread_guard", False, _only((False,)), "refuse multi-threaded use"),
+    _flag_option(
+        "jax_auto_pcast",
+        True,
+        _only((True,)),
+        "shard_map's implicit casts between varying and invariant values (didax: on only)",
+    ),
+    _flag_option(
+        "jax_remove_size_one_mesh_axis_from_type",
+        False,
+        _only((False,)),
+        "dropping size-one mesh axes from sharding types (didax: off only)",
+    ),
+    _flag_option(
+        "jax_softmax_custom_jvp", False, _only((False,)), "JAX's transient softmax JVP rule"
+    ),
+    _flag_option(
+        "jax2tf_associative_scan_reductions",
+        False,
+        _as_bool,
+        "jax2tf's lowering of cumulative reductions: no effect on a didax program "
+        "(as on a JAX program that jax2tf does not convert)",
+    ),
+)
+
+
 OPTIONS: Final[dict[str, Option]] = {
     o.name: o
     for o in (
@@ -179,6 +322,7 @@ OPTIONS: Final[dict[str, Option]] = {
             _as_optional_path,
             "a directory where compiled programs persist between processes",
         ),
+        *FLAG_OPTIONS,
     )
 }
 
@@ -260,17 +404,44 @@ def _trace_mode(values: dict[str, object]) -> Hashable:
     """What of ``values`` changes what tracing produces, as a trace cache key.
 
     The x64 mode, a bool, when ``jax_default_matmul_precision`` is unset
-    (the common case, and the cheapest key); else both, as a pair.
+    (the common case, and the cheapest key); else both, as a pair, and the
+    numpy promotion modes and the values of the user's contexts
+    (``add_user_context``) too when any of them is not its default.
     """
     x64 = values["jax_enable_x64"] is True
     precision = values["jax_default_matmul_precision"]
+    promotion = (values["jax_numpy_dtype_promotion"], values["jax_numpy_rank_promotion"])
+    users_default = all(values[n] == OPTIONS[n].default for n in USER_CONTEXTS)
+    if not users_default or promotion != ("standard", "allow"):
+        return (x64, precision, *promotion, *(values[n] for n in USER_CONTEXTS))
     return x64 if precision is None else (x64, precision)
 
 
 def _dispatch_mode(values: dict[str, object]) -> Hashable | None:
-    if values["jax_disable_jit"] is True or values["jax_debug_nans"] is True:
+    if any(values[n] is True for n in ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs")):
         return None
     return _trace_mode(values)
+
+
+# The options ``make_user_context`` added, in order: their values key traces.
+USER_CONTEXTS: Final[list[str]] = []
+
+
+def add_user_context(default: Hashable) -> str:
+    """A new option keying jit's caches, for ``make_user_context``; returns its name."""
+    name = f"user_context_{len(USER_CONTEXTS)}"
+    OPTIONS[name] = Option(
+        name,
+        default,
+        "",
+        lambda _, v: v,
+        "a user context (make_user_context)",
+        affects_tracing=True,
+    )
+    config._values[name] = default
+    USER_CONTEXTS.append(name)
+    _GLOBAL_DISPATCH[0] = _dispatch_mode(config._values)
+    return name
 
 
 # The process-wide options' dispatch mode, recomputed by ``Config.update``.
@@ -280,8 +451,8 @@ _GLOBAL_DISPATCH: Final[list[Hashable | None]] = [_dispatch_mode(config._values)
 def dispatch_mode() -> Hashable | None:
     """For the jit cache-hit path, one read of the options it depends on.
 
-    None when a jitted call cannot take the plain path (``jax_disable_jit``
-    or ``jax_debug_nans`` is on in this thread); otherwise ``trace_mode()``,
+    None when a jitted call cannot take the plain path (``jax_disable_jit``,
+    ``jax_debug_nans`` or ``jax_debug_infs`` is on in this thread); otherwise ``trace_mode()``,
     which keys what tracing produced.
     """
     overrides = _overrides.values
@@ -307,6 +478,14 @@ def flag(name: str) -> bool:
     if value is None:
         value = config._values[name]
     return value is True
+
+
+def strict_promotion() -> bool:
+    """Whether ``jax_numpy_dtype_promotion`` is ``'strict'`` in this thread."""
+    value = _overrides.values.get("jax_numpy_dtype_promotion")
+    if value is None:
+        value = config._values["jax_numpy_dtype_promotion"]
+    return value == "strict"
 
 
 def x64_enabled() -> bool:

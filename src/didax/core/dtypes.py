@@ -32,7 +32,7 @@ import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
-from didax.core.config import x64_enabled
+from didax.core.config import strict_promotion, x64_enabled
 
 DType = np.dtype[np.generic]
 # What a ``dtype=`` argument may be: whatever NumPy takes for one (a dtype, a
@@ -335,8 +335,38 @@ WEAK_FLOAT: Final = "f*"
 WEAK_COMPLEX: Final = "c*"
 
 
-def _lattice(x64: bool) -> dict[Node, list[Node]]:
-    """Each node's immediate successors: JAX's ``_type_promotion_lattice`` (standard mode)."""
+# Which lattice promotes: the standard one with x64 on (True) or off (False),
+# or "strict" (``jax_numpy_dtype_promotion='strict'``).
+LatticeMode: TypeAlias = bool | str
+
+
+def lattice_mode() -> LatticeMode:
+    """The lattice the current configuration promotes on."""
+    return "strict" if strict_promotion() else x64_enabled()
+
+
+class TypePromotionError(ValueError):
+    """Operands whose dtypes have no implicit promotion (``jax.dtypes.TypePromotionError``)."""
+
+
+_INTS: Final = (uint8, uint16, uint32, uint64, int8, int16, int32, int64)
+_FLOATS: Final = (bfloat16, float16, float32, float64)
+
+
+def _lattice(mode: LatticeMode) -> dict[Node, list[Node]]:
+    """Each node's immediate successors: JAX's ``_type_promotion_lattice``.
+
+    The strict lattice only lets a weak type join the dtypes of its kind (or
+    a wider weak kind): two different dtypes have no upper bound.
+    """
+    if mode == "strict":
+        lattice: dict[Node, list[Node]] = {n: [] for n in (bool_, *_INTS, *_FLOATS)}
+        lattice[complex64] = lattice[complex128] = []
+        lattice[WEAK_INT] = [WEAK_FLOAT, *_INTS]
+        lattice[WEAK_FLOAT] = [WEAK_COMPLEX, *_FLOATS]
+        lattice[WEAK_COMPLEX] = [complex64, complex128]
+        return lattice
+    x64 = mode is True
     return {
         bool_: [WEAK_INT],
         WEAK_INT: [uint8, int8],
@@ -361,8 +391,8 @@ def _lattice(x64: bool) -> dict[Node, list[Node]]:
 
 
 @functools.cache
-def _upper_bounds(x64: bool) -> dict[Node, frozenset[Node]]:
-    lattice = _lattice(x64)
+def _upper_bounds(mode: LatticeMode) -> dict[Node, frozenset[Node]]:
+    lattice = _lattice(mode)
 
     def ub(n: Node) -> frozenset[Node]:
         out = {n}
@@ -374,10 +404,17 @@ def _upper_bounds(x64: bool) -> dict[Node, frozenset[Node]]:
 
 
 @functools.lru_cache(maxsize=1024)
-def _least_upper_bound(x64: bool, nodes: frozenset[Node]) -> Node:
-    bounds = _upper_bounds(x64)
+def _least_upper_bound(mode: LatticeMode, nodes: frozenset[Node]) -> Node:
+    bounds = _upper_bounds(mode)
     common = frozenset.intersection(*(bounds[n] for n in nodes))
     least = [c for c in common if common <= bounds[c]]
+    if not least and mode == "strict":
+        names = tuple(sorted(n if isinstance(n, str) else n.name for n in nodes))
+        raise TypePromotionError(
+            f"Input dtypes {names} have no available implicit dtype promotion path when "
+            "jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired "
+            "output type, or set jax_numpy_dtype_promotion=standard."
+        )
     assert len(least) == 1, f"the lattice has no least upper bound of {nodes}"
     return least[0]
 
@@ -406,7 +443,7 @@ def promote_types(a: DType, b: DType) -> DType:
     """
     if a == b:
         return a
-    return _node_dtype(_least_upper_bound(x64_enabled(), frozenset((a, b))))
+    return _node_dtype(_least_upper_bound(lattice_mode(), frozenset((a, b))))
 
 
 def result_type(operands: Iterable[tuple[DType, bool]]) -> tuple[DType, bool]:
@@ -424,31 +461,33 @@ def result_type(operands: Iterable[tuple[DType, bool]]) -> tuple[DType, bool]:
     (dtype('float32'), True)
     """
     ops = tuple(operands)
-    key = (ops, x64_enabled())
+    mode = lattice_mode()
+    key = (ops, mode)
     hit = _RESULT_TYPES.get(key)
     if hit is None:
         if len(_RESULT_TYPES) >= 4096:
             _RESULT_TYPES.clear()
-        hit = _RESULT_TYPES[key] = _result_type(ops)
+        hit = _RESULT_TYPES[key] = _result_type(ops, mode)
     return hit
 
 
 # result_type's answers: it is called for every promoted operation, and its
-# questions are few ((dtype, weak) pairs, the x64 flag).
-_RESULT_TYPES: dict[tuple[tuple[tuple[DType, bool], ...], bool], tuple[DType, bool]] = {}
+# questions are few ((dtype, weak) pairs, the lattice mode).
+_RESULT_TYPES: dict[tuple[tuple[tuple[DType, bool], ...], LatticeMode], tuple[DType, bool]] = {}
 
 
-def _result_type(ops: tuple[tuple[DType, bool], ...]) -> tuple[DType, bool]:
+def _result_type(ops: tuple[tuple[DType, bool], ...], mode: LatticeMode) -> tuple[DType, bool]:
     dts = {d for d, _ in ops}
     all_weak = all(w for _, w in ops)
     if len(ops) == 1:
         out, weak = ops[0]
     elif len(dts) == 1 and not all_weak:
         out, weak = ops[0][0], False
-    elif all_weak:
-        out, weak = _node_dtype(_least_upper_bound(x64_enabled(), frozenset(dts))), True
+    elif all_weak and mode != "strict":
+        # (Strict promotion joins weak operands as weak types, as JAX's does.)
+        out, weak = _node_dtype(_least_upper_bound(mode, frozenset(dts))), True
     else:
-        node = _least_upper_bound(x64_enabled(), frozenset(_node(d, w) for d, w in ops))
+        node = _least_upper_bound(mode, frozenset(_node(d, w) for d, w in ops))
         out, weak = _node_dtype(node), isinstance(node, str)
     return canonical(out), weak and out != bool_
 

@@ -154,7 +154,7 @@ def _compiled(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> A
             f"{where} to compile it"
         )
     outs = _evaluator[0].run(prim, args, params)
-    if flag("jax_debug_nans"):
+    if flag("jax_debug_nans") or flag("jax_debug_infs"):
         check_nans(prim.name, outs)
     return outs if prim.multiple_results else outs[0]
 
@@ -307,11 +307,11 @@ def _finish(
     """The impl's results as Arrays of the typing rule's types (``jax_debug_nans`` checked)."""
     if not prim.multiple_results:
         result = _as_result(outs, out_avals[0], user_hosts)
-        if flag("jax_debug_nans"):
+        if flag("jax_debug_nans") or flag("jax_debug_infs"):
             check_nans(prim.name, [result])
         return result
     results = [_as_result(o, a, user_hosts) for o, a in zip(outs, out_avals, strict=True)]
-    if flag("jax_debug_nans"):
+    if flag("jax_debug_nans") or flag("jax_debug_infs"):
         check_nans(prim.name, results)
     return results
 
@@ -338,14 +338,24 @@ def _check_no_tracers(prim: Primitive, args: Sequence[Any]) -> None:
 
 
 def check_nans(name: str, results: Sequence[Any]) -> None:
-    """``jax_debug_nans``: ``FloatingPointError`` if a result of ``name`` holds a NaN."""
+    """``FloatingPointError`` if a result of ``name`` holds a NaN (an inf).
+
+    Under ``jax_debug_nans`` (``jax_debug_infs``), as JAX's checks.
+    """
+    nans, infs = flag("jax_debug_nans"), flag("jax_debug_infs")
     for r in results:
-        if dtypes.is_float(r.dtype) and np.isnan(np.asarray(r, np.float64)).any():
+        if not dtypes.is_float(r.dtype):
+            continue
+        data = np.asarray(r, np.float64)
+        kind = "nan" if nans and np.isnan(data).any() else None
+        if kind is None and infs and np.isinf(data).any():
+            kind = "inf"
+        if kind is not None:
             from didax.core.source_info import user_frame_summary
 
             raise FloatingPointError(
-                f"invalid value (nan) encountered in {name} "
-                f"(jax_debug_nans is on) at {user_frame_summary()}"
+                f"invalid value ({kind}) encountered in {name} "
+                f"(jax_debug_{kind}s is on) at {user_frame_summary()}"
             )
 
 

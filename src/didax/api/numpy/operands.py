@@ -21,6 +21,7 @@ import functools
 import operator
 import sys
 import types
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias, TypeGuard, TypeVar, cast, overload
 
@@ -33,6 +34,7 @@ from didax.api.numpy.array_types import ArrayLike as ArrayLike
 from didax.core import dtypes, lax, values
 from didax.core.array import Array as DidaxArray
 from didax.core.basearray import HostArray, Value
+from didax.core.config import config
 from didax.core.dtypes import DType, DTypeLike
 from didax.core.errors import ConcretizationTypeError, ShapeError
 from didax.core.primitive import Primitive
@@ -184,6 +186,8 @@ def broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     full = [s for s in shapes if s]
     if not full or all(s == full[0] for s in full[1:]):
         return full[0] if full else ()
+    if len({len(s) for s in full}) > 1:
+        _rank_promotion(name, shapes)
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
@@ -193,6 +197,25 @@ def broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
             + " ".join(str(s) for s in shapes)
             + f" (at {user_frame_summary()})"
         ) from None
+
+
+def _rank_promotion(name: str, shapes: Sequence[tuple[int, ...]]) -> None:
+    """``jax_numpy_rank_promotion``: warn of, or refuse, operands of different ranks (as JAX)."""
+    mode = config.read("jax_numpy_rank_promotion")
+    listed = " ".join(map(str, shapes))
+    if mode == "warn":
+        warnings.warn(
+            f"Following NumPy automatic rank promotion for {name} on shapes {listed}. Set the "
+            "jax_numpy_rank_promotion config option to 'allow' to disable this warning; for "
+            "more information, see https://docs.jax.dev/en/latest/rank_promotion_warning.html.",
+            stacklevel=4,
+        )
+    elif mode == "raise":
+        raise ValueError(
+            f"Operands could not be broadcast together for {name} on shapes {listed} and with "
+            "the config option jax_numpy_rank_promotion='raise'. For more information, see "
+            "https://docs.jax.dev/en/latest/rank_promotion_warning.html."
+        )
 
 
 def promote(

@@ -1,0 +1,5 @@
+"""didax.version: the installed didax's version (``__version__``), as ``jax.version``."""
+
+from importlib.metadata import version as _installed_version
+
+__version__: str = _installed_version("didax")
