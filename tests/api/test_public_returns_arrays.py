@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from tests.api.test_numpy_names import NARROW_NAMES
 
 import didax as dx
 import didax.lax as lax
@@ -818,25 +819,7 @@ NUMPY_EXEMPT.update(
         "fromfile": "refused, as by jax.numpy",
         "fromiter": "refused, as by jax.numpy",
         **dict.fromkeys(
-            (
-                "float8_e3m4",
-                "float8_e4m3",
-                "float8_e4m3b11fnuz",
-                "float8_e4m3fn",
-                "float8_e4m3fnuz",
-                "float8_e5m2",
-                "float8_e5m2fnuz",
-                "float8_e8m0fnu",
-                "float4_e2m1fn",
-                "float6_e2m3fn",
-                "float6_e3m2fn",
-                "int1",
-                "int2",
-                "int4",
-                "uint1",
-                "uint2",
-                "uint4",
-            ),
+            NARROW_NAMES,
             "a dtype name only: didax arrays refuse it (tests/api/test_numpy_names.py)",
         ),
     }

@@ -166,6 +166,8 @@ def test_uniform_bounds_and_defaults() -> None:
     _same(dr.uniform(d, SHAPE, minval=lo, maxval=hi), jr.uniform(j, SHAPE, minval=lo, maxval=hi))
     with pytest.raises(ValueError, match="float dtype"):
         dr.uniform(d, (2,), np.int32)
+    with pytest.raises(ValueError, match="float or complex dtype"):
+        dr.normal(d, (2,), np.int32)
 
 
 @pytest.mark.parametrize("shape", [(), SHAPE], ids=str)
@@ -183,6 +185,8 @@ def test_normal_of_a_large_and_half_precision_shape() -> None:
     _same(dr.normal(d, shape, np.float32), jr.normal(j, shape, np.float32))
     _same(dr.normal(d, (6,), np.float16), jr.normal(j, (6,), np.float16))
     _same(dr.normal(dr.key(8), (6,), jnp.bfloat16), jr.normal(jr.key(8), (6,), jnp.bfloat16))
+    # A complex dtype: real and imaginary parts from split keys, as JAX's.
+    _same(dr.normal(d, (2, 3), np.complex64), jr.normal(j, (2, 3), np.complex64))
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)

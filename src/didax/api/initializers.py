@@ -117,21 +117,6 @@ def _real_of(dtype: DType) -> DType:
     return dtypes.canonicalize(np.array(0, dtype).real.dtype)
 
 
-def _normal(key: KeyLike, shape: Sequence[int], dtype: DType) -> Array:
-    """``jax.random.normal``, complex dtypes included: ``(re + 1j * im) / sqrt(2)``.
-
-    (``didax.random.normal`` draws real dtypes only; the complex draw is JAX's,
-    from ``split(key)``.)
-    """
-    if not _is_complex(dtype):
-        return random.normal(key, shape, dtype)
-    key_re, key_im = random.split(key)
-    real = _real_of(dtype)
-    re = astype(random.normal(key_re, shape, real), dtype)
-    im = astype(random.normal(key_im, shape, real), dtype)
-    return enp.divide(enp.add(re, enp.multiply(1j, im)), np.array(np.sqrt(2), dtype))
-
-
 def zeros(
     key: KeyLike, shape: Sequence[int], dtype: DTypeLike = None, out_sharding: object = None
 ) -> Array:
@@ -191,7 +176,7 @@ def normal(stddev: ArrayLike = 1e-2, dtype: DTypeLike = None) -> Initializer:
     ) -> Array:
         _no_sharding("normal", out_sharding)
         dt = _dtype(dtype)
-        return enp.multiply(_normal(key, shape, dt), _scalar(stddev, dt))
+        return enp.multiply(random.normal(key, shape, dt), _scalar(stddev, dt))
 
     return init
 
@@ -317,7 +302,7 @@ def variance_scaling(
                 return enp.multiply(random.truncated_normal(key, -2, 2, shp, dt), std)
             return enp.multiply(_complex_truncated_normal(key, 2, shp, dt), std)
         if distribution == "normal":
-            return enp.multiply(_normal(key, shp, dt), enp.sqrt(variance))
+            return enp.multiply(random.normal(key, shp, dt), enp.sqrt(variance))
         if distribution == "uniform":
             if real:
                 draws = random.uniform(key, shp, dt, -1)
@@ -380,7 +365,7 @@ kaiming_normal = he_normal
 
 def _orthogonal_matrix(key: KeyLike, n: int, m: int, dtype: DType) -> Array:
     """JAX's ``random.orthogonal(key, n, (), dtype, m)``: an ``(n, m)`` Haar-distributed matrix."""
-    z = _normal(key, (max(n, m), min(n, m)), dtype)
+    z = random.normal(key, (max(n, m), min(n, m)), dtype)
     q, r = qr(z)
     x = enp.multiply(q, mnp.expand_dims(enp.sign(diagonal(r, 0, -2, -1)), -2))
     return mnp.transpose(x) if n < m else x

@@ -12,7 +12,8 @@ Design rules:
   (under ``stop_gradient``) before ``exp``: no overflow, and ``-inf``
   entries (masked logits) contribute exact zeros to values and gradients.
   ``softmax`` is JAX's default one (``jax_softmax_custom_jvp`` off): its
-  derivative is that of its formula.
+  derivative is that of its formula; ``softmax_custom_jvp`` (not public,
+  for the dirichlet sampler) is the other, with JAX's rule.
 - ``where=`` masks are applied as JAX's reductions apply them: masked
   entries are left out of the maximum and of the sums (``-inf`` and 0
   stand in for them), and come out as 0 (``softmax``) or ``-inf``
@@ -200,6 +201,25 @@ def softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -> Ar
     if where is not None:
         result = _select(where, result, 0)
     return result
+
+
+@custom_jvp
+def softmax_custom_jvp(x: Array) -> Array:
+    """``softmax`` over the last axis with JAX's custom jvp (``jax_softmax_custom_jvp`` on).
+
+    Its values are ``softmax``'s; its derivative is JAX's rule
+    ``y * (x_dot - sum(y * x_dot))`` rather than the formula's (the rounding
+    differs): JAX's ``random.dirichlet`` differentiates by it.
+    """
+    return softmax(x)
+
+
+@softmax_custom_jvp.defjvp
+def _softmax_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+    (x,), (x_dot,) = primals, tangents
+    y = softmax_custom_jvp(x)
+    mean_dot = _sum(multiply(y, x_dot), axis=-1, keepdims=True)
+    return y, multiply(y, subtract(x_dot, mean_dot))
 
 
 def log_softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -> Array:

@@ -168,13 +168,33 @@ def _normal_impl(key_data: Array, shape: Shape, dtype: DType) -> Array:
     return out
 
 
-_normal_jit: Final = jit(_normal_impl, static_argnums=(1, 2))
+def _normal_inexact_impl(key_data: Array, shape: Shape, dtype: DType) -> Array:
+    if not dtypes.is_complex(dtype):
+        return _normal_impl(key_data, shape, dtype)
+    # JAX's complex draw: real and imaginary parts from split keys, scaled by
+    # 1/sqrt(2) so that E|z|^2 = 1.
+    key_re, key_im = _split_pair(key_data)
+    real = dtypes.real_dtype(dtype)
+    re = lax.convert_element_type(_normal_impl(key_re, shape, real), dtype)
+    im = lax.convert_element_type(_normal_impl(key_im, shape, real), dtype)
+    z = enp.add(re, enp.multiply(1j, im))
+    return as_result(enp.divide(z, np.array(np.sqrt(2), dtype)))
+
+
+_normal_jit: Final = jit(_normal_inexact_impl, static_argnums=(1, 2))
 
 
 def normal(key: KeyLike, shape: Sequence[int] = (), dtype: DTypeLike = None) -> Array:
-    """Standard normal floats of ``shape`` and ``dtype``: ``sqrt(2) * erf_inv(u)``, u uniform."""
+    """Standard normal values of ``shape`` and ``dtype``: ``sqrt(2) * erf_inv(u)``, u uniform.
+
+    A complex dtype draws its real and imaginary parts apart, scaled by
+    ``1/sqrt(2)``, as JAX's.
+    """
     data, _ = key_data_of("normal", key)
-    out: Array = _normal_jit(data, shape_arg(shape, "normal"), _float_dtype("normal", dtype))
+    dt = dtypes.canonicalize(float if dtype is None else dtype)
+    if not (dtypes.is_float(dt) or dtypes.is_complex(dt)):
+        raise ValueError(f"dtype argument to `normal` must be a float or complex dtype, got {dt}")
+    out: Array = _normal_jit(data, shape_arg(shape, "normal"), dt)
     return out
 
 

@@ -24,7 +24,7 @@ Design rules:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import numpy as np
@@ -56,6 +56,30 @@ def _uniform(key_data: Array, like: Array, shape: Shape) -> Array:
 
 def _isnan(x: Array) -> Array:
     out: Array = lax.ne(x, x)
+    return out
+
+
+def _until_accepted(
+    body: Callable[[_Carry], _Carry],
+    key_data: Array,
+    draw_dtype: DType,
+    shape: Shape,
+    dtype: DType,
+    max_iters: object,
+) -> Array:
+    """The loop of a transformed rejection sampler (JAX's PTRS and BTRS alike).
+
+    The carry is ``(i, k, accepted, rng)``: ``body`` draws a candidate for each
+    element not yet accepted; the loop ends when all are, or after ``max_iters``.
+    """
+
+    def cond(carry: _Carry) -> Array:
+        i, accepted = carry[0], carry[2]
+        return snp.any(~accepted) & (i < max_iters)
+
+    init = (0, lax.full(shape, -1, draw_dtype), lax.full(shape, False, dtypes.bool_), key_data)
+    k: Array = while_loop(cond, body, init)[1]
+    out: Array = lax.convert_element_type(k, dtype)
     return out
 
 
@@ -108,15 +132,7 @@ def _poisson_rejection(
         accept = accept1 | (~reject & (s <= t))
         return i + 1, lax.select(accept, k, k_out), accepted | accept, rng
 
-    def cond(carry: _Carry) -> Array:
-        i, accepted = carry[0], carry[2]
-        return snp.any(~accepted) & (i < max_iters)
-
-    dt = get_aval(lam).dtype
-    init = (0, lax.full(shape, -1, dt), lax.full(shape, False, dtypes.bool_), key_data)
-    k: Array = while_loop(cond, body, init)[1]
-    out: Array = lax.convert_element_type(k, dtype)
-    return out
+    return _until_accepted(body, key_data, get_aval(lam).dtype, shape, dtype, max_iters)
 
 
 def _poisson_impl(key_data: Array, lam: Array, shape: Shape, dtype: DType) -> Array:
@@ -248,15 +264,7 @@ def _btrs(
         accept = accept1 | (~reject & (v <= ub))
         return i + 1, lax.select(accept, k, k_out), accepted | accept, rng
 
-    def cond(carry: _Carry) -> Array:
-        i, accepted = carry[0], carry[2]
-        return snp.any(~accepted) & (i < max_iters)
-
-    dt = get_aval(prob).dtype
-    init = (0, lax.full(shape, -1, dt), lax.full(shape, False, dtypes.bool_), key_data)
-    k: Array = while_loop(cond, body, init)[1]
-    out: Array = lax.convert_element_type(k, dtype)
-    return out
+    return _until_accepted(body, key_data, get_aval(prob).dtype, shape, dtype, max_iters)
 
 
 def _binomial_impl(

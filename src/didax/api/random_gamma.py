@@ -32,10 +32,9 @@ from collections.abc import Sequence
 from typing import Final
 
 from didax.api.control_flow import while_loop
-from didax.api.custom_derivatives import custom_jvp
 from didax.api.jit import jit
+from didax.api.nn import softmax_custom_jvp
 from didax.api.numpy import elementwise as enp
-from didax.api.numpy import reductions as rnp
 from didax.api.numpy.array_types import Array
 from didax.api.numpy.operands import broadcast_shapes
 from didax.api.prng import KeyLike, Shape, key_data_of, shape_arg, split_impl
@@ -262,30 +261,8 @@ def _dirichlet_impl(key: Array, alpha: Array, shape: Shape, dtype: DType) -> Arr
     alpha = lax.convert_element_type(alpha, dtype)
     # Gamma draws in log space (small alpha would underflow), normalised by a softmax.
     log_samples = _gamma(key, alpha, (*shape, get_aval(alpha).shape[-1]), dtype, True)
-    out: Array = _softmax(log_samples)
+    out: Array = softmax_custom_jvp(log_samples)
     return out
-
-
-@custom_jvp
-def _softmax(x: Array) -> Array:
-    """JAX's ``nn.softmax`` over the last axis, with its jvp rule (``_softmax_jvp``).
-
-    ``api.nn.softmax`` differentiates through its operations (JAX's
-    deprecated form, with the maximum's gradient stopped); JAX's dirichlet
-    differentiates by the rule below, whose rounding differs: the rule keeps
-    the gradients equal to JAX's.
-    """
-    x_max = rnp.max(x, axis=-1, keepdims=True)
-    unnormalized = enp.exp(enp.subtract(x, x_max))
-    return enp.divide(unnormalized, rnp.sum(unnormalized, axis=-1, keepdims=True))
-
-
-@_softmax.defjvp
-def _softmax_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
-    (x,), (x_dot,) = primals, tangents
-    y = _softmax(x)
-    mean_dot = rnp.sum(enp.multiply(y, x_dot), axis=-1, keepdims=True)
-    return y, enp.multiply(y, enp.subtract(x_dot, mean_dot))
 
 
 _dirichlet_jit: Final = jit(_dirichlet_impl, static_argnums=(2, 3))

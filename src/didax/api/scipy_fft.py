@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable, Sequence
+from typing import TypeAlias, TypeVar
 
 import numpy as np
 
@@ -84,43 +85,33 @@ def _complex_parts(fn: Callable[[Array], Array], x: Array) -> Array:
     return as_result(lax.complex(fn(x.real), fn(x.imag)))
 
 
-def dct(
-    x: ArrayLike,
-    type: int = 2,  # noqa: A002  (SciPy's name)
-    n: int | None = None,
-    axis: int = -1,
-    norm: str | None = None,
-) -> Array:
-    """The discrete cosine transform of type 2 of ``x`` along ``axis`` (zero-padded to ``n``).
+_Size = TypeVar("_Size")
+_Axes = TypeVar("_Axes")
+# A transform's core: a real operand, its size and axis arguments, the norm.
+_Core: TypeAlias = Callable[[Array, _Size, _Axes, "str | None"], Array]
 
-    >>> import numpy as np
-    >>> dct(np.array([1.0, 2.0, 3.0, 4.0])).round(4)
-    Array([20.    , -6.3086,  0.    , -0.4483], dtype=float32)
-    """
-    _check("dct", type, norm)
+
+def _transform(
+    name: str,
+    core: _Core[_Size, _Axes],
+    x: ArrayLike,
+    type_: int,
+    size: _Size,
+    axes: _Axes,
+    norm: str | None,
+) -> Array:
+    """What the four transforms share: the checks, then ``core`` (apart on complex parts)."""
+    _check(name, type_, norm)
     xa = as_result(operand(x))
     if dtypes.is_complex(xa.dtype):
-        return _complex_parts(lambda p: dct(p, type, n, axis, norm), xa)
-    axis = normalize_axes(axis, xa.ndim, "dct")[0]
-    if n is not None:
-        xa = _pad_to(xa, {axis: n})
-    size = xa.shape[axis]
-    spectrum = fft(_interleave(xa, axis), axis=axis)
-    out = 2 * (spectrum * _w4(size, _along(spectrum, axis))).real
-    return _ortho(out, axis) if norm == "ortho" else out
+        return _complex_parts(lambda p: core(p, size, axes, norm), xa)
+    return core(xa, size, axes, norm)
 
 
-def _dct2(x: Array, axes: tuple[int, int], norm: str | None) -> Array:
-    a1, a2 = axes
-    n1, n2 = x.shape[a1], x.shape[a2]
-    spectrum = fftn(_interleave(_interleave(x, a1), a2), axes=axes)
-    k1 = astype(_along(spectrum, a1), spectrum.dtype)
-    k2 = astype(_along(spectrum, a2), spectrum.dtype)
-    out = _w4(n1, k1) * (
-        _w4(n2, k2) * spectrum + _w4(n2, -k2) * roll(flip(spectrum, axis=a2), shift=1, axis=a2)
-    )
-    out = 2 * out.real
-    return _ortho(_ortho(out, a1), a2) if norm == "ortho" else out
+def _one_axis(name: str, x: Array, n: int | None, axis: int) -> tuple[Array, int]:
+    """``x`` zero-padded to ``n`` along ``axis``, and ``axis`` normalized."""
+    axis = normalize_axes(axis, x.ndim, name)[0]
+    return (x if n is None else _pad_to(x, {axis: n})), axis
 
 
 def _axes_and_sizes(
@@ -139,6 +130,71 @@ def _axes_and_sizes(
     return normalize_axes(axes, x.ndim, name), sizes
 
 
+def _many_axes(
+    name: str,
+    one: _Core[int | None, int],
+    rest: Callable[[Array, tuple[int, ...], str | None], Array],
+) -> _Core[Sequence[int] | None, Sequence[int] | None]:
+    """An n-dimensional core: ``one`` over a single axis, else ``rest`` over the padded operand."""
+
+    def core(
+        x: Array, s: Sequence[int] | None, axes: Sequence[int] | None, norm: str | None
+    ) -> Array:
+        ax, sizes = _axes_and_sizes(name, x, s, axes)
+        if len(ax) == 1:
+            return one(x, sizes[0] if sizes is not None else None, ax[0], norm)
+        if sizes is not None:
+            x = _pad_to(x, dict(zip(ax, sizes, strict=False)))
+        return rest(x, ax, norm)
+
+    return core
+
+
+def _dct(x: Array, n: int | None, axis: int, norm: str | None) -> Array:
+    x, axis = _one_axis("dct", x, n, axis)
+    size = x.shape[axis]
+    spectrum = fft(_interleave(x, axis), axis=axis)
+    out = 2 * (spectrum * _w4(size, _along(spectrum, axis))).real
+    return _ortho(out, axis) if norm == "ortho" else out
+
+
+def dct(
+    x: ArrayLike,
+    type: int = 2,  # noqa: A002  (SciPy's name)
+    n: int | None = None,
+    axis: int = -1,
+    norm: str | None = None,
+) -> Array:
+    """The discrete cosine transform of type 2 of ``x`` along ``axis`` (zero-padded to ``n``).
+
+    >>> import numpy as np
+    >>> dct(np.array([1.0, 2.0, 3.0, 4.0])).round(4)
+    Array([20.    , -6.3086,  0.    , -0.4483], dtype=float32)
+    """
+    return _transform("dct", _dct, x, type, n, axis, norm)
+
+
+def _dct2(x: Array, axes: tuple[int, int], norm: str | None) -> Array:
+    a1, a2 = axes
+    n1, n2 = x.shape[a1], x.shape[a2]
+    spectrum = fftn(_interleave(_interleave(x, a1), a2), axes=axes)
+    k1 = astype(_along(spectrum, a1), spectrum.dtype)
+    k2 = astype(_along(spectrum, a2), spectrum.dtype)
+    out = _w4(n1, k1) * (
+        _w4(n2, k2) * spectrum + _w4(n2, -k2) * roll(flip(spectrum, axis=a2), shift=1, axis=a2)
+    )
+    out = 2 * out.real
+    return _ortho(_ortho(out, a1), a2) if norm == "ortho" else out
+
+
+def _dctn_rest(x: Array, axes: tuple[int, ...], norm: str | None) -> Array:
+    if len(axes) == 2:
+        return _dct2(x, (axes[0], axes[1]), norm)
+    for i in range(0, len(axes), 2):
+        x = dctn(x, axes=axes[i : i + 2], norm=norm)
+    return x
+
+
 def dctn(
     x: ArrayLike,
     type: int = 2,  # noqa: A002  (SciPy's name)
@@ -147,20 +203,19 @@ def dctn(
     norm: str | None = None,
 ) -> Array:
     """The multidimensional discrete cosine transform of type 2 of ``x`` over ``axes``."""
-    _check("dctn", type, norm)
-    xa = as_result(operand(x))
-    if dtypes.is_complex(xa.dtype):
-        return _complex_parts(lambda p: dctn(p, type, s, axes, norm), xa)
-    ax, sizes = _axes_and_sizes("dctn", xa, s, axes)
-    if len(ax) == 1:
-        return dct(xa, n=sizes[0] if sizes is not None else None, axis=ax[0], norm=norm)
-    if sizes is not None:
-        xa = _pad_to(xa, dict(zip(ax, sizes, strict=False)))
-    if len(ax) == 2:
-        return _dct2(xa, (ax[0], ax[1]), norm)
-    for i in range(0, len(ax), 2):
-        xa = dctn(xa, axes=ax[i : i + 2], norm=norm)
-    return xa
+    return _transform("dctn", _many_axes("dctn", _dct, _dctn_rest), x, type, s, axes, norm)
+
+
+def _idct(x: Array, n: int | None, axis: int, norm: str | None) -> Array:
+    x, axis = _one_axis("idct", x, n, axis)
+    size = x.shape[axis]
+    x = inexact(x)
+    if norm is None or norm == "backward":
+        x = _ortho(x, axis)
+    x = _ortho(x, axis)
+    w4 = _w4(size, _along(x, axis))
+    spectrum = astype(x, w4.dtype) / w4 * 2 * size
+    return _deinterleave(ifft(spectrum, axis=axis).real, axis)
 
 
 def idct(
@@ -176,21 +231,13 @@ def idct(
     >>> idct(dct(np.array([1.0, 2.0, 3.0, 4.0]))).round(6)
     Array([1., 2., 3., 4.], dtype=float32)
     """
-    _check("idct", type, norm)
-    xa = as_result(operand(x))
-    if dtypes.is_complex(xa.dtype):
-        return _complex_parts(lambda p: idct(p, type, n, axis, norm), xa)
-    axis = normalize_axes(axis, xa.ndim, "idct")[0]
-    if n is not None:
-        xa = _pad_to(xa, {axis: n})
-    size = xa.shape[axis]
-    xa = inexact(xa)
-    if norm is None or norm == "backward":
-        xa = _ortho(xa, axis)
-    xa = _ortho(xa, axis)
-    w4 = _w4(size, _along(xa, axis))
-    spectrum = astype(xa, w4.dtype) / w4 * 2 * size
-    return _deinterleave(ifft(spectrum, axis=axis).real, axis)
+    return _transform("idct", _idct, x, type, n, axis, norm)
+
+
+def _idctn_rest(x: Array, axes: tuple[int, ...], norm: str | None) -> Array:
+    for a in axes:
+        x = _idct(x, None, a, norm)
+    return x
 
 
 def idctn(
@@ -201,15 +248,4 @@ def idctn(
     norm: str | None = None,
 ) -> Array:
     """The inverse of ``dctn`` (type 2) over ``axes``."""
-    _check("idctn", type, norm)
-    xa = as_result(operand(x))
-    if dtypes.is_complex(xa.dtype):
-        return _complex_parts(lambda p: idctn(p, type, s, axes, norm), xa)
-    ax, sizes = _axes_and_sizes("idctn", xa, s, axes)
-    if len(ax) == 1:
-        return idct(xa, n=sizes[0] if sizes is not None else None, axis=ax[0], norm=norm)
-    if sizes is not None:
-        xa = _pad_to(xa, dict(zip(ax, sizes, strict=False)))
-    for a in ax:
-        xa = idct(xa, axis=a, norm=norm)
-    return xa
+    return _transform("idctn", _many_axes("idctn", _idct, _idctn_rest), x, type, s, axes, norm)

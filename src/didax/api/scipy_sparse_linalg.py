@@ -22,6 +22,7 @@ import operator
 from collections.abc import Callable
 from typing import Any, cast
 
+import attrs
 import numpy as np
 from jax import tree_util
 
@@ -105,17 +106,25 @@ def _normalize_matvec(name: str, f: object) -> LinearOperator:
     raise TypeError(f"{name}: linear operator must be either a function or ndarray: {f}")
 
 
-def _cg_solve(
-    A: LinearOperator,
-    b: Tree,
-    x0: Tree,
-    *,
-    maxiter: int,
-    tol: float = 1e-5,
-    atol: float = 0.0,
-    M: LinearOperator = _identity,
-) -> Tree:
-    atol2 = maximum(tol**2 * _vdot_real_tree(b, b), atol**2)
+@attrs.frozen
+class _Stop:
+    """When and how an iterative solver stops, and its preconditioner ``M``.
+
+    It stops when ``|r|^2 <= atol2(b)`` (JAX's ``max(tol^2 |b|^2, atol^2)``)
+    or after ``maxiter`` steps.
+    """
+
+    maxiter: int
+    tol: float
+    atol: float
+    M: LinearOperator
+
+    def atol2(self, b: Tree) -> Array:
+        return maximum(self.tol**2 * _vdot_real_tree(b, b), self.atol**2)
+
+
+def _cg_solve(A: LinearOperator, b: Tree, x0: Tree, stop: _Stop) -> Tree:
+    atol2, maxiter, M = stop.atol2(b), stop.maxiter, stop.M
     r0 = _sub(b, A(x0))
     p0 = z0 = M(r0)
     dtype, _ = dtypes.result_type((v.dtype, v.weak_type) for v in tree_util.tree_leaves(p0))
@@ -143,17 +152,8 @@ def _cg_solve(
     return while_loop(cond_fun, body_fun, (x0, r0, gamma0, p0, 0))[0]
 
 
-def _bicgstab_solve(
-    A: LinearOperator,
-    b: Tree,
-    x0: Tree,
-    *,
-    maxiter: int,
-    tol: float = 1e-5,
-    atol: float = 0.0,
-    M: LinearOperator = _identity,
-) -> Tree:
-    atol2 = maximum(tol**2 * _vdot_real_tree(b, b), atol**2)
+def _bicgstab_solve(A: LinearOperator, b: Tree, x0: Tree, stop: _Stop) -> Tree:
+    atol2, maxiter, M = stop.atol2(b), stop.maxiter, stop.M
 
     def cond_fun(value: tuple[Any, ...]) -> Array:
         r, k = value[1], value[-1]
@@ -221,7 +221,7 @@ def _prepare(
 
 def _isolve(
     name: str,
-    solver: Callable[..., Tree],
+    solver: Callable[[LinearOperator, Tree, Tree, _Stop], Tree],
     A: object,
     b: Tree,
     x0: Tree | None,
@@ -232,7 +232,11 @@ def _isolve(
     check_symmetric: bool,
 ) -> tuple[Tree, None]:
     a, b, x0, maxiter, m = _prepare(name, A, b, x0, maxiter, M)
-    solve = functools.partial(solver, x0=x0, tol=tol, atol=atol, maxiter=maxiter, M=m)
+    stop = _Stop(maxiter, tol, atol, m)
+
+    def solve(matvec: LinearOperator, rhs: Tree) -> Tree:
+        return solver(matvec, rhs, x0, stop)
+
     symmetric = check_symmetric and not any(
         dtypes.is_complex(leaf.dtype) for leaf in tree_util.tree_leaves(b)
     )

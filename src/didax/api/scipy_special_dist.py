@@ -30,21 +30,18 @@ from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import abs as _abs
 from didax.api.numpy.elementwise import (
     exp,
-    floor,
     greater,
     less,
     log,
     log1p,
-    logical_and,
-    logical_or,
     maximum,
     minimum,
     sqrt,
     where,
 )
-from didax.api.numpy.logic import select
-from didax.api.numpy.more_elementwise import isnan, signbit, square
+from didax.api.numpy.more_elementwise import square
 from didax.api.numpy.operands import as_result, asarray, bind, promote
+from didax.api.scipy_special_gamma import gammasgn
 from didax.core import dtypes, lax
 from didax.core.values import get_aval
 
@@ -313,17 +310,6 @@ def betaln(a: ArrayLike, b: ArrayLike) -> Array:
     return where(large < 8, small_b, large_b)
 
 
-def _gammasgn(x: Array) -> Array:
-    # The sign of gamma(x): NaN at the poles (and NaN), -1 between an odd and
-    # an even negative integer and at -0 (JAX's gammasgn).
-    typ = _scalar_type(x)
-    floor_x = floor(x)
-    negative = less(x, typ(0))
-    pole = logical_or(logical_and(negative, x == floor_x), isnan(x))
-    minus = logical_or(logical_and(negative, (floor_x % 2) != 0), logical_and(x == 0, signbit(x)))
-    return select([pole, minus], [typ(np.nan), typ(-1.0)], typ(1.0))
-
-
 def beta(a: ArrayLike, b: ArrayLike) -> Array:
     """The beta function ``gamma(a) gamma(b) / gamma(a + b)``, signed (JAX's ``beta``).
 
@@ -331,5 +317,5 @@ def beta(a: ArrayLike, b: ArrayLike) -> Array:
     Array(0.08333327, dtype=float32)
     """
     x, y = _inexact_args("beta", a, b)
-    sign = _gammasgn(x) * _gammasgn(y) * _gammasgn(x + y)
+    sign = gammasgn(x) * gammasgn(y) * gammasgn(x + y)
     return as_result(sign * exp(betaln(x, y)))

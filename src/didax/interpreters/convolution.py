@@ -29,19 +29,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
-import attrs
 import numpy as np
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import abstract_eval
 from didax.core.basearray import Value
-from didax.core.dtypes import DType
 from didax.core.lax.convolution import conv_general_dilated_p
-from didax.core.lax.convolution_shapes import ConvDimensionNumbers, Padding
-from didax.core.lax.precision import CanonicalPrecision
+from didax.core.lax.convolution_shapes import ConvDimensionNumbers, ConvParams
 from didax.core.values import ArrayLike, get_aval
 from didax.interpreters.batching import BATCH_RULES, Dim
 from didax.interpreters.flops import FLOPS_RULES, Cost, Operand
@@ -105,37 +102,24 @@ def _conv_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) ->
 # --- transpose ------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class _Params:
-    """An equation's params, by name, for the transposes that rearrange them."""
+def _bind(p: ConvParams, lhs: ArrayLike, rhs: ArrayLike, **changes: Any) -> Value:
+    """The convolution of ``lhs`` and ``rhs`` with an equation's params ``p``, ``changes`` made."""
+    return _conv(lhs, rhs, **{**p, **changes})
 
-    window_strides: tuple[int, ...]
-    padding: Padding
-    lhs_dilation: tuple[int, ...]
-    rhs_dilation: tuple[int, ...]
-    dimension_numbers: ConvDimensionNumbers
-    feature_group_count: int
-    batch_group_count: int
-    precision: CanonicalPrecision
-    preferred_element_type: DType | None
 
-    def bind(self, lhs: ArrayLike, rhs: ArrayLike, **changes: Any) -> Value:
-        """The convolution of ``lhs`` and ``rhs`` with these params, ``changes`` made."""
-        return _conv(lhs, rhs, **attrs.asdict(attrs.evolve(self, **changes), recurse=False))
+def _dilated_sizes(
+    p: ConvParams, lhs: tuple[int, ...], rhs: tuple[int, ...], out: tuple[int, ...]
+) -> tuple[list[int], list[int], list[int]]:
+    """The spatial sizes of lhs, rhs and the result, dilated as the convolution sees them.
 
-    def dilated(
-        self, lhs: tuple[int, ...], rhs: tuple[int, ...], out: tuple[int, ...]
-    ) -> tuple[list[int], list[int], list[int]]:
-        """The spatial sizes of lhs, rhs and the result, dilated as the convolution sees them.
-
-        (lhs by its dilation, rhs by its own, the result by the strides.)
-        """
-        lhs_spec, rhs_spec, out_spec = self.dimension_numbers
-        return (
-            _dilated([lhs[i] for i in lhs_spec[2:]], self.lhs_dilation),
-            _dilated([rhs[i] for i in rhs_spec[2:]], self.rhs_dilation),
-            _dilated([out[i] for i in out_spec[2:]], self.window_strides),
-        )
+    (lhs by its dilation, rhs by its own, the result by the strides.)
+    """
+    lhs_spec, rhs_spec, out_spec = p["dimension_numbers"]
+    return (
+        _dilated([lhs[i] for i in lhs_spec[2:]], p["lhs_dilation"]),
+        _dilated([rhs[i] for i in rhs_spec[2:]], p["rhs_dilation"]),
+        _dilated([out[i] for i in out_spec[2:]], p["window_strides"]),
+    )
 
 
 def _dilated(sizes: Sequence[int], dilation: Sequence[int]) -> list[int]:
@@ -148,9 +132,9 @@ def _swap(spec: Sequence[int]) -> tuple[int, ...]:
 
 @TRANSPOSE_RULES.defines(conv_general_dilated_p)
 def _conv_transpose(
-    ct: ArrayLike, lhs: PrimalOrUndefined, rhs: PrimalOrUndefined, **params: Any
+    ct: ArrayLike, lhs: PrimalOrUndefined, rhs: PrimalOrUndefined, **params: Unpack[ConvParams]
 ) -> list[Any]:
-    p = _Params(**params)
+    p = params
     if isinstance(lhs, UndefinedPrimal):
         if isinstance(rhs, UndefinedPrimal):
             raise not_linear(conv_general_dilated_p, "both operands are linear inputs")
@@ -159,57 +143,61 @@ def _conv_transpose(
     return [None, _transpose_rhs(ct, lhs, rhs.aval, p)]
 
 
-def _transpose_lhs(ct: ArrayLike, lhs_aval: ShapedArray, rhs: ArrayLike, p: _Params) -> ArrayLike:
+def _transpose_lhs(
+    ct: ArrayLike, lhs_aval: ShapedArray, rhs: ArrayLike, p: ConvParams
+) -> ArrayLike:
     """A convolution of ``ct`` with the reversed kernel, features swapped (JAX's rule)."""
-    lhs_spec, rhs_spec, out_spec = p.dimension_numbers
-    lhs_d, rhs_d, out_d = p.dilated(lhs_aval.shape, aval_of(rhs).shape, get_aval(ct).shape)
-    groups = max(p.feature_group_count, p.batch_group_count)
+    lhs_spec, rhs_spec, out_spec = p["dimension_numbers"]
+    lhs_d, rhs_d, out_d = _dilated_sizes(p, lhs_aval.shape, aval_of(rhs).shape, get_aval(ct).shape)
+    groups = max(p["feature_group_count"], p["batch_group_count"])
     if groups > 1:
         # The groups move from the kernel's output features to its input features.
         rhs = _reshape_axis_out_of(rhs_spec[0], groups, rhs)
         rhs = _reshape_axis_into(rhs_spec[0], rhs_spec[1], rhs)
     # The padding that makes the cotangent's windows cover lhs exactly.
-    before = [k - lo - 1 for k, (lo, _) in zip(rhs_d, p.padding, strict=True)]
+    before = [k - lo - 1 for k, (lo, _) in zip(rhs_d, p["padding"], strict=True)]
     after = [i + k - 1 - o - b for i, k, o, b in zip(lhs_d, rhs_d, out_d, before, strict=True)]
-    out = p.bind(
+    out = _bind(
+        p,
         ct,
         _convert(lax.rev(rhs, rhs_spec[2:]), get_aval(ct)),
-        window_strides=p.lhs_dilation,
+        window_strides=p["lhs_dilation"],
         padding=tuple(zip(before, after, strict=True)),
-        lhs_dilation=p.window_strides,
+        lhs_dilation=p["window_strides"],
         dimension_numbers=ConvDimensionNumbers(out_spec, _swap(rhs_spec), lhs_spec),
         feature_group_count=groups,
         batch_group_count=1,
     )
     result = _convert(out, lhs_aval)
-    if p.batch_group_count > 1:
-        result = _reshape_axis_out_of(lhs_spec[1], p.batch_group_count, result)
+    if p["batch_group_count"] > 1:
+        result = _reshape_axis_out_of(lhs_spec[1], p["batch_group_count"], result)
         result = _reshape_axis_into(lhs_spec[1], lhs_spec[0], result)
     return result
 
 
 def _transpose_rhs(
-    ct: ArrayLike, lhs: ArrayLike, rhs_aval: ShapedArray, p: _Params
+    ct: ArrayLike, lhs: ArrayLike, rhs_aval: ShapedArray, p: ConvParams
 ) -> ArrayLike | Zero:
     """A convolution of lhs with ``ct`` as the kernel, batch and features swapped (JAX's rule)."""
     ct_aval = get_aval(ct)
     if ct_aval.size == 0:
         # (a kernel of spatial size 0 would make a degenerate convolution)
         return Zero.like(rhs_aval)
-    lhs_spec, rhs_spec, out_spec = p.dimension_numbers
-    lhs_d, rhs_d, out_d = p.dilated(get_aval(lhs).shape, rhs_aval.shape, ct_aval.shape)
-    lows = [lo for lo, _ in p.padding]
+    lhs_spec, rhs_spec, out_spec = p["dimension_numbers"]
+    lhs_d, rhs_d, out_d = _dilated_sizes(p, get_aval(lhs).shape, rhs_aval.shape, ct_aval.shape)
+    lows = [lo for lo, _ in p["padding"]]
     highs = [o - i + k - lo - 1 for o, i, k, lo in zip(out_d, lhs_d, rhs_d, lows, strict=True)]
-    out = p.bind(
+    out = _bind(
+        p,
         _convert(lhs, ct_aval),
         ct,
-        window_strides=p.rhs_dilation,
+        window_strides=p["rhs_dilation"],
         padding=tuple(zip(lows, highs, strict=True)),
-        rhs_dilation=p.window_strides,
+        rhs_dilation=p["window_strides"],
         dimension_numbers=ConvDimensionNumbers(_swap(lhs_spec), _swap(out_spec), _swap(rhs_spec)),
         # Feature groups become batch groups, and batch groups feature groups.
-        feature_group_count=p.batch_group_count,
-        batch_group_count=p.feature_group_count,
+        feature_group_count=p["batch_group_count"],
+        batch_group_count=p["feature_group_count"],
     )
     return _convert(out, rhs_aval)
 
@@ -219,16 +207,16 @@ def _transpose_rhs(
 
 @BATCH_RULES.defines(conv_general_dilated_p)
 def _conv_batch(
-    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Any
+    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Unpack[ConvParams]
 ) -> tuple[Any, Any]:
     (lhs, rhs), (dl, dr) = args, dims
-    p = _Params(**params)
-    lhs_spec, rhs_spec, out_spec = p.dimension_numbers
-    fgc, bgc = p.feature_group_count, p.batch_group_count
+    p = params
+    lhs_spec, rhs_spec, out_spec = p["dimension_numbers"]
+    fgc, bgc = p["feature_group_count"], p["batch_group_count"]
     if axis_size == 0:
         # Folding an empty batch into an axis would divide by zero: zeros of the type.
         avals = [_unbatched(get_aval(lhs), dl), _unbatched(get_aval(rhs), dr)]
-        (aval,) = abstract_eval(conv_general_dilated_p, avals, params)
+        (aval,) = abstract_eval(conv_general_dilated_p, avals, {**params})
         return lax.full((0, *aval.shape), 0, aval.dtype), 0
     if dl is not None and dr is not None:
         # Each example's features convolved with its own kernel: groups.
@@ -239,7 +227,7 @@ def _conv_batch(
             new_lhs = _reshape_axis_into(dl, lhs_spec[1], lhs)
             fgc *= axis_size
         new_rhs = _reshape_axis_into(dr, rhs_spec[0], rhs)
-        out = p.bind(new_lhs, new_rhs, feature_group_count=fgc, batch_group_count=bgc)
+        out = _bind(p, new_lhs, new_rhs, feature_group_count=fgc, batch_group_count=bgc)
         return _reshape_axis_out_of(out_spec[1], axis_size, out), out_spec[1]
     if dl is not None:
         if bgc == 1:
@@ -249,18 +237,18 @@ def _conv_batch(
             new_lhs = _reshape_axis_out_of(lhs_spec[0] + int(dl <= lhs_spec[0]), bgc, lhs)
             new_lhs = _reshape_axis_into(dl + int(lhs_spec[0] < dl), lhs_spec[0] + 1, new_lhs)
             new_lhs = _reshape_axis_into(lhs_spec[0], lhs_spec[0], new_lhs)
-        out = p.bind(new_lhs, rhs)
+        out = _bind(p, new_lhs, rhs)
         return _reshape_axis_out_of(out_spec[0], axis_size, out), out_spec[0]
     assert dr is not None
     if fgc == 1 and bgc == 1:
-        out = p.bind(lhs, _reshape_axis_into(dr, rhs_spec[0], rhs))
+        out = _bind(p, lhs, _reshape_axis_into(dr, rhs_spec[0], rhs))
         return _reshape_axis_out_of(out_spec[1], axis_size, out), out_spec[1]
     # The groups stay outermost in rhs's output features: (groups, batch, rest).
     groups = max(fgc, bgc)
     new_rhs = _reshape_axis_out_of(rhs_spec[0] + int(dr <= rhs_spec[0]), groups, rhs)
     new_rhs = _reshape_axis_into(dr + int(rhs_spec[0] < dr), rhs_spec[0] + 1, new_rhs)
     new_rhs = _reshape_axis_into(rhs_spec[0], rhs_spec[0], new_rhs)
-    out = p.bind(lhs, new_rhs)
+    out = _bind(p, lhs, new_rhs)
     out = _reshape_axis_out_of(out_spec[1], groups, out)
     out = _reshape_axis_out_of(out_spec[1] + 1, axis_size, out)
     return _reshape_axis_into(out_spec[1], out_spec[1] + 1, out), out_spec[1]
@@ -288,24 +276,26 @@ def _valid_positions(
 
 @FLOPS_RULES.defines(conv_general_dilated_p)
 def _conv_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **params: Any
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, **params: Unpack[ConvParams]
 ) -> Cost:
     # XLA's HloCostAnalysis::GetConvolutionFlops: one multiply-add (two
     # flops) per input feature of a group, output feature, batch element of a
     # group and valid (kernel, output) position pair of every spatial axis.
-    p = _Params(**params)
+    p = params
     lhs, rhs, out = operands[0].aval.shape, operands[1].aval.shape, out_avals[0].shape
-    lhs_spec, rhs_spec, out_spec = p.dimension_numbers
+    lhs_spec, rhs_spec, out_spec = p["dimension_numbers"]
     axes = zip(lhs_spec[2:], rhs_spec[2:], out_spec[2:], strict=True)
-    window = zip(p.window_strides, p.padding, p.rhs_dilation, p.lhs_dilation, strict=True)
+    window = zip(
+        p["window_strides"], p["padding"], p["rhs_dilation"], p["lhs_dilation"], strict=True
+    )
     positions = math.prod(
         _valid_positions(lhs[li], rhs[ri], out[oi], s, lo, wd, bd)
         for (li, ri, oi), (s, (lo, _), wd, bd) in zip(axes, window, strict=True)
     )
     batch, out_features = lhs[lhs_spec[0]], out[out_spec[1]]
-    features_per_group = lhs[lhs_spec[1]] // p.feature_group_count
-    fmas = features_per_group * out_features * (batch // p.batch_group_count) * positions
-    if 1 < p.batch_group_count == batch == out_features:
+    features_per_group = lhs[lhs_spec[1]] // p["feature_group_count"]
+    fmas = features_per_group * out_features * (batch // p["batch_group_count"]) * positions
+    if 1 < p["batch_group_count"] == batch == out_features:
         # XLA's CPU compiler rewrites this one (a depthwise kernel's gradient,
         # one result batch element) as an ungrouped convolution over the whole
         # batch, a mask (a compare and a select per element) and a

@@ -43,7 +43,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -54,6 +54,7 @@ from didax.core.dtypes import DType
 from didax.core.lax.linalg import (
     _H,
     _T,
+    TriangularSolveParams,
     cholesky_p,
     eigh_p,
     lu_p,
@@ -225,30 +226,18 @@ def _cholesky_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any,
 
 
 def _triangular_solve_jvp_a(
-    g_a: Value,
-    ans: Value,
-    a: Value,
-    *,
-    left_side: bool,
-    lower: bool,
-    transpose_a: bool,
-    conjugate_a: bool,
-    unit_diagonal: bool,
+    g_a: Value, ans: Value, a: Value, **params: Unpack[TriangularSolveParams]
 ) -> Value:
+    left_side, lower = params["left_side"], params["lower"]
+    transpose_a, conjugate_a = params["transpose_a"], params["conjugate_a"]
     m, n = get_aval(ans).shape[-2:]
-    k = 1 if unit_diagonal else 0
+    k = 1 if params["unit_diagonal"] else 0
     g_a = tril(g_a, -k) if lower else triu(g_a, k)
     g_a = lax.neg(g_a)
     g_a = _T(g_a) if transpose_a else g_a
     if conjugate_a and _is_complex(g_a):
         g_a = lax.conj(g_a)
-    kw = _solve_kw(
-        left_side=left_side,
-        lower=lower,
-        transpose_a=transpose_a,
-        conjugate_a=conjugate_a,
-        unit_diagonal=unit_diagonal,
-    )
+    kw = _solve_kw(**params)
 
     def a_inverse(rhs: Value) -> Value:
         return triangular_solve(a, rhs, **kw)
@@ -278,12 +267,7 @@ def _triangular_solve_transpose(
     ct: ArrayLike | Zero,
     a: Value | UndefinedPrimal,
     b: UndefinedPrimal,
-    *,
-    left_side: bool,
-    lower: bool,
-    transpose_a: bool,
-    conjugate_a: bool,
-    unit_diagonal: bool,
+    **params: Unpack[TriangularSolveParams],
 ) -> list[Any]:
     # Linear in b only (as div is in its dividend).
     if is_undefined(a):
@@ -291,15 +275,8 @@ def _triangular_solve_transpose(
             "transpose of triangular_solve: a is a linear input; the function is not linear there"
         )
     ct = instantiate_zeros(ct)
-    ct_b = triangular_solve_p.bind(
-        a,
-        ct,
-        left_side=left_side,
-        lower=lower,
-        transpose_a=not transpose_a,
-        conjugate_a=conjugate_a,
-        unit_diagonal=unit_diagonal,
-    )
+    transposed = {**params, "transpose_a": not params["transpose_a"]}
+    ct_b = triangular_solve_p.bind(a, ct, **transposed)
     return [None, ct_b]
 
 

@@ -37,7 +37,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -48,6 +48,7 @@ from didax.core.dtypes import DType
 from didax.core.lax.indexing import GatherDimensionNumbers
 from didax.core.lax.sorting import (
     TOTAL_ORDER_COMPARISONS,
+    ApproxTopKParams,
     approx_top_k_output_size,
     approx_top_k_p,
     eq_to_p,
@@ -253,21 +254,15 @@ def _top_k_impl(x: HostArray, *, k: int, axis: int) -> list[HostArray]:
 
 
 @IMPL_RULES.defines(approx_top_k_p)
-def _approx_top_k_impl(
-    x: HostArray,
-    *,
-    k: int,
-    reduction_dimension: int,
-    recall_target: float,
-    is_max_k: bool,
-    reduction_input_size_override: int,
-    aggregate_to_topk: bool,
-) -> list[HostArray]:
+def _approx_top_k_impl(x: HostArray, **params: Unpack[ApproxTopKParams]) -> list[HostArray]:
+    k, reduction_dimension = params["k"], params["reduction_dimension"]
     # k values, or as many candidates as XLA keeps without aggregate_to_topk.
-    if not aggregate_to_topk:
+    if not params["aggregate_to_topk"]:
         size = x.shape[reduction_dimension]
-        k = approx_top_k_output_size(size, x.ndim, k, recall_target, reduction_input_size_override)
-    order = np.argsort(np.negative(x) if is_max_k else x, axis=reduction_dimension, kind="stable")
+        override = params["reduction_input_size_override"]
+        k = approx_top_k_output_size(size, x.ndim, k, params["recall_target"], override)
+    key = np.negative(x) if params["is_max_k"] else x
+    order = np.argsort(key, axis=reduction_dimension, kind="stable")
     return _take_first(x, order, k, reduction_dimension)
 
 

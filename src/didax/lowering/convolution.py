@@ -12,16 +12,17 @@ Design rules:
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
-from didax.core.dtypes import DType
 from didax.core.lax.convolution import conv_general_dilated_p
-from didax.core.lax.convolution_shapes import ConvDimensionNumbers, Padding
-from didax.core.lax.precision import CanonicalPrecision, Precision
+from didax.core.lax.convolution_shapes import ConvParams
+from didax.core.lax.precision import Precision
 from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, aval_to_ir_type
 
 __all__: list[str] = []
@@ -29,21 +30,12 @@ __all__: list[str] = []
 
 @LOWERING_RULES.defines(conv_general_dilated_p)
 def _conv_general_dilated_lowering(
-    ctx: LoweringRuleContext,
-    lhs: IrValue,
-    rhs: IrValue,
-    *,
-    window_strides: tuple[int, ...],
-    padding: Padding,
-    lhs_dilation: tuple[int, ...],
-    rhs_dilation: tuple[int, ...],
-    dimension_numbers: ConvDimensionNumbers,
-    feature_group_count: int,
-    batch_group_count: int,
-    precision: CanonicalPrecision,
-    preferred_element_type: DType | None,
+    ctx: LoweringRuleContext, lhs: IrValue, rhs: IrValue, **params: Unpack[ConvParams]
 ) -> list[IrValue]:
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    window_strides, padding = params["window_strides"], params["padding"]
+    lhs_dilation, rhs_dilation = params["lhs_dilation"], params["rhs_dilation"]
+    precision = params["precision"]
+    lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
     dnums = hlo.ConvDimensionNumbers.get(
         input_batch_dimension=lhs_spec[0],
         input_feature_dimension=lhs_spec[1],
@@ -65,8 +57,8 @@ def _conv_general_dilated_lowering(
             x,
             y,
             dnums,
-            feature_group_count,
-            batch_group_count,
+            params["feature_group_count"],
+            params["batch_group_count"],
             window_strides=list(window_strides),
             padding=np.asarray(padding, np.int64).reshape(n, 2),
             lhs_dilation=list(lhs_dilation),

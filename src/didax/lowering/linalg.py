@@ -63,7 +63,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, Unpack
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -72,6 +72,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.lax.linalg import (
+    TriangularSolveParams,
     cholesky_p,
     eigh_p,
     lu_p,
@@ -320,23 +321,15 @@ def _triangular_op(
 
 @LOWERING_RULES.defines(triangular_solve_p)
 def _triangular_solve_lowering(
-    ctx: LoweringRuleContext,
-    a: IrValue,
-    b: IrValue,
-    *,
-    left_side: bool,
-    lower: bool,
-    transpose_a: bool,
-    conjugate_a: bool,
-    unit_diagonal: bool,
+    ctx: LoweringRuleContext, a: IrValue, b: IrValue, **params: Unpack[TriangularSolveParams]
 ) -> list[IrValue]:
-    a, op = _triangular_op(a, ctx.avals_in[0], transpose_a, conjugate_a)
+    a, op = _triangular_op(a, ctx.avals_in[0], params["transpose_a"], params["conjugate_a"])
     out = hlo.triangular_solve(
         a,
         b,
-        ir.BoolAttr.get(left_side),
-        ir.BoolAttr.get(lower),
-        ir.BoolAttr.get(unit_diagonal),
+        ir.BoolAttr.get(params["left_side"]),
+        ir.BoolAttr.get(params["lower"]),
+        ir.BoolAttr.get(params["unit_diagonal"]),
         hlo.TransposeAttr.get({"N": "NO_TRANSPOSE", "T": "TRANSPOSE", "C": "ADJOINT"}[op]),
     )
     return [out]
@@ -344,30 +337,22 @@ def _triangular_solve_lowering(
 
 @LOWERING_RULES.defines(triangular_solve_p, platform="cpu")
 def _triangular_solve_trsm_lowering(
-    ctx: LoweringRuleContext,
-    a: IrValue,
-    b: IrValue,
-    *,
-    left_side: bool,
-    lower: bool,
-    transpose_a: bool,
-    conjugate_a: bool,
-    unit_diagonal: bool,
+    ctx: LoweringRuleContext, a: IrValue, b: IrValue, **params: Unpack[TriangularSolveParams]
 ) -> list[IrValue]:
     # LAPACK's trsm, as JAX lowers it on CPUs (see the module docstring for why
     # not stablehlo.triangular_solve).
     a_aval, b_aval = ctx.avals_in
-    a, trans = _triangular_op(a, a_aval, transpose_a, conjugate_a)
+    a, trans = _triangular_op(a, a_aval, params["transpose_a"], params["conjugate_a"])
     (out,) = _ffi_call(
         lapack_target("trsm_ffi", a_aval.dtype),
         [a, b],
         [a_aval, b_aval],
         [b_aval],
         config={
-            "side": _char("L" if left_side else "R"),
-            "uplo": _char("L" if lower else "U"),
+            "side": _char("L" if params["left_side"] else "R"),
+            "uplo": _char("L" if params["lower"] else "U"),
             "trans_x": _char(trans),
-            "diag": _char("U" if unit_diagonal else "N"),
+            "diag": _char("U" if params["unit_diagonal"] else "N"),
         },
         alias=(1, 0),
     )

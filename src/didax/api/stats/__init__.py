@@ -6,4 +6,7 @@ Design rules:
   ``__all__``.
 - ``arguments`` holds what they share: JAX's promotion of the arguments
   (``promote_args_inexact``) and its typed constants.
+- Each distribution's functions are JAX's formulas operation for operation
+  (so values and derivatives are JAX's), over arguments promoted as JAX's
+  (``arguments.inexact``); a module's docstring says only what is its own.
 """

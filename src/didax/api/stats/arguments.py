@@ -9,22 +9,36 @@ Design rules:
   constant of ``x``'s dtype, so that results are strongly typed where
   JAX's are (a weak Python constant would leave them weak).
 - ``standardize`` is ``(x - loc) / scale``, the first step of every
-  location-scale family.
+  location-scale family; ``nan_unless_scale_positive`` is the rule of the
+  families that are NaN where ``scale <= 0`` (the Gumbels), written once;
+  ``reflected`` the survival functions of the symmetric families
+  (``sf(x) = cdf(-x)`` about ``-loc``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 import numpy as np
 
 from didax.api.numpy.array_types import Array, ArrayLike
+from didax.api.numpy.elementwise import where
 from didax.api.numpy.manipulation import reshape
 from didax.api.numpy.operands import as_result, asarray, astype, broadcast_shapes, operand
 from didax.core import dtypes
 from didax.core.values import get_aval
 
-__all__ = ["NAN", "NEG_INF", "const", "inexact", "promote_dtypes_inexact", "standardize"]
+__all__ = [
+    "NAN",
+    "NEG_INF",
+    "const",
+    "inexact",
+    "nan_unless_scale_positive",
+    "promote_dtypes_inexact",
+    "reflected",
+    "standardize",
+]
 
 NAN: Final = float("nan")
 NEG_INF: Final = float("-inf")
@@ -67,3 +81,21 @@ def const(x: Array, value: float) -> Array:
 
 def standardize(x: Array, loc: Array, scale: Array) -> Array:
     return (x - loc) / scale
+
+
+def nan_unless_scale_positive(
+    name: str,
+    of: Callable[[Array, Array, Array], Array],
+    x: ArrayLike,
+    loc: ArrayLike,
+    scale: ArrayLike,
+) -> Array:
+    """``of(x, loc, scale)`` over the arguments promoted for ``name``; NaN where ``scale <= 0``."""
+    x, loc, scale = inexact(name, x, loc, scale)
+    return where(scale > const(scale, 0), of(x, loc, scale), NAN)
+
+
+def reflected(name: str, fn: Callable[[Array, Array, Array], Array], *args: ArrayLike) -> Array:
+    """``fn(-x, -loc, scale)`` of the promoted ``(x, loc, scale)``: a symmetric tail."""
+    x, loc, scale = inexact(name, *args)
+    return fn(-x, -loc, scale)

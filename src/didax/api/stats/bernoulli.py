@@ -1,28 +1,17 @@
 """``didax.scipy.stats.bernoulli``: the Bernoulli distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 """
 
 from __future__ import annotations
 
 from didax.api.numpy.array_types import Array, ArrayLike
-from didax.api.numpy.elementwise import (
-    exp,
-    logical_and,
-    logical_or,
-    where,
-)
+from didax.api.numpy.elementwise import exp, logical_and, logical_or, where
 from didax.api.numpy.logic import select
 from didax.api.numpy.more_elementwise import isnan
 from didax.api.scipy_special import xlog1py, xlogy
-from didax.api.stats.arguments import (
-    NAN,
-    NEG_INF,
-    const,
-    inexact,
-)
+from didax.api.stats.arguments import NAN, NEG_INF, const, inexact
 
 __all__ = ["cdf", "logpmf", "pmf", "ppf"]
 

@@ -1,29 +1,17 @@
 """``didax.scipy.stats.beta``: the beta distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 - NaN where a parameter is not positive, ``-inf`` outside ``[loc, loc + scale]``.
 """
 
 from __future__ import annotations
 
 from didax.api.numpy.array_types import Array, ArrayLike
-from didax.api.numpy.elementwise import (
-    exp,
-    log,
-    logical_or,
-    where,
-)
+from didax.api.numpy.elementwise import exp, log, logical_or, where
 from didax.api.scipy_special import xlog1py, xlogy
 from didax.api.scipy_special_dist import betainc, betaln
-from didax.api.stats.arguments import (
-    NAN,
-    NEG_INF,
-    const,
-    inexact,
-    standardize,
-)
+from didax.api.stats.arguments import NAN, NEG_INF, const, inexact, standardize
 from didax.core import lax
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]

@@ -1,28 +1,15 @@
 """``didax.scipy.stats.betabinom``: the beta-binomial distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 """
 
 from __future__ import annotations
 
 from didax.api.numpy.array_types import Array, ArrayLike
-from didax.api.numpy.elementwise import (
-    exp,
-    floor,
-    log1p,
-    logical_and,
-    logical_or,
-    where,
-)
+from didax.api.numpy.elementwise import exp, floor, log1p, logical_and, logical_or, where
 from didax.api.scipy_special_dist import betaln
-from didax.api.stats.arguments import (
-    NAN,
-    NEG_INF,
-    const,
-    inexact,
-)
+from didax.api.stats.arguments import NAN, NEG_INF, const, inexact
 
 __all__ = ["logpmf", "pmf"]
 

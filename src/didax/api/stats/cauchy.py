@@ -1,8 +1,7 @@
 """``didax.scipy.stats.cauchy``: the Cauchy distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 """
 
 from __future__ import annotations
@@ -10,18 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from didax.api.numpy.array_types import Array, ArrayLike
-from didax.api.numpy.elementwise import (
-    exp,
-    log,
-    log1p,
-    tan,
-)
+from didax.api.numpy.elementwise import exp, log, log1p, tan
 from didax.api.numpy.more_elementwise import arctan
-from didax.api.stats.arguments import (
-    const,
-    inexact,
-    standardize,
-)
+from didax.api.stats.arguments import const, inexact, reflected, standardize
 
 __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 
@@ -53,14 +43,12 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The Cauchy survival function."""
-    x, loc, scale = inexact("cauchy.sf", x, loc, scale)
-    return cdf(-x, -loc, scale)
+    return reflected("cauchy.sf", cdf, x, loc, scale)
 
 
 def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The log of the Cauchy survival function."""
-    x, loc, scale = inexact("cauchy.logsf", x, loc, scale)
-    return logcdf(-x, -loc, scale)
+    return reflected("cauchy.logsf", logcdf, x, loc, scale)
 
 
 def isf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:

@@ -1,8 +1,7 @@
 """``didax.scipy.stats.chi2``: the chi-squared distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 """
 
 from __future__ import annotations
@@ -10,18 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from didax.api.numpy.array_types import Array, ArrayLike
-from didax.api.numpy.elementwise import (
-    exp,
-    log,
-    where,
-)
+from didax.api.numpy.elementwise import exp, log, where
 from didax.api.scipy_special_dist import gammainc, gammaincc
-from didax.api.stats.arguments import (
-    NEG_INF,
-    const,
-    inexact,
-    standardize,
-)
+from didax.api.stats.arguments import NEG_INF, const, inexact, standardize
 from didax.core import lax
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]

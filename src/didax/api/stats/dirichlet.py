@@ -1,8 +1,7 @@
 """``didax.scipy.stats.dirichlet``: the Dirichlet distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 - ``x`` holds the coordinates on its first axis, all of them or all but the
   last (which is then ``1 - sum``); ``-inf`` off the simplex (entries
   positive, sum within 1e-6 of 1).
@@ -12,19 +11,12 @@ from __future__ import annotations
 
 from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import abs as _abs
-from didax.api.numpy.elementwise import (
-    exp,
-    where,
-)
+from didax.api.numpy.elementwise import exp, where
 from didax.api.numpy.manipulation import concatenate
 from didax.api.numpy.reductions import sum as _sum
 from didax.api.numpy.statistics import all as _all
 from didax.api.scipy_special import gammaln, xlogy
-from didax.api.stats.arguments import (
-    NEG_INF,
-    const,
-    promote_dtypes_inexact,
-)
+from didax.api.stats.arguments import NEG_INF, const, promote_dtypes_inexact
 from didax.core import lax
 from didax.core.values import get_aval
 

@@ -1,25 +1,15 @@
 """``didax.scipy.stats.expon``: the exponential distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 """
 
 from __future__ import annotations
 
 from didax.api.numpy.array_types import Array, ArrayLike
-from didax.api.numpy.elementwise import (
-    exp,
-    log,
-    log1p,
-    where,
-)
+from didax.api.numpy.elementwise import exp, log, log1p, where
 from didax.api.numpy.more_elementwise import expm1, isnan
-from didax.api.stats.arguments import (
-    NAN,
-    NEG_INF,
-    inexact,
-)
+from didax.api.stats.arguments import NAN, NEG_INF, inexact
 from didax.core import lax
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]

@@ -1,22 +1,15 @@
 """``didax.scipy.stats.gennorm``: the generalized normal distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 """
 
 from __future__ import annotations
 
 from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import abs as _abs
-from didax.api.numpy.elementwise import (
-    exp,
-    log,
-    sign,
-)
-from didax.api.stats.arguments import (
-    inexact,
-)
+from didax.api.numpy.elementwise import exp, log, sign
+from didax.api.stats.arguments import inexact
 from didax.core import lax
 
 __all__ = ["cdf", "logpdf", "pdf"]

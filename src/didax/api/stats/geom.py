@@ -1,24 +1,15 @@
 """``didax.scipy.stats.geom``: the geometric distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 """
 
 from __future__ import annotations
 
 from didax.api.numpy.array_types import Array, ArrayLike
-from didax.api.numpy.elementwise import (
-    exp,
-    log,
-    where,
-)
+from didax.api.numpy.elementwise import exp, log, where
 from didax.api.scipy_special import xlog1py
-from didax.api.stats.arguments import (
-    NEG_INF,
-    const,
-    inexact,
-)
+from didax.api.stats.arguments import NEG_INF, const, inexact
 
 __all__ = ["logpmf", "pmf"]
 

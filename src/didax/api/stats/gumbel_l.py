@@ -1,38 +1,29 @@
 """``didax.scipy.stats.gumbel_l``: the left-skewed Gumbel distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 - NaN where ``scale <= 0``, as JAX's.
 """
 
 from __future__ import annotations
 
 from didax.api.numpy.array_types import Array, ArrayLike
-from didax.api.numpy.elementwise import (
-    exp,
-    log,
-    where,
-)
+from didax.api.numpy.elementwise import exp, log, where
 from didax.api.numpy.more_elementwise import expm1
 from didax.api.scipy_special import xlog1py, xlogy
-from didax.api.stats.arguments import (
-    NAN,
-    const,
-    inexact,
-    standardize,
-)
+from didax.api.stats.arguments import NAN, const, inexact, nan_unless_scale_positive, standardize
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 
 
+def _logpdf(x: Array, loc: Array, scale: Array) -> Array:
+    z = standardize(x, loc, scale)
+    return xlogy(-1, scale) + (z - exp(z))
+
+
 def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The log of the left Gumbel density ``z - exp(z) - log(scale)``."""
-    x, loc, scale = inexact("gumbel_l.logpdf", x, loc, scale)
-    ok = scale > const(scale, 0)
-    z = standardize(x, loc, scale)
-    log_pdf = xlogy(-1, scale) + (z - exp(z))
-    return where(ok, log_pdf, NAN)
+    return nan_unless_scale_positive("gumbel_l.logpdf", _logpdf, x, loc, scale)
 
 
 def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
@@ -42,10 +33,13 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The log of the left Gumbel CDF ``log(1 - exp(-exp(z)))``."""
-    x, loc, scale = inexact("gumbel_l.logcdf", x, loc, scale)
-    ok = scale > const(scale, 0)
-    z = standardize(x, loc, scale)
-    return where(ok, log(-expm1(-exp(z))), NAN)
+    return nan_unless_scale_positive(
+        "gumbel_l.logcdf",
+        lambda x, loc, scale: log(-expm1(-exp(standardize(x, loc, scale)))),
+        x,
+        loc,
+        scale,
+    )
 
 
 def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
@@ -68,7 +62,6 @@ def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The log of the left Gumbel survival function ``-exp(z)``."""
-    x, loc, scale = inexact("gumbel_l.logsf", x, loc, scale)
-    ok = scale > const(scale, 0)
-    z = standardize(x, loc, scale)
-    return where(ok, -exp(z), NAN)
+    return nan_unless_scale_positive(
+        "gumbel_l.logsf", lambda x, loc, scale: -exp(standardize(x, loc, scale)), x, loc, scale
+    )

@@ -1,24 +1,15 @@
 """``didax.scipy.stats.laplace``: the Laplace distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 """
 
 from __future__ import annotations
 
 from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import abs as _abs
-from didax.api.numpy.elementwise import (
-    exp,
-    log,
-    where,
-)
-from didax.api.stats.arguments import (
-    const,
-    inexact,
-    standardize,
-)
+from didax.api.numpy.elementwise import exp, log, where
+from didax.api.stats.arguments import const, inexact, standardize
 
 __all__ = ["cdf", "logpdf", "pdf"]
 

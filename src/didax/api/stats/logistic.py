@@ -1,24 +1,16 @@
 """``didax.scipy.stats.logistic``: the logistic distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 """
 
 from __future__ import annotations
 
 from didax.api.numpy.array_types import Array, ArrayLike
-from didax.api.numpy.elementwise import (
-    exp,
-    log,
-)
+from didax.api.numpy.elementwise import exp, log
 from didax.api.numpy.more_elementwise import logaddexp
 from didax.api.scipy_special import expit, logit
-from didax.api.stats.arguments import (
-    const,
-    inexact,
-    standardize,
-)
+from didax.api.stats.arguments import const, inexact, standardize
 
 __all__ = ["cdf", "isf", "logpdf", "pdf", "ppf", "sf"]
 

@@ -1,8 +1,7 @@
 """``didax.scipy.stats.multinomial``: the multinomial distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 - ``x`` and ``n`` must be integers (JAX's rule); they become ``p``'s float dtype.
 """
 
@@ -11,17 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from didax.api.numpy.array_types import Array, ArrayLike
-from didax.api.numpy.elementwise import (
-    exp,
-    where,
-)
+from didax.api.numpy.elementwise import exp, where
 from didax.api.numpy.operands import astype, operand
 from didax.api.numpy.reductions import sum as _sum
 from didax.api.scipy_special import gammaln, xlogy
-from didax.api.stats.arguments import (
-    NEG_INF,
-    inexact,
-)
+from didax.api.stats.arguments import NEG_INF, inexact
 from didax.core import dtypes
 from didax.core.values import get_aval
 

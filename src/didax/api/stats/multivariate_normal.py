@@ -1,8 +1,7 @@
 """``didax.scipy.stats.multivariate_normal``: the multivariate normal distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 - A scalar ``mean`` is the univariate density; a scalar ``cov`` a multiple
   of the identity; a matrix ``cov`` is factored (Cholesky) and the
   difference whitened by a triangular solve, batched as JAX's.
@@ -14,18 +13,13 @@ import numpy as np
 
 from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.contractions import einsum
-from didax.api.numpy.elementwise import (
-    exp,
-    log,
-)
+from didax.api.numpy.elementwise import exp, log
 from didax.api.numpy.manipulation import broadcast_to
 from didax.api.numpy.matrices import diagonal
 from didax.api.numpy.more_elementwise import square
 from didax.api.numpy.operands import broadcast_shapes
 from didax.api.numpy.reductions import sum as _sum
-from didax.api.stats.arguments import (
-    promote_dtypes_inexact,
-)
+from didax.api.stats.arguments import promote_dtypes_inexact
 from didax.core import lax
 from didax.core.lax import linalg as lax_linalg
 from didax.core.values import get_aval

@@ -1,8 +1,7 @@
 """``didax.scipy.stats.norm``: the normal distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 - ``ppf`` and ``isf`` return the default float dtype, as JAX's.
 """
 
@@ -11,18 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from didax.api.numpy.array_types import Array, ArrayLike
-from didax.api.numpy.elementwise import (
-    exp,
-    log,
-)
+from didax.api.numpy.elementwise import exp, log
 from didax.api.numpy.more_elementwise import square
 from didax.api.numpy.operands import asarray
 from didax.api.scipy_special_dist import log_ndtr, ndtr, ndtri
-from didax.api.stats.arguments import (
-    const,
-    inexact,
-    standardize,
-)
+from didax.api.stats.arguments import const, inexact, reflected, standardize
 
 __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 
@@ -60,14 +52,12 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The log of the normal survival function."""
-    x, loc, scale = inexact("norm.logsf", x, loc, scale)
-    return logcdf(-x, -loc, scale)
+    return reflected("norm.logsf", logcdf, x, loc, scale)
 
 
 def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The normal survival function ``1 - cdf``."""
-    x, loc, scale = inexact("norm.sf", x, loc, scale)
-    return cdf(-x, -loc, scale)
+    return reflected("norm.sf", cdf, x, loc, scale)
 
 
 def isf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:

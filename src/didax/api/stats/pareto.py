@@ -1,28 +1,15 @@
 """``didax.scipy.stats.pareto``: the Pareto distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 """
 
 from __future__ import annotations
 
 from didax.api.numpy.array_types import Array, ArrayLike
-from didax.api.numpy.elementwise import (
-    exp,
-    log,
-    log1p,
-    power,
-    where,
-)
+from didax.api.numpy.elementwise import exp, log, log1p, power, where
 from didax.api.numpy.more_elementwise import isnan
-from didax.api.stats.arguments import (
-    NAN,
-    NEG_INF,
-    const,
-    inexact,
-    standardize,
-)
+from didax.api.stats.arguments import NAN, NEG_INF, const, inexact, standardize
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 

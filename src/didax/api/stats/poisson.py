@@ -1,8 +1,7 @@
 """``didax.scipy.stats.poisson``: the Poisson distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 - ``entropy`` is JAX's: a sum of ``-p log p`` over the first 35 (``mu < 10``)
   or 250 (``mu < 100``) values of ``k``, an asymptotic formula beyond.
 """
@@ -14,15 +13,7 @@ import numpy as np
 from didax.api.custom_derivatives import custom_jvp
 from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.creation import arange
-from didax.api.numpy.elementwise import (
-    ceil,
-    exp,
-    floor,
-    log,
-    logical_or,
-    sqrt,
-    where,
-)
+from didax.api.numpy.elementwise import ceil, exp, floor, log, logical_or, sqrt, where
 from didax.api.numpy.elementwise import round as _round
 from didax.api.numpy.manipulation import broadcast_to, ravel, reshape
 from didax.api.numpy.operands import broadcast_shapes

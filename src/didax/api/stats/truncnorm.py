@@ -1,8 +1,7 @@
 """``didax.scipy.stats.truncnorm``: the truncated normal distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 - ``a`` and ``b`` are standardized bounds. The mass between two bounds is
   in logarithms, from the nearer tail (``log_ndtr`` differences by
   ``logsumexp`` with weights 1, -1) or, across 0, as ``log1p(-ndtr(a) - ndtr(-b))``, as JAX's.
@@ -12,11 +11,7 @@ Design rules:
 from __future__ import annotations
 
 from didax.api.numpy.array_types import Array, ArrayLike
-from didax.api.numpy.elementwise import (
-    exp,
-    log1p,
-    where,
-)
+from didax.api.numpy.elementwise import exp, log1p, where
 from didax.api.numpy.logic import select
 from didax.api.numpy.manipulation import stack
 from didax.api.numpy.more_routines import broadcast_arrays
@@ -24,12 +19,7 @@ from didax.api.numpy.operands import asarray
 from didax.api.scipy_special import logsumexp
 from didax.api.scipy_special_dist import log_ndtr, ndtr
 from didax.api.stats import norm
-from didax.api.stats.arguments import (
-    NAN,
-    NEG_INF,
-    inexact,
-    standardize,
-)
+from didax.api.stats.arguments import NAN, NEG_INF, inexact, standardize
 from didax.core import lax
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]

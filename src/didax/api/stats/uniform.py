@@ -1,27 +1,16 @@
 """``didax.scipy.stats.uniform``: the uniform distribution on ``[loc, loc + scale]``, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 """
 
 from __future__ import annotations
 
 from didax.api.numpy.array_types import Array, ArrayLike
-from didax.api.numpy.elementwise import (
-    exp,
-    log,
-    logical_or,
-    where,
-)
+from didax.api.numpy.elementwise import exp, log, logical_or, where
 from didax.api.numpy.logic import select
 from didax.api.numpy.more_elementwise import isnan
-from didax.api.stats.arguments import (
-    NAN,
-    NEG_INF,
-    const,
-    inexact,
-)
+from didax.api.stats.arguments import NAN, NEG_INF, const, inexact
 
 __all__ = ["cdf", "logpdf", "pdf", "ppf"]
 

@@ -1,8 +1,7 @@
 """``didax.scipy.stats.vonmises``: the von Mises distribution, as JAX's.
 
 Design rules:
-- JAX's formulas operation for operation (so values and derivatives are
-  JAX's), over arguments promoted as JAX's (``arguments.inexact``).
+- The package's rule (``didax.api.stats``): JAX's formulas, JAX's promotion.
 - NaN where ``kappa <= 0``.
 """
 
@@ -11,17 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from didax.api.numpy.array_types import Array, ArrayLike
-from didax.api.numpy.elementwise import (
-    cos,
-    exp,
-    log,
-    where,
-)
-from didax.api.stats.arguments import (
-    NAN,
-    const,
-    inexact,
-)
+from didax.api.numpy.elementwise import cos, exp, log, where
+from didax.api.stats.arguments import NAN, const, inexact
 from didax.core import lax
 
 __all__ = ["logpdf", "pdf"]

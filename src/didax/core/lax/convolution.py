@@ -31,7 +31,7 @@ import builtins
 import math
 import operator
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, Unpack
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -40,12 +40,11 @@ from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL
 from didax.core.basearray import Value
-from didax.core.dtypes import DType
 from didax.core.lax.contractions import _dot_result_dtype, check_product_operands, dot_general
 from didax.core.lax.convolution_shapes import (
     ConvDimensionNumbers,
     ConvGeneralDilatedDimensionNumbers,
-    Padding,
+    ConvParams,
     conv_dimension_numbers,
     conv_general_permutations,
     conv_general_shape_tuple,
@@ -58,7 +57,7 @@ from didax.core.lax.convolution_shapes import (
     take,
 )
 from didax.core.lax.operands import bind_value
-from didax.core.lax.precision import CanonicalPrecision, Precision, PrecisionLike
+from didax.core.lax.precision import Precision, PrecisionLike
 from didax.core.lax.precision import canonicalize_precision as _canonicalize_precision
 from didax.core.lax.structural import rev, transpose
 from didax.core.primitive import Primitive
@@ -90,32 +89,11 @@ conv_general_dilated_p: Final = Primitive("conv_general_dilated")
 
 @ABSTRACT_EVAL.defines(conv_general_dilated_p)
 def _conv_general_dilated_abstract_eval(
-    lhs: ShapedArray,
-    rhs: ShapedArray,
-    *,
-    window_strides: tuple[int, ...],
-    padding: Padding,
-    lhs_dilation: tuple[int, ...],
-    rhs_dilation: tuple[int, ...],
-    dimension_numbers: ConvDimensionNumbers,
-    feature_group_count: int,
-    batch_group_count: int,
-    precision: CanonicalPrecision,
-    preferred_element_type: DType | None,
+    lhs: ShapedArray, rhs: ShapedArray, **params: Unpack[ConvParams]
 ) -> ShapedArray:
-    check_product_operands(lhs, rhs, precision)
-    shape = conv_shape(
-        lhs.shape,
-        rhs.shape,
-        window_strides,
-        padding,
-        lhs_dilation,
-        rhs_dilation,
-        dimension_numbers,
-        feature_group_count,
-        batch_group_count,
-    )
-    dtype = _dot_result_dtype(lhs.dtype, preferred_element_type)
+    check_product_operands(lhs, rhs, params["precision"])
+    shape = conv_shape(lhs.shape, rhs.shape, params)
+    dtype = _dot_result_dtype(lhs.dtype, params["preferred_element_type"])
     return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
 
 

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from typing import NamedTuple, TypeAlias
+from typing import NamedTuple, TypeAlias, TypedDict
 
 import numpy as np
 
 from didax.core.abstract_eval import shape_failure
+from didax.core.dtypes import DType
+from didax.core.lax.precision import CanonicalPrecision
 
 __all__ = [
     "ConvDimensionNumbers",
@@ -67,18 +69,32 @@ def dilate(shape: Sequence[int], dilation: Sequence[int]) -> tuple[int, ...]:
     return tuple(d if r == 1 else max(0, 1 + r * (d - 1)) for d, r in zip(shape, rs, strict=True))
 
 
-def conv_shape(
-    lhs: tuple[int, ...],
-    rhs: tuple[int, ...],
-    window_strides: tuple[int, ...],
-    padding: Padding,
-    lhs_dilation: tuple[int, ...],
-    rhs_dilation: tuple[int, ...],
-    dnums: ConvDimensionNumbers,
-    feature_group_count: int,
-    batch_group_count: int,
-) -> tuple[int, ...]:
+class ConvParams(TypedDict):
+    """``conv_general_dilated_p``'s params, as its rules receive them (``Unpack[ConvParams]``).
+
+    Typed once here for the abstract evaluation, the shape rule and the lowering.
+    """
+
+    window_strides: tuple[int, ...]
+    padding: Padding
+    lhs_dilation: tuple[int, ...]
+    rhs_dilation: tuple[int, ...]
+    dimension_numbers: ConvDimensionNumbers
+    feature_group_count: int
+    batch_group_count: int
+    precision: CanonicalPrecision
+    preferred_element_type: DType | None
+
+
+def conv_shape(lhs: tuple[int, ...], rhs: tuple[int, ...], params: ConvParams) -> tuple[int, ...]:
     """JAX's shape rule (``_conv_general_dilated_shape_rule``), with its reasons."""
+    window_strides, padding = params["window_strides"], params["padding"]
+    lhs_dilation, rhs_dilation = params["lhs_dilation"], params["rhs_dilation"]
+    dnums = params["dimension_numbers"]
+    feature_group_count, batch_group_count = (
+        params["feature_group_count"],
+        params["batch_group_count"],
+    )
     if len(lhs) != len(rhs):
         raise shape_failure(
             "conv_general_dilated lhs and rhs must have the same number of dimensions, "

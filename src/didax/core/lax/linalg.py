@@ -30,7 +30,7 @@ Design rules:
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, TypedDict, Unpack
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
@@ -105,16 +105,24 @@ def _cholesky_rule(x: ShapedArray) -> ShapedArray:
     return x.strip_weak()
 
 
+class TriangularSolveParams(TypedDict):
+    """``triangular_solve_p``'s params, as its rules receive them (``Unpack[...]``).
+
+    Which side ``a`` multiplies from, which triangle it holds, whether it is
+    transposed and conjugated, and whether its diagonal is taken as ones.
+    """
+
+    left_side: bool
+    lower: bool
+    transpose_a: bool
+    conjugate_a: bool
+    unit_diagonal: bool
+
+
 def _triangular_solve_rule(
-    a: ShapedArray,
-    b: ShapedArray,
-    *,
-    left_side: bool,
-    lower: bool,
-    transpose_a: bool,
-    conjugate_a: bool,
-    unit_diagonal: bool,
+    a: ShapedArray, b: ShapedArray, **params: Unpack[TriangularSolveParams]
 ) -> ShapedArray:
+    left_side = params["left_side"]
     batch_a, n = _check_square(a, "a")
     batch_b, _, _ = _check_matrix(b, "b")
     if a.dtype != b.dtype:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, TypedDict, Unpack
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
@@ -158,28 +158,42 @@ def _top_k_abstract_eval(x: ShapedArray, *, k: int, axis: int) -> list[ShapedArr
     return _top_k_type(x, k, axis)
 
 
+class ApproxTopKParams(TypedDict):
+    """``approx_top_k_p``'s params, as its rules receive them (``Unpack[ApproxTopKParams]``).
+
+    ``k`` values along ``reduction_dimension``, the largest (``is_max_k``) or
+    smallest; ``recall_target`` and ``reduction_input_size_override`` size the
+    candidates kept where ``aggregate_to_topk`` is False (XLA's rule).
+    """
+
+    k: int
+    reduction_dimension: int
+    recall_target: float
+    is_max_k: bool
+    reduction_input_size_override: int
+    aggregate_to_topk: bool
+
+
 @ABSTRACT_EVAL.defines(approx_top_k_p)
 def _approx_top_k_abstract_eval(
-    x: ShapedArray,
-    *,
-    k: int,
-    reduction_dimension: int,
-    recall_target: float,
-    is_max_k: bool,
-    reduction_input_size_override: int,
-    aggregate_to_topk: bool,
+    x: ShapedArray, **params: Unpack[ApproxTopKParams]
 ) -> list[ShapedArray]:
+    k, reduction_dimension = params["k"], params["reduction_dimension"]
     check_kinds("f", "floating-point arrays", x)
     if k <= 0:
         raise shape_failure(f"k must be positive, got {k}")
     if not 0 <= reduction_dimension < x.ndim:
         raise shape_failure(f"reduction_dimension {reduction_dimension} is out of range")
-    if aggregate_to_topk:
+    if params["aggregate_to_topk"]:
         return _top_k_type(x, k, reduction_dimension)
     if k > x.shape[reduction_dimension]:
         raise shape_failure(f"k={k} is larger than the size of the reduction dimension")
     size = approx_top_k_output_size(
-        x.shape[reduction_dimension], x.ndim, k, recall_target, reduction_input_size_override
+        x.shape[reduction_dimension],
+        x.ndim,
+        k,
+        params["recall_target"],
+        params["reduction_input_size_override"],
     )
     return _top_k_type(x, size, reduction_dimension)
 
