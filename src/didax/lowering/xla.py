@@ -607,7 +607,9 @@ def _sharding() -> SingleDeviceSharding:
     return SingleDeviceSharding(device())
 
 
-@functools.lru_cache(maxsize=4096)
+# Small: an executable's fast path keeps its own avals; this only saves
+# building them again for the shapes a program sees most.
+@functools.lru_cache(maxsize=256)
 def _jax_aval(shape: tuple[int, ...], dtype: np.dtype[Any]) -> _jax_core.ShapedArray:
     return _jax_core.ShapedArray(shape, dtype)
 
