@@ -181,7 +181,12 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "initialize shutdown process_index process_count make_array_from_process_local_data"
     ),
     "didax.sharding": _words("Mesh PartitionSpec NamedSharding SingleDeviceSharding"),
-    "didax.errors": _words("ConcretizationTypeError UnexpectedTracerError ShapeError DTypeError"),
+    "didax.errors": _words(
+        "ConcretizationTypeError UnexpectedTracerError ShapeError DTypeError"
+        " TracerBoolConversionError TracerIntegerConversionError TracerArrayConversionError"
+        " NonConcreteBooleanIndexError KeyReuseError JaxRuntimeError JAXTypeError JAXIndexError"
+        " JaxprTypeError"
+    ),
 }
 
 # (module, name) -> the issue that delivers it.
