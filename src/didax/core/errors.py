@@ -29,6 +29,7 @@ __all__ = [
     "NonConcreteBooleanIndexError",
     "UnexpectedTracerError",
     "KeyReuseError",
+    "JaxprTypeError",
     "ShapeError",
     "DTypeError",
 ]
@@ -82,6 +83,10 @@ class KeyReuseError(JAXTypeError):
     ``jax_debug_key_reuse`` flag), so didax itself never raises it; it is
     here so that code naming it works with either library.
     """
+
+
+class JaxprTypeError(TypeError):
+    """A jaxpr is ill-formed or ill-typed (raised by ``didax.ir.typecheck``)."""
 
 
 class ShapeError(TypeError):

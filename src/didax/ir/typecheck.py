@@ -18,11 +18,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from didax.core.abstract_eval import abstract_eval
+
+# Defined in core.errors, so that ``didax.errors`` names it without importing ir.
+from didax.core.errors import JaxprTypeError as JaxprTypeError
 from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprType, Literal, Var
-
-
-class JaxprTypeError(TypeError):
-    """A jaxpr is ill-formed or ill-typed."""
 
 
 def typecheck_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> JaxprType:

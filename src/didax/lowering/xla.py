@@ -55,9 +55,6 @@ TESTED_JAX_RANGE: Final = ((0, 10, 2), (0, 11, 0))  # [low, high)
 Buffer: TypeAlias = _jaxlib.ArrayImpl  # a single-device jax Array
 Executable: TypeAlias = _jaxlib.LoadedExecutable
 Device: TypeAlias = _jaxlib.Device
-# What a program that fails on the device raises (JAX re-exports it as
-# ``jax.errors.JaxRuntimeError``; so does ``didax.errors``).
-JaxRuntimeError: Final = _jaxlib.JaxRuntimeError
 JaxNamedSharding: TypeAlias = jax.sharding.NamedSharding  # jax's, for transfers
 HloSharding: TypeAlias = xla_client.HloSharding
 ResultHandler: TypeAlias = Callable[[Sequence[Buffer]], Any]  # makes an output buffer an Array
