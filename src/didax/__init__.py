@@ -22,18 +22,23 @@ from didax import numpy as numpy
 from didax import random as random
 from didax import scipy as scipy
 from didax import sharding as sharding
+from didax import test_util as test_util
 from didax import tree_util as tree_util
 from didax.api import arrays as _arrays
 from didax.api import autodiff as _autodiff
 from didax.api import checkpoint as _checkpoint
+from didax.api import custom_gradient as _custom_gradient
 from didax.api import flops as _flops
 from didax.api import jit as _jit
+from didax.api import linear_transpose as _linear_transpose
+from didax.api import named as _named
 from didax.api import shard_map as _shard_map
 from didax.api import sharding as _sharding
 from didax.api import transformations as _transformations
 from didax.api.arrays import *  # noqa: F403
 from didax.api.autodiff import *  # noqa: F403
 from didax.api.checkpoint import *  # noqa: F403
+from didax.api.custom_gradient import *  # noqa: F403
 from didax.api.distributed import (
     make_array_from_process_local_data as make_array_from_process_local_data,
 )
@@ -41,6 +46,8 @@ from didax.api.distributed import process_count as process_count
 from didax.api.distributed import process_index as process_index
 from didax.api.flops import *  # noqa: F403
 from didax.api.jit import *  # noqa: F403
+from didax.api.linear_transpose import *  # noqa: F403
+from didax.api.named import *  # noqa: F403
 from didax.api.shard_map import *  # noqa: F403
 from didax.api.sharding import *  # noqa: F403
 from didax.api.transformations import *  # noqa: F403
@@ -60,6 +67,10 @@ __all__ = [
     "custom_vjp",
     "custom_derivatives",
     *_checkpoint.__all__,
+    *_custom_gradient.__all__,
+    *_linear_transpose.__all__,
+    *_named.__all__,
+    "test_util",
     *_flops.__all__,
     *_sharding.__all__,
     *_shard_map.__all__,

@@ -6,6 +6,8 @@
 """
 
 from didax.api import custom_derivatives as _custom_derivatives
+from didax.api import custom_gradient as _custom_gradient
 from didax.api.custom_derivatives import *  # noqa: F403
+from didax.api.custom_gradient import *  # noqa: F403
 
-__all__ = [*_custom_derivatives.__all__]
+__all__ = [*_custom_derivatives.__all__, *_custom_gradient.__all__]

@@ -102,6 +102,13 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         )
         for name in ("custom_jvp_call", "custom_vjp_call")
     },
+    **{
+        ("name", table): (
+            "checkpoint_name's identity: partial evaluation stages it whole when its operand "
+            "is unknown (checkpoint's rule reads it inside a region), and DCE drops it unused"
+        )
+        for table in ("partial_eval", "dce")
+    },
     ("custom_lin", "partial_eval"): (
         "its operands are residuals (known) and tangents (unknown): it is always staged "
         "whole into the linear jaxpr, which is where transposition needs it"

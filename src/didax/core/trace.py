@@ -156,6 +156,9 @@ class Tracer(Value):
 
 class _Context(threading.local):
     trace: Trace
+    # Inside ``ensure_compile_time_eval``: staging traces evaluate primitives
+    # whose operands are all concrete instead of recording them.
+    compile_time_eval: bool = False
 
 
 _context: Final = _Context()
@@ -196,6 +199,23 @@ def eager_evaluation() -> Iterator[None]:
     current_trace()  # installs the root for this thread
     with set_current_trace(_root[0]):
         yield
+
+
+def compile_time_eval_enabled() -> bool:
+    """Whether the current thread is inside ``compile_time_eval``."""
+    return _context.compile_time_eval
+
+
+@contextmanager
+def compile_time_eval() -> Iterator[None]:
+    """Operations on concrete values evaluate now, even while staging (JAX's
+    ``ensure_compile_time_eval``); operations on staged values are staged."""
+    prev = _context.compile_time_eval
+    _context.compile_time_eval = True
+    try:
+        yield
+    finally:
+        _context.compile_time_eval = prev
 
 
 @contextmanager
