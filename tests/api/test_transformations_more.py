@@ -274,3 +274,86 @@ def test_checkpoint_name_outside_checkpoint() -> None:
     _close(dx.vmap(dx.grad(f))(ones), (np.cos(ones) + np.sin(ones)).astype(np.float32))
     with pytest.raises(TypeError, match="checkpoint_name: the name must be a str"):
         dx.checkpoint_name(1.0, 3)  # type: ignore[arg-type]
+
+
+# --- linear_call ---------------------------------------------------------------------------
+
+Y: Final = np.array([0.5, 0.25, 2.0], np.float32)
+XS: Final = np.array([1.0, 2.0, 3.0], np.float32)
+
+
+def _scaled(lc: Any) -> Callable[[Any, Any], Any]:
+    """``r * v``, whose given transpose is deliberately ``10 * r * ct`` (not the true one)."""
+
+    def f(r: Any, v: Any) -> Any:
+        return lc(lambda r, v: r * v, lambda r, ct: 10.0 * ct * r, r, v)
+
+    return f
+
+
+def test_linear_call() -> None:
+    ours, theirs = (
+        _scaled(dx.custom_derivatives.linear_call),
+        _scaled(jax.custom_derivatives.linear_call),
+    )
+    ones = np.ones(3, np.float32)
+    _close(ours(XS, Y), theirs(XS, Y))
+    g, jg = (
+        dx.grad(lambda x, y: ours(x, y).sum(), argnums=1),
+        jax.grad(lambda x, y: theirs(x, y).sum(), argnums=1),
+    )
+    _close(g(XS, Y), jg(XS, Y))
+    _close(dx.jit(g)(XS, Y), jg(XS, Y))
+    _close(
+        dx.jvp(lambda v: ours(XS, v), (Y,), (ones,)),
+        jax.jvp(lambda v: theirs(XS, v), (Y,), (ones,)),
+    )
+    f_t = dx.linear_transpose(lambda v: ours(XS, v), Y)
+    _close(f_t(ones), jax.linear_transpose(lambda v: theirs(XS, v), Y)(ones))
+    # Transposing the transpose gives the function back.
+    _close(dx.linear_transpose(lambda c: f_t(c)[0], Y)(Y), (XS * Y,))
+    # JAX has no batching rule: per example, against JAX's grad in a loop.
+    expected = np.stack([jg(x, y) for x, y in zip(XS, Y, strict=True)])
+    _close(dx.vmap(g)(XS, Y), expected)
+    _close(dx.grad(lambda y: dx.vmap(ours)(XS, y).sum())(Y), 10.0 * XS)
+    with pytest.raises(TypeError, match="transpose output pytree structure"):
+        dx.custom_derivatives.linear_call(lambda r, v: v, lambda r, ct: (ct, ct), (), 1.0)
+
+
+def test_combined_and_exclusion_policies() -> None:
+    """save_from_both_policies is the union (as JAX's); save_anything_except_these_names
+    saves all but the names (its docstring's meaning; JAX 0.10.2's saves everything)."""
+    x = np.array([0.2, 0.5, 0.9], np.float32)
+    pol = dx.checkpoint_policies
+
+    def counts(policy: Any, mod: Any = dx, np_: Any = dnp, name: Any = dx.checkpoint_name) -> Any:
+        f = mod.checkpoint(_named_program(np_, name), policy=policy)
+        c = _counts(getattr(mod.make_jaxpr(mod.grad(f))(x), "jaxpr", None), Counter())
+        return c["sin"], c["exp"], c["tanh"]
+
+    both = pol.save_from_both_policies(
+        pol.save_only_these_names("a"), pol.save_only_these_names("b")
+    )
+    jpol = jax.checkpoint_policies
+    assert counts(both) == counts(
+        jpol.save_from_both_policies(
+            jpol.save_only_these_names("a"), jpol.save_only_these_names("b")
+        ),
+        jax,
+        jnp,
+        jax.ad_checkpoint.checkpoint_name,
+    )
+    assert counts(pol.save_anything_except_these_names()) == counts(pol.everything_saveable)
+
+
+@pytest.mark.x64_off
+def test_in_32_bit_mode() -> None:
+    s = dx.ShapeDtypeStruct((3,), np.float32)
+    _close(
+        dx.linear_transpose(lambda x: 2.0 * x[::-1], s)(XS),
+        jax.linear_transpose(lambda x: 2.0 * x[::-1], s)(XS),
+    )
+    f, _ = _custom_gradient_pair(dx.custom_gradient, dnp)
+    jf, _ = _custom_gradient_pair(jax.custom_gradient, jnp)
+    _close(dx.grad(f)(0.5, 2.0), jax.grad(jf)(0.5, 2.0))
+    dx.test_util.check_grads(lambda x: dnp.sin(x) * x, (XS,), 1)

@@ -109,6 +109,13 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         )
         for table in ("partial_eval", "dce")
     },
+    **{
+        ("linear_call", table): (
+            "partial evaluation stages the call whole and DCE keeps it whole: the user's "
+            "transpose pairs with the whole function, so neither can be split"
+        )
+        for table in ("partial_eval", "dce")
+    },
     ("custom_lin", "partial_eval"): (
         "its operands are residuals (known) and tangents (unknown): it is always staged "
         "whole into the linear jaxpr, which is where transposition needs it"

@@ -40,6 +40,11 @@ class _CheckpointPolicies:
     dots_with_no_batch_dims_saveable: Final = staticmethod(_remat.dots_with_no_batch_dims_saveable)
     save_only_these_names: Final = staticmethod(_remat.save_only_these_names)
     save_any_names_but_these: Final = staticmethod(_remat.save_any_names_but_these)
+    save_anything_except_these_names: Final = staticmethod(_remat.save_anything_except_these_names)
+    save_from_both_policies: Final = staticmethod(_remat.save_from_both_policies)
+    checkpoint_dots_with_no_batch_dims: Final = staticmethod(
+        _remat.dots_with_no_batch_dims_saveable
+    )
 
 
 checkpoint_policies: Final = _CheckpointPolicies()

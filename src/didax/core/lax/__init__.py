@@ -70,6 +70,7 @@ from didax.core.lax.fft import *  # noqa: F403
 from didax.core.lax.indexing import *  # noqa: F403
 from didax.core.lax.jit import *  # noqa: F403
 from didax.core.lax.linalg import LINALG_PRIMITIVES as LINALG_PRIMITIVES
+from didax.core.lax.linear_call import *  # noqa: F403
 from didax.core.lax.parallel import *  # noqa: F403
 from didax.core.lax.precision import *  # noqa: F403
 from didax.core.lax.random_bits import *  # noqa: F403

@@ -84,6 +84,29 @@ def save_any_names_but_these(*names: str) -> Policy:
     return policy
 
 
+def save_anything_except_these_names(*names: str) -> Policy:
+    """Save every value except those named with one of ``names``.
+
+    (JAX 0.10.2's function of this name saves everything, its names aside;
+    this is what its docstring says.)
+    """
+    excluded = frozenset(names)
+
+    def policy(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
+        return not (prim is name_p and params["name"] in excluded)
+
+    return policy
+
+
+def save_from_both_policies(policy_1: Policy, policy_2: Policy) -> Policy:
+    """A value is saveable if either policy saves it."""
+
+    def policy(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
+        return bool(policy_1(prim, *avals, **params)) or bool(policy_2(prim, *avals, **params))
+
+    return policy
+
+
 @ABSTRACT_EVAL.defines(name_p)
 def _name_abstract_eval(x: ShapedArray, *, name: str) -> ShapedArray:
     return x
