@@ -45,6 +45,9 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "process_index process_count make_array_from_process_local_data "
         # issue 26: matmul precision
         "default_matmul_precision"
+        # issue 30 (h-xforms): transformations
+        " jacobian linear_transpose custom_gradient closure_convert named_call named_scope"
+        " ensure_compile_time_eval checkpoint_name test_util"
     ),
     "didax.lax": _words(
         # element-wise
@@ -174,7 +177,14 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "tree_flatten tree_unflatten tree_map tree_leaves tree_structure register_pytree_node"
     ),
     "didax.extend": _words("Primitive ShapedArray Zero UndefinedPrimal lowering"),
-    "didax.custom_derivatives": _words("custom_jvp custom_vjp SymbolicZero"),
+    "didax.custom_derivatives": _words(
+        "custom_jvp custom_vjp SymbolicZero custom_gradient closure_convert linear_call"
+    ),
+    "didax.test_util": _words("check_grads check_jvp check_vjp"),  # issue 30
+    "didax.experimental.checkify": _words(  # issue 30
+        "checkify check Error user_checks nan_checks div_checks index_checks float_checks"
+        " all_checks"
+    ),
     # issue 14
     "didax.experimental.shard_map": ["shard_map"],
     "didax.distributed": _words(

@@ -1,5 +1,6 @@
-"""The public names of ``jax.errors``, ``jax.custom_derivatives``, ``jax.checkpoint_policies``
-and ``jax.test_util`` that didax's counterparts lack, each with its reason.
+"""The public names of ``jax.errors``, ``jax.custom_derivatives``, ``jax.checkpoint_policies``,
+``jax.test_util`` and ``jax.experimental.checkify`` that didax's counterparts lack, each
+with its reason.
 
 A name of the JAX module absent from didax's fails the test unless it is
 listed with a reason, and a listed name that didax now has fails it too,
@@ -15,11 +16,13 @@ import jax.custom_derivatives
 import jax.errors
 import jax.test_util
 import pytest
+from jax.experimental import checkify as jax_checkify
 
 import didax
 import didax.custom_derivatives
 import didax.errors
 import didax.test_util
+from didax.experimental import checkify as didax_checkify
 
 _SYMBOLIC_ZEROS: Final = (
     "declined: part of custom_vjp's symbolic_zeros/optimize_remat protocol, which didax's "
@@ -51,6 +54,7 @@ MISSING: Final[dict[str, dict[str, str]]] = {
         "save_and_offload_only_these_names": _OFFLOAD,
     },
     "test_util": {},
+    "experimental.checkify": {},
 }
 
 MODULES: Final = {
@@ -58,6 +62,7 @@ MODULES: Final = {
     "custom_derivatives": (jax.custom_derivatives, didax.custom_derivatives),
     "checkpoint_policies": (jax.checkpoint_policies, didax.checkpoint_policies),
     "test_util": (jax.test_util, didax.test_util),
+    "experimental.checkify": (jax_checkify, didax_checkify),
 }
 
 

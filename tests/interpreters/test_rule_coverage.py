@@ -116,6 +116,14 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         )
         for table in ("partial_eval", "dce")
     },
+    ("check", "transpose"): "a check has no results, so nothing is linear in it",
+    **{
+        ("check", table): (
+            "a check has no results: partial evaluation runs it when its operands are known "
+            "and stages it otherwise; under checkify it is functionalized from the staged jaxpr"
+        )
+        for table in ("partial_eval", "dce")
+    },
     ("custom_lin", "partial_eval"): (
         "its operands are residuals (known) and tangents (unknown): it is always staged "
         "whole into the linear jaxpr, which is where transposition needs it"

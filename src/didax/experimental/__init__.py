@@ -4,6 +4,7 @@
 JAX 0.4 kept it); this package only re-exports.
 """
 
+from didax.experimental import checkify as checkify
 from didax.experimental import shard_map as shard_map
 
-__all__ = ["shard_map"]
+__all__ = ["checkify", "shard_map"]

@@ -13,6 +13,7 @@ module, so every rule is registered.
 from didax.interpreters import (
     batching,
     bits,
+    checkify,
     checkpoint,
     cond,
     contractions,
@@ -56,6 +57,7 @@ __all__ = [
     "random_gamma",
     "batching",
     "bits",
+    "checkify",
     "checkpoint",
     "cond",
     "contractions",

@@ -8,6 +8,7 @@ and registers the jit primitive's impl (compile and execute).
 from didax.lowering import (
     array,
     bits,
+    checkify,
     checkpoint,
     cond,
     contractions,
@@ -48,6 +49,7 @@ __all__ = [
     "random_gamma",
     "array",
     "bits",
+    "checkify",
     "checkpoint",
     "cond",
     "contractions",

@@ -48,6 +48,7 @@ from didax.core.lax.bits import *  # noqa: F403
 from didax.core.lax.bits import BIT_COUNTS as BIT_COUNTS
 from didax.core.lax.bits import BIT_PRIMITIVES as BIT_PRIMITIVES
 from didax.core.lax.bits import SHIFTS as SHIFTS
+from didax.core.lax.checkify import *  # noqa: F403
 from didax.core.lax.checkpoint import *  # noqa: F403
 from didax.core.lax.cond import *  # noqa: F403
 from didax.core.lax.contractions import *  # noqa: F403
