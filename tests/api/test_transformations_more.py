@@ -181,7 +181,11 @@ def test_named_call_and_scope() -> None:
     _close(dx.grad(dx.named_scope("s")(body))(0.5), jax.grad(lambda x: jnp.sin(x) * 2)(0.5))
     assert seen == ["outer/inner", "s"]
     assert current_name_stack() == ""
-    with pytest.raises(TypeError, match="named_scope: the name must be a str"), dx.named_scope(3):  # type: ignore[arg-type]
+    not_a_name: Any = 3
+    with (
+        pytest.raises(TypeError, match="named_scope: the name must be a str"),
+        dx.named_scope(not_a_name),
+    ):
         pass
 
 
@@ -230,36 +234,37 @@ def _named_program(np_: Any, name: Any) -> Callable[[Any], Any]:
     return f
 
 
+# CI keeps one row per policy; the other rows are the slow session's.
 POLICIES: Final = [
     ("save_only_these_names", ("a",)),
-    ("save_only_these_names", ("b",)),
-    ("save_only_these_names", ("a", "b")),
+    pytest.param("save_only_these_names", ("b",), marks=pytest.mark.slow),
+    pytest.param("save_only_these_names", ("a", "b"), marks=pytest.mark.slow),
     ("save_any_names_but_these", ("a",)),
-    ("save_any_names_but_these", ()),
+    pytest.param("save_any_names_but_these", (), marks=pytest.mark.slow),
     ("nothing_saveable", None),
 ]
 
 
-def test_checkpoint_name_policies() -> None:
+@pytest.mark.parametrize(("policy", "names"), POLICIES)
+def test_checkpoint_name_policies(policy: str, names: tuple[str, ...] | None) -> None:
     """The grad jaxpr recomputes exactly the equations JAX's recomputes, for each policy."""
     x = np.array([0.2, 0.5, 0.9], np.float32)
-    for policy, names in POLICIES:
-        counts = []
-        for mod, np_, name in (
-            (dx, dnp, dx.checkpoint_name),
-            (jax, jnp, jax.ad_checkpoint.checkpoint_name),
-        ):
-            make = getattr(mod.checkpoint_policies, policy)
-            chosen = make(*names) if names is not None else make
-            f = mod.checkpoint(_named_program(np_, name), policy=chosen)
-            jaxpr = mod.make_jaxpr(mod.grad(f))(x)
-            c = _counts(getattr(jaxpr, "jaxpr", jaxpr), Counter())
-            counts.append((c["sin"], c["exp"], c["tanh"], c["name"]))
-            if mod is dx:
-                grads = dx.jit(dx.grad(f))(x)
-            else:
-                _close(grads, jax.grad(f)(x))
-        assert counts[0] == counts[1], (policy, names, counts)
+    counts = []
+    for mod, np_, name in (
+        (dx, dnp, dx.checkpoint_name),
+        (jax, jnp, jax.ad_checkpoint.checkpoint_name),
+    ):
+        make = getattr(mod.checkpoint_policies, policy)
+        chosen = make(*names) if names is not None else make
+        f = mod.checkpoint(_named_program(np_, name), policy=chosen)
+        jaxpr = mod.make_jaxpr(mod.grad(f))(x)
+        c = _counts(getattr(jaxpr, "jaxpr", jaxpr), Counter())
+        counts.append((c["sin"], c["exp"], c["tanh"], c["name"]))
+        if mod is dx:
+            grads = dx.jit(dx.grad(f))(x)
+        else:
+            _close(grads, jax.grad(f)(x))
+    assert counts[0] == counts[1], (policy, names, counts)
 
 
 def test_checkpoint_name_outside_checkpoint() -> None:
@@ -272,8 +277,9 @@ def test_checkpoint_name_outside_checkpoint() -> None:
     f = lambda x: dx.checkpoint_name(dnp.sin(x), "s") * x  # noqa: E731
     ones = np.ones(3, np.float32)
     _close(dx.vmap(dx.grad(f))(ones), (np.cos(ones) + np.sin(ones)).astype(np.float32))
+    not_a_name: Any = 3
     with pytest.raises(TypeError, match="checkpoint_name: the name must be a str"):
-        dx.checkpoint_name(1.0, 3)  # type: ignore[arg-type]
+        dx.checkpoint_name(1.0, not_a_name)
 
 
 # --- linear_call ---------------------------------------------------------------------------
