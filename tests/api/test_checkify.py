@@ -107,6 +107,10 @@ def test_keyword_arguments_and_refusals() -> None:
 
     with pytest.raises(NotImplementedError, match="inside cond"):
         dc.checkify(lambda x: dx.lax.cond(x > 0, branch, lambda v: v, x))(2.0)
+    # A region without a check runs (unchecked inside), its value as JAX's.
+    err, y = dc.checkify(dx.checkpoint(lambda x: dnp.sin(x) * 2), errors=dc.all_checks)(0.5)
+    assert err.get() is None
+    assert float(y) == pytest.approx(2 * np.sin(0.5), rel=1e-6)
 
 
 def test_debug_check_and_init_error() -> None:

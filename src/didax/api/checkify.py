@@ -298,6 +298,18 @@ def _any(x: Any) -> Any:
     return lax.reduce_or(x, tuple(range(get_aval(x).ndim))) if get_aval(x).ndim else x
 
 
+def _has_check(eqn: JaxprEqn) -> bool:
+    """Whether a jaxpr in ``eqn``'s params (at any depth) binds ``check``."""
+    for value in eqn.params.values():
+        for item in value if isinstance(value, (tuple, list)) else (value,):
+            inner = getattr(item, "jaxpr", item)
+            if isinstance(inner, Jaxpr) and any(
+                e.primitive is check_p or _has_check(e) for e in inner.eqns
+            ):
+                return True
+    return False
+
+
 class _Checker:
     """Interprets a jaxpr, collecting a flag and payload per check site."""
 
@@ -334,7 +346,7 @@ class _Checker:
         return [read(x) for x in jaxpr.outs]
 
     def _refuse_nested_checks(self, eqn: JaxprEqn) -> None:
-        if eqn.primitive.name in _OPAQUE and "check" in str(eqn):
+        if eqn.primitive.name in _OPAQUE and _has_check(eqn):
             raise NotImplementedError(
                 f"checkify: a check inside {eqn.primitive.name} is not supported by didax; "
                 "move it outside the control-flow body"
