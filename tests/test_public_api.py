@@ -48,6 +48,10 @@ PUBLIC: Final[dict[str, list[str]]] = {
         # issue 30: stages
         "stages log_compiles explain_cache_misses export"
         " pure_callback effects_barrier debug ffi"  # issue 30 (h-effects)
+        "default_matmul_precision"
+        # issue 30 (h-xforms): transformations
+        " jacobian linear_transpose custom_gradient closure_convert named_call named_scope"
+        " ensure_compile_time_eval checkpoint_name test_util"
     ),
     "didax.lax": _words(
         # element-wise
@@ -183,20 +187,32 @@ PUBLIC: Final[dict[str, list[str]]] = {
         "tree_flatten tree_unflatten tree_map tree_leaves tree_structure register_pytree_node"
     ),
     "didax.extend": _words("Primitive ShapedArray Zero UndefinedPrimal lowering"),
-    "didax.custom_derivatives": _words("custom_jvp custom_vjp SymbolicZero"),
+    "didax.custom_derivatives": _words(
+        "custom_jvp custom_vjp SymbolicZero custom_gradient closure_convert linear_call"
+    ),
+    "didax.test_util": _words("check_grads check_jvp check_vjp"),  # issue 30
+    "didax.experimental.checkify": _words(  # issue 30
+        "checkify check Error user_checks nan_checks div_checks index_checks float_checks"
+        " all_checks"
+    ),
     # issue 14
     "didax.experimental.shard_map": ["shard_map"],
     "didax.distributed": _words(
         "initialize shutdown process_index process_count make_array_from_process_local_data"
     ),
     "didax.sharding": _words("Mesh PartitionSpec NamedSharding SingleDeviceSharding"),
-    "didax.errors": _words("ConcretizationTypeError UnexpectedTracerError ShapeError DTypeError"),
     # issue 30: stages and export
     "didax.stages": _words("Traced Lowered Compiled Wrapped ArgInfo CompilerOptions"),
     "didax.export": _words(
         "export Exported serialize deserialize default_export_platform "
         "minimum_supported_calling_convention_version maximum_supported_calling_convention_version "
         "DisabledSafetyCheck register_pytree_node_serialization register_namedtuple_serialization"
+    ),
+    "didax.errors": _words(
+        "ConcretizationTypeError UnexpectedTracerError ShapeError DTypeError"
+        " TracerBoolConversionError TracerIntegerConversionError TracerArrayConversionError"
+        " NonConcreteBooleanIndexError KeyReuseError JaxRuntimeError JAXTypeError JAXIndexError"
+        " JaxprTypeError"
     ),
 }
 

@@ -34,6 +34,7 @@ from didax import random as random
 from didax import scipy as scipy
 from didax import sharding as sharding
 from didax import stages as stages
+from didax import test_util as test_util
 from didax import tree as tree
 from didax import tree_util as tree_util
 from didax import typing as typing
@@ -42,11 +43,14 @@ from didax.api import arrays as _arrays
 from didax.api import autodiff as _autodiff
 from didax.api import checkpoint as _checkpoint
 from didax.api import config_flags as _config_flags
+from didax.api import custom_gradient as _custom_gradient
 from didax.api import devices as _devices
 from didax.api import flops as _flops
 from didax.api import fwd_and_bwd as _fwd_and_bwd
 from didax.api import jit as _jit
+from didax.api import linear_transpose as _linear_transpose
 from didax.api import mesh_context as _mesh_context
+from didax.api import named as _named
 from didax.api import shard_map as _shard_map
 from didax.api import sharding as _sharding
 from didax.api import transformations as _transformations
@@ -56,6 +60,7 @@ from didax.api.callbacks import effects_barrier as effects_barrier
 from didax.api.callbacks import pure_callback as pure_callback
 from didax.api.checkpoint import *  # noqa: F403
 from didax.api.config_flags import *  # noqa: F403
+from didax.api.custom_gradient import *  # noqa: F403
 from didax.api.devices import *  # noqa: F403
 from didax.api.distributed import (
     make_array_from_process_local_data as make_array_from_process_local_data,
@@ -65,7 +70,9 @@ from didax.api.distributed import process_index as process_index
 from didax.api.flops import *  # noqa: F403
 from didax.api.fwd_and_bwd import *  # noqa: F403
 from didax.api.jit import *  # noqa: F403
+from didax.api.linear_transpose import *  # noqa: F403
 from didax.api.mesh_context import *  # noqa: F403
+from didax.api.named import *  # noqa: F403
 from didax.api.shard_map import *  # noqa: F403
 from didax.api.sharding import *  # noqa: F403
 from didax.api.transformations import *  # noqa: F403
@@ -92,6 +99,10 @@ __all__ = [
     "pure_callback",
     "effects_barrier",
     *_checkpoint.__all__,
+    *_custom_gradient.__all__,
+    *_linear_transpose.__all__,
+    *_named.__all__,
+    "test_util",
     *_flops.__all__,
     *_sharding.__all__,
     *_shard_map.__all__,

@@ -17,26 +17,12 @@ import jax
 
 import didax
 
-_PENDING: Final = "pending: issue 30, being built"
 _REFS: Final = (
     "declined: JAX's mutable array references (Ref, new_ref, freeze...) are a different "
     "state model from didax's, whose values are immutable (its effects are host callbacks only)"
 )
 
 MISSING: Final[dict[str, str]] = {
-    # Built by a parallel helper of issue 30 (transformations).
-    **dict.fromkeys(
-        (
-            "closure_convert",
-            "custom_gradient",
-            "ensure_compile_time_eval",
-            "jacobian",
-            "linear_transpose",
-            "named_call",
-            "named_scope",
-        ),
-        _PENDING,
-    ),
     **dict.fromkeys(("Ref", "new_ref", "empty_ref", "free_ref", "freeze", "ref"), _REFS),
     "ds": (
         "declined: a Slice (start, size) for indexing mutable references and Pallas kernels; "

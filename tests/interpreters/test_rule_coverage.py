@@ -105,6 +105,28 @@ EXEMPT: Final[dict[tuple[str, str], str]] = {
         )
         for name in ("custom_jvp_call", "custom_vjp_call", "custom_vmap_call")
     },
+    **{
+        ("name", table): (
+            "checkpoint_name's identity: partial evaluation stages it whole when its operand "
+            "is unknown (checkpoint's rule reads it inside a region), and DCE drops it unused"
+        )
+        for table in ("partial_eval", "dce")
+    },
+    **{
+        ("linear_call", table): (
+            "partial evaluation stages the call whole and DCE keeps it whole: the user's "
+            "transpose pairs with the whole function, so neither can be split"
+        )
+        for table in ("partial_eval", "dce")
+    },
+    ("check", "transpose"): "a check has no results, so nothing is linear in it",
+    **{
+        ("check", table): (
+            "a check has no results: partial evaluation runs it when its operands are known "
+            "and stages it otherwise; under checkify it is functionalized from the staged jaxpr"
+        )
+        for table in ("partial_eval", "dce")
+    },
     ("custom_lin", "partial_eval"): (
         "its operands are residuals (known) and tangents (unknown): it is always staged "
         "whole into the linear jaxpr, which is where transposition needs it"

@@ -719,6 +719,18 @@ CASES: Final[tuple[Case, ...]] = (
 
 # Primitives that no case can hold at the top of its jaxpr, and why.
 NO_CASE: Final[dict[str, str]] = {
+    "name": (
+        "checkpoint_name's identity: a value of any dtype passes through unchanged; "
+        "tests/api/test_transformations_more.py checks it against JAX"
+    ),
+    "check": (
+        "checkify's assertion takes a boolean predicate and format arguments it never "
+        "computes with; tests/api/test_checkify.py checks it against JAX"
+    ),
+    "linear_call": (
+        "a call of the user's function, whose dtypes are those of its own primitives (each "
+        "with its case here); tests/api/test_transformations_more.py checks it against JAX"
+    ),
     "random_gamma": (
         "a sampler over key data (uint32) and alphas: its dtypes, float32 and float64 as "
         "JAX's, are checked bit for bit by tests/api/test_random_gamma.py"

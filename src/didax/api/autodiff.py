@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 from jax import tree_util
@@ -48,6 +48,7 @@ __all__ = [
     "value_and_grad",
     "grad",
     "jacrev",
+    "jacobian",
     "hessian",
 ]
 
@@ -304,6 +305,10 @@ def jacrev(
         )
 
     return locate_errors(jacobian)
+
+
+# JAX's alias: ``jax.jacobian`` is ``jax.jacrev``.
+jacobian: Final = jacrev
 
 
 def hessian(

@@ -8,7 +8,8 @@ Design rules:
 - A policy decides which intermediate values may be saved:
   ``checkpoint_policies.nothing_saveable`` (the default, as JAX's),
   ``dots_saveable``, ``dots_with_no_batch_dims_saveable``,
-  ``everything_saveable``.
+  ``everything_saveable``; ``save_only_these_names`` and
+  ``save_any_names_but_these`` read the names ``checkpoint_name`` gives.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from didax.core.values import get_aval
 from didax.interpreters.jaxpr_transforms import close_over_nothing
 from didax.interpreters.staging import trace_to_jaxpr
 
-__all__ = ["checkpoint", "remat", "checkpoint_policies"]
+__all__ = ["checkpoint", "remat", "checkpoint_policies", "checkpoint_name"]
 
 
 @final
@@ -37,6 +38,13 @@ class _CheckpointPolicies:
     dots_saveable: Final = staticmethod(_remat.dots_saveable)
     checkpoint_dots: Final = staticmethod(_remat.dots_saveable)
     dots_with_no_batch_dims_saveable: Final = staticmethod(_remat.dots_with_no_batch_dims_saveable)
+    save_only_these_names: Final = staticmethod(_remat.save_only_these_names)
+    save_any_names_but_these: Final = staticmethod(_remat.save_any_names_but_these)
+    save_anything_except_these_names: Final = staticmethod(_remat.save_anything_except_these_names)
+    save_from_both_policies: Final = staticmethod(_remat.save_from_both_policies)
+    checkpoint_dots_with_no_batch_dims: Final = staticmethod(
+        _remat.dots_with_no_batch_dims_saveable
+    )
 
 
 checkpoint_policies: Final = _CheckpointPolicies()
@@ -92,3 +100,18 @@ def checkpoint(
 
 
 remat: Final = checkpoint
+
+
+def checkpoint_name(x: Any, name: str) -> Any:
+    """``x`` (a pytree of arrays), each leaf named ``name`` for the checkpoint policies.
+
+    >>> import didax as dx
+    >>> import didax.numpy as dnp
+    >>> policy = dx.checkpoint_policies.save_only_these_names("s")
+    >>> f = dx.checkpoint(lambda x: dnp.cos(dx.checkpoint_name(dnp.sin(x), "s")), policy=policy)
+    >>> float(dx.grad(f)(0.0))
+    -0.0
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"checkpoint_name: the name must be a str, got {type(name).__name__}")
+    return tree_util.tree_map(lambda leaf: _remat.name_p.bind(leaf, name=name), x)

@@ -31,7 +31,13 @@ from numpy.typing import DTypeLike
 
 from didax.core.abstract import ShapedArray
 from didax.core.basearray import Value
-from didax.core.errors import ConcretizationTypeError, UnexpectedTracerError
+from didax.core.errors import (
+    ConcretizationTypeError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    UnexpectedTracerError,
+)
 
 if TYPE_CHECKING:
     from didax.core.primitive import Primitive
@@ -93,12 +99,15 @@ class Tracer(Value):
         return f"it is traced by {self._trace.name}"
 
     # --- concreteness -----------------------------------------------------
-    def _concrete(self, what: str) -> np.ndarray[Any, Any]:
+    def _concrete(
+        self, what: str, error: type[ConcretizationTypeError] = ConcretizationTypeError
+    ) -> np.ndarray[Any, Any]:
         value = self.to_concrete_value()
         if value is None:
             from didax.core.source_info import user_frame_summary
 
-            raise ConcretizationTypeError(
+            # The class is JAX's for the conversion (``core.errors``).
+            raise error(
                 f"{what} of an abstract tracer with type {self.aval.str_short()} "
                 f"at {user_frame_summary()}: a concrete value is needed, but "
                 f"{self.concretization_reason()}. For control flow that depends on "
@@ -109,7 +118,7 @@ class Tracer(Value):
         return value
 
     def __bool__(self) -> bool:
-        return bool(self._concrete("bool()"))
+        return bool(self._concrete("bool()", TracerBoolConversionError))
 
     def __int__(self) -> int:
         return int(self._concrete("int()"))
@@ -118,7 +127,7 @@ class Tracer(Value):
         return float(self._concrete("float()"))
 
     def __index__(self) -> int:
-        value = self._concrete("index conversion")
+        value = self._concrete("index conversion", TracerIntegerConversionError)
         if value.dtype.kind not in "iu":
             raise TypeError(f"only integer tracers can be used as an index, got {self.aval}")
         return int(value)
@@ -126,7 +135,7 @@ class Tracer(Value):
     def __array__(
         self, dtype: DTypeLike | None = None, copy: bool | None = None
     ) -> np.ndarray[Any, Any]:
-        value = self._concrete("conversion to a NumPy array")
+        value = self._concrete("conversion to a NumPy array", TracerArrayConversionError)
         return value if dtype is None else value.astype(dtype)
 
     # --- array attributes (shape, dtype, ... are Value's, from the aval) ---------
@@ -147,6 +156,9 @@ class Tracer(Value):
 
 class _Context(threading.local):
     trace: Trace
+    # Inside ``ensure_compile_time_eval``: staging traces evaluate primitives
+    # whose operands are all concrete instead of recording them.
+    compile_time_eval: bool = False
 
 
 _context: Final = _Context()
@@ -187,6 +199,23 @@ def eager_evaluation() -> Iterator[None]:
     current_trace()  # installs the root for this thread
     with set_current_trace(_root[0]):
         yield
+
+
+def compile_time_eval_enabled() -> bool:
+    """Whether the current thread is inside ``compile_time_eval``."""
+    return _context.compile_time_eval
+
+
+@contextmanager
+def compile_time_eval() -> Iterator[None]:
+    """Operations on concrete values evaluate now, even while staging (JAX's
+    ``ensure_compile_time_eval``); operations on staged values are staged."""
+    prev = _context.compile_time_eval
+    _context.compile_time_eval = True
+    try:
+        yield
+    finally:
+        _context.compile_time_eval = prev
 
 
 @contextmanager

@@ -6,6 +6,7 @@ package only re-exports.
 """
 
 from didax.api.callbacks import io_callback as io_callback
+from didax.experimental import checkify as checkify
 from didax.experimental import shard_map as shard_map
 
-__all__ = ["shard_map", "io_callback"]
+__all__ = ["checkify", "shard_map", "io_callback"]

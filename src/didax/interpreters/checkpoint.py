@@ -28,12 +28,15 @@ from typing import Any
 
 from didax.core.abstract import ShapedArray
 from didax.core.basearray import HostArray
-from didax.core.lax.checkpoint import Policy, remat_p
+from didax.core.lax.checkpoint import Policy, name_p, remat_p
 from didax.core.trace import set_current_trace
+from didax.interpreters.batching import BATCH_RULES
 from didax.interpreters.call_rules import register_call_rules
 from didax.interpreters.evaluation import IMPL_RULES, eval_jaxpr
-from didax.interpreters.flops import FLOPS_RULES, Counted, Operand, count_jaxpr
+from didax.interpreters.flops import FLOPS_RULES, Counted, Operand, count_jaxpr, per_element
+from didax.interpreters.jvp import JVP_RULES
 from didax.interpreters.partial_eval import PE_RULES, PartialEvalTrace
+from didax.interpreters.transpose import TRANSPOSE_RULES
 from didax.ir.jaxpr import Jaxpr, Literal, Var
 from didax.ir.passes import dce_jaxpr
 from didax.ir.rewrite import keep_inputs
@@ -117,6 +120,36 @@ def _remat_partial_eval(
 
 
 PE_RULES.register(remat_p, _remat_partial_eval)
+
+
+# --- name: the identity, with a name the policies read --------------------------------------
+
+
+@IMPL_RULES.defines(name_p)
+def _name_impl(x: HostArray, *, name: str) -> HostArray:
+    return x
+
+
+@JVP_RULES.defines(name_p)
+def _name_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, name: str) -> tuple[Any, Any]:
+    # The primal is named, the tangent not (as JAX's): a policy saves the
+    # forward pass's value, never a tangent.
+    return name_p.bind(primals[0], name=name), tangents[0]
+
+
+@BATCH_RULES.defines(name_p)
+def _name_batch(
+    axis_size: int, args: Sequence[Any], dims: Sequence[Any], *, name: str
+) -> tuple[Any, Any]:
+    return name_p.bind(args[0], name=name), dims[0]
+
+
+@TRANSPOSE_RULES.defines(name_p)
+def _name_transpose(ct: Any, x: Any, *, name: str) -> list[Any]:
+    return [ct]
+
+
+FLOPS_RULES.register(name_p, per_element(0))
 
 
 # --- flops ----------------------------------------------------------------------------

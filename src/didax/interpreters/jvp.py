@@ -29,7 +29,7 @@ from numpy.typing import DTypeLike
 from didax.core import dtypes, lax
 from didax.core.abstract import ShapedArray
 from didax.core.basearray import HostArray, Value
-from didax.core.errors import ConcretizationTypeError
+from didax.core.errors import ConcretizationTypeError, TracerArrayConversionError
 from didax.core.primitive import Primitive, RuleTable
 from didax.core.source_info import user_frame_summary
 from didax.core.trace import Trace, Tracer, check_valid, current_trace, new_trace, set_current_trace
@@ -115,10 +115,12 @@ class JVPTracer(Tracer):
     def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> HostArray:
         if isinstance(self.tangent, Zero):
             return super().__array__(dtype, copy)
-        raise self._drops_derivative("conversion to a NumPy array")
+        raise self._drops_derivative("conversion to a NumPy array", TracerArrayConversionError)
 
-    def _drops_derivative(self, what: str) -> ConcretizationTypeError:
-        return ConcretizationTypeError(
+    def _drops_derivative(
+        self, what: str, error: type[ConcretizationTypeError] = ConcretizationTypeError
+    ) -> ConcretizationTypeError:
+        return error(
             f"{what} of a value being differentiated (type {self.aval.str_short()}) at "
             f"{user_frame_summary()}: the result would be a constant, silently losing the "
             "derivative. Keep computing with didax operations, or use lax.stop_gradient "

@@ -27,7 +27,15 @@ from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import abstract_eval
 from didax.core.array import Array
 from didax.core.primitive import Primitive
-from didax.core.trace import Trace, Tracer, check_valid, current_trace, new_trace
+from didax.core.trace import (
+    Trace,
+    Tracer,
+    check_valid,
+    compile_time_eval_enabled,
+    current_trace,
+    eager_evaluation,
+    new_trace,
+)
 from didax.core.values import as_array, get_aval, is_python_scalar
 from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
@@ -85,7 +93,11 @@ class StagingTrace(Trace):
 
     def process_primitive(
         self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
-    ) -> list[StagingTracer] | StagingTracer:
+    ) -> Any:
+        if compile_time_eval_enabled() and not any(isinstance(x, Tracer) for x in args):
+            # Constant folding at trace time, as JAX's eager_constant_folding.
+            with eager_evaluation():
+                return prim.bind(*args, **params)
         atoms = tuple(self.to_atom(x) for x in args)
         out_avals = abstract_eval(prim, [a.aval for a in atoms], params)
         out_vars = tuple(Var(a) for a in out_avals)

@@ -19,6 +19,9 @@ from __future__ import annotations
 
 from didax.core.abstract_eval import abstract_eval
 from didax.core.effects import Effects
+
+# Defined in core.errors, so that ``didax.errors`` names it without importing ir.
+from didax.core.errors import JaxprTypeError as JaxprTypeError
 from didax.ir.jaxpr import (
     Atom,
     ClosedJaxpr,
@@ -29,10 +32,6 @@ from didax.ir.jaxpr import (
     inferred_effects,
     sub_jaxprs,
 )
-
-
-class JaxprTypeError(TypeError):
-    """A jaxpr is ill-formed or ill-typed."""
 
 
 def typecheck_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> JaxprType:

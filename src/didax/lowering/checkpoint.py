@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from didax.core.lax.checkpoint import remat_p
+from didax.core.lax.checkpoint import name_p, remat_p
 from didax.ir.jaxpr import Jaxpr
 from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, lower_jaxpr_body
 
@@ -19,3 +19,8 @@ def _remat_lowering(
     ctx: LoweringRuleContext, *args: IrValue, jaxpr: Jaxpr, **_: Any
 ) -> list[IrValue]:
     return lower_jaxpr_body(ctx.module_context, jaxpr, args)
+
+
+@LOWERING_RULES.defines(name_p)
+def _name_lowering(ctx: LoweringRuleContext, x: IrValue, *, name: str) -> list[IrValue]:
+    return [x]

@@ -31,6 +31,7 @@ from didax.api.numpy.operands import (
 )
 from didax.core import dtypes, lax
 from didax.core.dtypes import DType
+from didax.core.errors import NonConcreteBooleanIndexError as NonConcreteBooleanIndexError
 from didax.core.lax.indexing import (
     GatherScatterMode,
 )
@@ -38,15 +39,6 @@ from didax.core.trace import Tracer
 from didax.core.values import ValueKind, get_aval, kind_or_none
 
 _INT32_MAX: Final = int(np.iinfo(np.int32).max)
-
-
-class NonConcreteBooleanIndexError(IndexError):
-    """A boolean mask whose value is not known while tracing (under jit or vmap).
-
-    A mask's ``True`` count is the result's shape, which must be static; use
-    ``where(mask, x, y)`` or ``x.at[...]`` with integer indices instead
-    (JAX's ``NonConcreteBooleanIndexError``).
-    """
 
 
 class _Kind(enum.Enum):

@@ -51,6 +51,7 @@ from didax.core.lax.bits import BIT_COUNTS as BIT_COUNTS
 from didax.core.lax.bits import BIT_PRIMITIVES as BIT_PRIMITIVES
 from didax.core.lax.bits import SHIFTS as SHIFTS
 from didax.core.lax.callbacks import *  # noqa: F403
+from didax.core.lax.checkify import *  # noqa: F403
 from didax.core.lax.checkpoint import *  # noqa: F403
 from didax.core.lax.cond import *  # noqa: F403
 from didax.core.lax.contractions import *  # noqa: F403
@@ -75,6 +76,7 @@ from didax.core.lax.fft import *  # noqa: F403
 from didax.core.lax.indexing import *  # noqa: F403
 from didax.core.lax.jit import *  # noqa: F403
 from didax.core.lax.linalg import LINALG_PRIMITIVES as LINALG_PRIMITIVES
+from didax.core.lax.linear_call import *  # noqa: F403
 from didax.core.lax.parallel import *  # noqa: F403
 from didax.core.lax.precision import *  # noqa: F403
 from didax.core.lax.random_bits import *  # noqa: F403

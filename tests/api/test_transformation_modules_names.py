@@ -1,0 +1,79 @@
+"""The public names of ``jax.errors``, ``jax.custom_derivatives``, ``jax.checkpoint_policies``,
+``jax.test_util`` and ``jax.experimental.checkify`` that didax's counterparts lack, each
+with its reason.
+
+A name of the JAX module absent from didax's fails the test unless it is
+listed with a reason, and a listed name that didax now has fails it too,
+so the lists only shrink as names land.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import jax
+import jax.custom_derivatives
+import jax.errors
+import jax.test_util
+import pytest
+from jax.experimental import checkify as jax_checkify
+
+import didax
+import didax.custom_derivatives
+import didax.errors
+import didax.test_util
+from didax.experimental import checkify as didax_checkify
+
+_SYMBOLIC_ZEROS: Final = (
+    "declined: part of custom_vjp's symbolic_zeros/optimize_remat protocol, which didax's "
+    "custom_vjp does not support (it raises NotImplementedError for symbolic_zeros=True)"
+)
+_OFFLOAD: Final = (
+    "declined: offloading moves residuals to the host's memory space (pinned_host); "
+    "didax's lowering has no memory spaces, so it could only save or recompute"
+)
+
+MISSING: Final[dict[str, dict[str, str]]] = {
+    "errors": {
+        "InconclusiveDimensionOperation": (
+            "declined: raised by comparisons of JAX's symbolic dimensions (shape "
+            "polymorphism); didax's shapes are integers"
+        ),
+    },
+    "custom_derivatives": {
+        "CustomVJPPrimal": _SYMBOLIC_ZEROS,
+        "custom_vjp_primal_tree_values": _SYMBOLIC_ZEROS,
+        "zero_from_primal": _SYMBOLIC_ZEROS,
+        "remat_opt_p": (
+            "declined: JAX's internal primitive for custom_vjp(optimize_remat=True), which "
+            "didax's custom_vjp does not have"
+        ),
+    },
+    "checkpoint_policies": {
+        "offload_dot_with_no_batch_dims": _OFFLOAD,
+        "save_and_offload_only_these_names": _OFFLOAD,
+    },
+    "test_util": {},
+    "experimental.checkify": {},
+}
+
+MODULES: Final = {
+    "errors": (jax.errors, didax.errors),
+    "custom_derivatives": (jax.custom_derivatives, didax.custom_derivatives),
+    "checkpoint_policies": (jax.checkpoint_policies, didax.checkpoint_policies),
+    "test_util": (jax.test_util, didax.test_util),
+    "experimental.checkify": (jax_checkify, didax_checkify),
+}
+
+
+def _public(module: object) -> set[str]:
+    return {n for n in dir(module) if not n.startswith("_")}
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_missing_names_have_reasons(name: str) -> None:
+    theirs, ours = MODULES[name]
+    lacking = _public(theirs) - _public(ours)
+    assert sorted(lacking - set(MISSING[name])) == [], "missing without a reason"
+    assert sorted(set(MISSING[name]) - lacking) == [], "listed but didax has it now"
+    assert all(r.startswith("declined: ") for r in MISSING[name].values())
