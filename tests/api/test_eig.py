@@ -229,6 +229,9 @@ def test_errors() -> None:
         lax.linalg.eig(np.ones(3))
     with pytest.raises(DTypeError, match=r"eig.*int32"):
         lax.linalg.eig(np.ones((2, 2), np.int32))
+    # LAPACK has no 16-bit kernel (JAX 0.10.2 fails only at lowering).
+    with pytest.raises(DTypeError, match=r"eig.*f16"):
+        lax.linalg.eig(np.ones((2, 2), np.float16))
     with pytest.raises(NotImplementedError, match=r"eig.*LAPACK"):
         lax.linalg.eig(np.eye(2), implementation="magma")
     with pytest.raises(NotImplementedError, match=r"eig.*cuda"):

@@ -443,6 +443,7 @@ NUMPY_CALLS.update(
     {
         "take": lambda: dnp.take(X, I, axis=1, mode="clip"),
         "take_along_axis": lambda: dnp.take_along_axis(X, dnp.asarray(np.array([[0], [2]])), 1),
+        "roots": lambda: dnp.roots(dnp.asarray(np.array([1.0, -3.0, 2.0])), strip_zeros=False),
     }
 )
 
@@ -555,6 +556,26 @@ DIDAX_CALLS: dict[str, Callable[[], Any]] = {
     "grad": lambda: dx.grad(_f)(V),
     "checkpoint": lambda: dx.grad(dx.checkpoint(_f))(V),
     "remat": lambda: dx.remat(_f)(V),
+    # Issue 30's transformations and array makers.
+    "jacobian": lambda: dx.jacobian(dnp.sin)(V),
+    "checkpoint_name": lambda: dx.checkpoint_name(V, "v"),
+    "linear_transpose": lambda: dx.linear_transpose(lambda x: 2.0 * x, V)(V),
+    "custom_gradient": lambda: dx.grad(
+        dx.custom_gradient(lambda x: (dnp.sum(dnp.sin(x)), lambda g: (g * dnp.cos(x),)))
+    )(V),
+    "closure_convert": lambda: dx.closure_convert(lambda x: dnp.sin(x) * V, V)[0](V),
+    "named_call": lambda: dx.named_call(dnp.sin, name="s")(V),
+    "pure_callback": lambda: dx.jit(
+        lambda x: dx.pure_callback(np.sin, dx.ShapeDtypeStruct(x.shape, x.dtype), x)
+    )(V),
+    "fwd_and_bwd": lambda: dx.fwd_and_bwd(_f, argnums=0)[0](V),
+    "make_array_from_callback": lambda: dx.make_array_from_callback(
+        (3,), dx.sharding.NamedSharding(_MESH, _P("i")), lambda index: np.ones(3)[index]
+    ),
+    "make_array_from_single_device_arrays": lambda: dx.make_array_from_single_device_arrays(
+        (3,), dx.sharding.NamedSharding(_MESH, _P()), [V]
+    ),
+    "reshard": lambda: dx.reshard(V, dx.sharding.NamedSharding(_MESH, _P())),
 }
 
 # Public callables that do not return array values, with what they return.
@@ -575,6 +596,54 @@ EXEMPT: dict[str, str] = {
     "local_device_count": "returns an int",
     "process_index": "returns an int",
     "process_count": "returns an int",
+    # Issue 30's context managers, configuration flags and queries.
+    **dict.fromkeys(
+        (
+            "allow_f16_reductions",
+            "array_garbage_collection_guard",
+            "auto_pcast",
+            "check_tracer_leaks",
+            "checking_leaks",
+            "debug_infs",
+            "debug_key_reuse",
+            "debug_nans",
+            "default_device",
+            "default_prng_impl",
+            "enable_checks",
+            "enable_custom_prng",
+            "ensure_compile_time_eval",
+            "jax2tf_associative_scan_reductions",
+            "legacy_prng_key",
+            "make_user_context",
+            "named_scope",
+            "no_execution",
+            "no_tracing",
+            "numpy_dtype_promotion",
+            "numpy_rank_promotion",
+            "remove_size_one_mesh_axis_from_type",
+            "softmax_custom_jvp",
+            "thread_guard",
+            "threefry_partitionable",
+            "transfer_guard",
+            "transfer_guard_device_to_device",
+            "transfer_guard_device_to_host",
+            "transfer_guard_host_to_device",
+        ),
+        "a context manager (a configuration flag), as JAX's",
+    ),
+    "copy_to_host_async": "returns None (starts a copy), as JAX's",
+    "effects_barrier": "returns None (waits for callbacks), as JAX's",
+    "print_environment_info": "prints, or returns the text with return_string=True",
+    "default_backend": "returns the platform's name",
+    "local_devices": "returns Device objects, as jax.local_devices",
+    "live_arrays": "returns the live Arrays themselves (a list of existing values)",
+    "make_mesh": "returns a Mesh",
+    "host_count": "returns an int",
+    "host_id": "returns an int",
+    "host_ids": "returns a list of ints",
+    "process_indices": "returns a list of ints",
+    "typeof": "returns an abstract value",
+    "smap": "returns a function (shard_map over one axis); shard_map's row walks its results",
 }
 
 

@@ -771,6 +771,21 @@ NO_CASE: Final[dict[str, str]] = {
         "other linear-algebra primitives (tests/api/test_scipy_linalg_schur.py checks "
         "float16), where JAX 0.10.2 fails only at lowering",
     ),
+    "eig": (
+        "LAPACK's geev: refused for the 16-bit floats and integers with a DTypeError naming "
+        "the primitive, as the other linear-algebra primitives, where JAX 0.10.2 fails only "
+        "at lowering (its NotImplementedError 'Unsupported dtype float16')"
+    ),
+    **dict.fromkeys(
+        ("debug_callback", "pure_callback", "io_callback", "ffi_call"),
+        "a host callback (or a user's FFI target): values of any dtype go to the host and "
+        "come back unchanged by didax, and what is computed is the user's; "
+        "tests/api/test_debug_print.py and tests/api/test_ffi.py check them against JAX",
+    ),
+    "custom_vmap_call": (
+        "a call of the user's function, whose dtypes are those of its own primitives (each "
+        "with its case here); tests/api/test_custom_batching.py checks it against JAX"
+    ),
     **dict.fromkeys(
         ("select_and_gather_add", "select_and_scatter_add"),
         "made only by the jvp and the transpose of a max/min window (as JAX's), never by "
