@@ -20,12 +20,9 @@ Design rules:
   positive imaginary part first, LAPACK's order for a conjugate pair),
   since didax has no general eigensolver (JAX calls ``eigvals``).
 - ``solve_sylvester``'s NaN check (any ``|eig(A)_i + eig(B)_j| < tol``)
-  reads the eigenvalues off the diagonals of the Schur forms it has already
-  computed (JAX calls ``eigvals``, LAPACK's ``geev``): they agree with
-  JAX's to rounding, so a sum that ``geev`` cancels exactly (``B = -A``)
-  may be left at rounding size here, which in float32 can exceed the
-  default ``tol``. ``method='eigen'`` needs the general eigendecomposition
-  and is refused with ``NotImplementedError``.
+  takes the eigenvalues from ``eigvals`` (LAPACK's ``geev``), as JAX's,
+  so a sum ``geev`` cancels exactly (``B = -A``) is NaN in both;
+  ``method='eigen'`` solves in the eigenbases of ``A`` and ``B``, as JAX's.
 - ``schur``, ``rsf2csf``, ``solve_sylvester`` and ``hessenberg`` take
   leading batch axes (``vmap`` over them, as JAX's ``vectorize``);
   ``sqrtm`` and ``funm`` take one matrix, as JAX's.
@@ -45,9 +42,10 @@ from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.creation import zeros
 from didax.api.numpy.decompositions import conj_transpose, inexact
 from didax.api.numpy.editing import block
+from didax.api.numpy.eig import eig, eigvals
 from didax.api.numpy.elementwise import abs as abs_
 from didax.api.numpy.elementwise import maximum, minimum, sqrt, where
-from didax.api.numpy.linalg import norm
+from didax.api.numpy.linalg import inv, norm, solve
 from didax.api.numpy.linear_algebra import matmul
 from didax.api.numpy.manipulation import broadcast_to
 from didax.api.numpy.matrices import diag, triu
@@ -310,24 +308,24 @@ def _triangular_sylvester(r: Array, s: Array, f: Array) -> Array:
 
 
 def _sylvester_2d(a: Array, b: Array, c: Array, method: str, tol: float) -> Array:
-    if method == "eigen":
-        raise NotImplementedError(
-            "solve_sylvester: method='eigen' needs the general eigendecomposition "
-            "(jax.numpy.linalg.eig), which didax does not have yet; use method='schur'"
-        )
-    if method != "schur":
+    if method == "schur":
+        r, u = schur(a, output="complex")
+        s, v = schur(conj_transpose(b), output="complex")
+        f = conj_transpose(u) @ astype(c, get_aval(r).dtype) @ v
+        y = _triangular_sylvester(r, conj_transpose(s), f)
+        x = u @ y @ conj_transpose(v)
+    elif method == "eigen":
+        wa, ua = eig(a)
+        wb, ub = eig(b)
+        f = solve(ua, astype(c, get_aval(wa).dtype) @ ub)
+        x = ua @ (f / (wa[:, None] + wb[None, :])) @ inv(ub)
+    else:
         raise ValueError(
             f'Unrecognized method {method}. The two valid methods are either "schur" or "eigen".'
         )
-    r, u = schur(a, output="complex")
-    s, v = schur(conj_transpose(b), output="complex")
-    f = conj_transpose(u) @ astype(c, get_aval(r).dtype) @ v
-    y = _triangular_sylvester(r, conj_transpose(s), f)
-    x = u @ y @ conj_transpose(v)
     if not dtypes.is_complex(get_aval(c).dtype):
         x = x.real
-    # eig(B) is the conjugate of eig(B^H), the diagonal of s.
-    gaps = abs_(diag(r)[:, None] + diag(s).conj()[None, :])
+    gaps = abs_(eigvals(a)[:, None] + eigvals(b)[None, :])
     out: Array = cond(any_(gaps < tol), lambda: x * np.nan, lambda: x)
     return out
 
