@@ -48,7 +48,6 @@ PUBLIC: Final[dict[str, list[str]]] = {
         # issue 30: stages
         "stages log_compiles explain_cache_misses export"
         " pure_callback effects_barrier debug ffi"  # issue 30 (h-effects)
-        "default_matmul_precision"
         # issue 30 (h-xforms): transformations
         " jacobian linear_transpose custom_gradient closure_convert named_call named_scope"
         " ensure_compile_time_eval checkpoint_name test_util"

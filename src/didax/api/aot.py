@@ -76,13 +76,15 @@ class _Signature:
         return tree_util.tree_unflatten(self._in_tree, infos)
 
     @property
-    def in_tree(self) -> Any:
+    def in_tree(self) -> tree_util.PyTreeDef:
         """The pytree structure of ``(args, kwargs)``, static arguments left out."""
-        return self._in_tree
+        in_tree: tree_util.PyTreeDef = self._in_tree
+        return in_tree
 
     @property
-    def out_tree(self) -> Any:
-        return self._entry.out_tree
+    def out_tree(self) -> tree_util.PyTreeDef:
+        out_tree: tree_util.PyTreeDef = self._entry.out_tree
+        return out_tree
 
     @property
     def out_info(self) -> Any:

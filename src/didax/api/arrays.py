@@ -111,7 +111,7 @@ class ShapeDtypeStruct:
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak}{laid})"
 
 
-def leaf_aval(x: Any) -> ShapedArray:
+def leaf_aval(x: object) -> ShapedArray:
     """A leaf's abstract value: a ``ShapeDtypeStruct``'s, or an array's (or scalar's) type."""
     return x.aval() if isinstance(x, ShapeDtypeStruct) else get_aval(x)
 

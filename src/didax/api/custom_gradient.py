@@ -108,7 +108,7 @@ def custom_gradient(fun: Callable[..., Any]) -> custom_vjp:
     return wrapped
 
 
-def _maybe_perturbed(x: Any) -> bool:
+def _maybe_perturbed(x: object) -> bool:
     """Whether ``x`` may carry a derivative (JAX's heuristic of the same name)."""
     if not isinstance(x, Tracer):
         return False

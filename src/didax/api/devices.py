@@ -268,7 +268,7 @@ def make_array_from_single_device_arrays(
     return Array.from_sharded(buffer, arrays[0].aval.update(shape=full, weak_type=False), sharding)
 
 
-def copy_to_host_async(x: Any) -> None:
+def copy_to_host_async(x: object) -> None:
     """Starts copying every Array of the pytree ``x`` to the host (``jax.copy_to_host_async``)."""
     for leaf in tree_util.tree_leaves(x):
         if isinstance(leaf, Array):
@@ -284,7 +284,7 @@ def print_environment_info(return_string: bool = False) -> str | None:
     return None
 
 
-def typeof(x: Any) -> ShapedArray:
+def typeof(x: object) -> ShapedArray:
     """The abstract value of ``x``: its shape, dtype and weak type (``jax.typeof``).
 
     >>> import didax as dx

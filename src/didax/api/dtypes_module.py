@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from didax.api.numpy.more_routines import finfo as finfo
 from didax.api.numpy.more_routines import iinfo as iinfo
@@ -51,7 +52,7 @@ class prng_key(extended):
     """The abstract type of typed PRNG keys' dtypes (``jax.dtypes.prng_key``)."""
 
 
-def canonicalize_dtype(dtype: Any, allow_extended_dtype: bool = False) -> Any:
+def canonicalize_dtype(dtype: Any, allow_extended_dtype: bool = False) -> np.dtype[Any] | KeyDType:
     """``dtype`` as didax stores it: 32-bit with x64 off (``jax.dtypes.canonicalize_dtype``).
 
     >>> canonicalize_dtype(np.int64)
@@ -111,7 +112,7 @@ def scalar_type_of(x: Any) -> type:
     raise TypeError(f"scalar_type_of: no Python scalar type for dtype {dtype}")
 
 
-def itemsize_bits(dtype: Any) -> int:
+def itemsize_bits(dtype: DTypeLike) -> int:
     """The size of one element of ``dtype`` in bits (``jax.dtypes.itemsize_bits``)."""
     if dtype is None:
         raise ValueError("itemsize_bits: dtype cannot be None")

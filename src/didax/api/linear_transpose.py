@@ -31,7 +31,7 @@ from didax.interpreters.transpose import linear_transpose_flat
 __all__ = ["linear_transpose"]
 
 
-def _aval(x: Any) -> ShapedArray:
+def _aval(x: object) -> ShapedArray:
     """The type of a primal: of an array or scalar, or a duck-typed ``shape``/``dtype``."""
     if is_python_scalar(x) or isinstance(x, (np.ndarray, np.generic)) or hasattr(x, "aval"):
         try:
@@ -51,7 +51,9 @@ def _kind(avals: list[ShapedArray]) -> set[str]:
 
 
 @locate_errors
-def linear_transpose(fun: Callable[..., Any], *primals: Any, reduce_axes: Any = ()) -> Any:
+def linear_transpose(
+    fun: Callable[..., Any], *primals: Any, reduce_axes: Any = ()
+) -> Callable[[Any], tuple[Any, ...]]:
     """The transpose of the linear ``fun``, for arguments of the primals' types.
 
     >>> import didax as dx
@@ -116,5 +118,5 @@ def linear_transpose(fun: Callable[..., Any], *primals: Any, reduce_axes: Any = 
     return locate_errors(transposed)
 
 
-def _complex_to_real(x: Any, aval: ShapedArray) -> bool:
+def _complex_to_real(x: object, aval: ShapedArray) -> bool:
     return dtypes.is_complex(get_aval(x).dtype) and not dtypes.is_complex(aval.dtype)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol, TypeAlias, final, runtime_checkable
 
+from jax import tree_util
+
 from didax.api.aot import ArgInfo, Compiled, Lowered, out_info
 from didax.api.trace_cache import Entry
 from didax.ir.jaxpr import ClosedJaxpr
@@ -68,9 +70,10 @@ class Traced:
         return self._name
 
     @property
-    def in_tree(self) -> Any:
+    def in_tree(self) -> tree_util.PyTreeDef:
         """The pytree structure of ``(args, kwargs)``, static arguments left out."""
-        return self._in_tree
+        in_tree: tree_util.PyTreeDef = self._in_tree
+        return in_tree
 
     @property
     def out_info(self) -> Any:
