@@ -390,10 +390,10 @@ def test_flops_equal_xla_cost_analysis() -> None:
     ("program", "dtype", "cases"),
     [
         pytest.param(_vjps, F64, VJP_F64, id="vjp-float64"),
-        pytest.param(_vjps, F32, VJP_F32, id="vjp-float32"),
+        pytest.param(_vjps, F32, VJP_F32, id="vjp-float32", marks=pytest.mark.slow),
         pytest.param(_jvps, F64, JVP, id="jvp-float64"),
         pytest.param(_vmaps, F64, VMAP, id="vmap-float64"),
-        pytest.param(_vmaps, F32, VMAP_F32, id="vmap-float32"),
+        pytest.param(_vmaps, F32, VMAP_F32, id="vmap-float32", marks=pytest.mark.slow),
         pytest.param(_grads_of_grads, F64, GRAD_OF_GRAD, id="grad_of_grad-float64"),
     ],
 )

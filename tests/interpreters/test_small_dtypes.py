@@ -1074,7 +1074,22 @@ def _matches(want: Any, f: Callable[..., Any], *args: Any) -> None:
     assert_like_jax(f(*args), want)
 
 
-@pytest.mark.parametrize("c", _params(CASES))
+def _ci_params(cases: Sequence[Case]) -> list[Any]:
+    """Every case; CI runs every other element-wise one (they share one lowering
+    path, and every element-wise primitive is also in tests/interpreters/
+    test_primitives.py), the slow session all of them."""
+    out = []
+    elementwise = 0
+    for c in cases:
+        slow = False
+        if c.id in ELEMENTWISE:
+            slow = elementwise % 2 == 1
+            elementwise += 1
+        out.append(pytest.param(c, id=c.id, marks=(pytest.mark.slow,) if slow else ()))
+    return out
+
+
+@pytest.mark.parametrize("c", _ci_params(CASES))
 def test_eager_jit_and_vmap_match_jax(c: Case) -> None:
     accepted = ACCEPTED[c.id]
     inputs = {d: make_args(c, d) for d in SMALL}
@@ -1201,7 +1216,7 @@ def _derivative_matches(want: Any, f: Callable[..., Any], *args: Any) -> None:
     assert_derivative_like_jax(f(*args), want)
 
 
-@pytest.mark.parametrize("c", _params([c for c in CASES if DIFFERENTIABLE[c.id]]))
+@pytest.mark.parametrize("c", _ci_params([c for c in CASES if DIFFERENTIABLE[c.id]]))
 def test_jvp_and_grad_match_jax(c: Case) -> None:
     floats = DIFFERENTIABLE[c.id]
     ds = [derivatives(c, d) for d in floats]

@@ -119,6 +119,21 @@ def assert_same(actual: Any, expected: Any, tol: float = 0.0) -> None:
 
 VALUE_PARAMS: Final = [(n, d) for n in NAMES for d in dtypes_of(n)]
 VALUE_IDS: Final = [f"{n}-{d}" for n, d in VALUE_PARAMS]
+# CI checks float64 and int32 (float32 for cumlogsumexp); float32 and int64
+# with them are the slow session's (each row is a few seconds of compiles).
+_EVERYDAY: Final = {F64, I32}
+
+
+def _value_params() -> list[Any]:
+    return [
+        pytest.param(
+            n,
+            d,
+            id=i,
+            marks=() if d in _EVERYDAY or (n == "cumlogsumexp" and d == F32) else pytest.mark.slow,
+        )
+        for (n, d), i in zip(VALUE_PARAMS, VALUE_IDS, strict=True)
+    ]
 
 
 @pytest.fixture(params=["window", "scan"])
@@ -131,7 +146,7 @@ def lowering(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
     dx.clear_caches()
 
 
-@pytest.mark.parametrize(("name", "dtype"), VALUE_PARAMS, ids=VALUE_IDS)
+@pytest.mark.parametrize(("name", "dtype"), _value_params())
 def test_values_match_jax_eagerly_and_under_jit(
     name: str, dtype: np.dtype[Any], lowering: str
 ) -> None:
