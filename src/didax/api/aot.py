@@ -91,9 +91,8 @@ class _Signature:
         return out_info(self._entry)
 
 
-@final
-class Lowered(_Signature):
-    """A jitted function lowered for one signature."""
+class Staged(_Signature):
+    """One traced signature of a jitted function, before compiling: ``Traced`` and ``Lowered``."""
 
     def __init__(
         self,
@@ -108,6 +107,11 @@ class Lowered(_Signature):
         self._layout = layout
         self._in_tree = in_tree
         self._donated = donated
+
+
+@final
+class Lowered(Staged):
+    """A jitted function lowered for one signature."""
 
     def as_text(self, platform: str | None = None) -> str:
         """The StableHLO module, as text (annotated with ``mhlo.sharding`` over a mesh).

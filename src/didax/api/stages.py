@@ -17,10 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, TypeAlias, final, runtime_checkable
 
-from jax import tree_util
-
-from didax.api.aot import ArgInfo, Compiled, Lowered, out_info
-from didax.api.trace_cache import Entry
+from didax.api.aot import ArgInfo, Compiled, Lowered, Staged
 from didax.ir.jaxpr import ClosedJaxpr
 from didax.lowering.sharding import SpmdLayout
 
@@ -32,7 +29,7 @@ CompilerOptions: TypeAlias = dict[str, str | bool]
 
 
 @final
-class Traced:
+class Traced(Staged):
     """A jitted function traced for one signature (JAX's ``jax.stages.Traced``).
 
     >>> import didax as dx
@@ -46,20 +43,6 @@ class Traced:
     ShapeDtypeStruct(shape=(3,), dtype=float32)
     """
 
-    def __init__(
-        self,
-        entry: Entry,
-        name: str,
-        layout: SpmdLayout | None,
-        in_tree: Any,
-        donated: frozenset[int] = frozenset(),
-    ) -> None:
-        self._entry = entry
-        self._name = name
-        self._layout = layout
-        self._in_tree = in_tree
-        self._donated = donated
-
     @property
     def jaxpr(self) -> ClosedJaxpr:
         """The traced program, its constants closed over (as ``make_jaxpr`` prints it)."""
@@ -70,25 +53,9 @@ class Traced:
         return self._name
 
     @property
-    def in_tree(self) -> tree_util.PyTreeDef:
-        """The pytree structure of ``(args, kwargs)``, static arguments left out."""
-        in_tree: tree_util.PyTreeDef = self._in_tree
-        return in_tree
-
-    @property
-    def out_info(self) -> Any:
-        """The results' shapes and dtypes, a pytree of ``ShapeDtypeStruct``."""
-        return out_info(self._entry)
-
-    @property
     def spmd_layout(self) -> SpmdLayout | None:
         """The program's layout over a mesh, or None for one device."""
         return self._layout
-
-    @property
-    def args_info(self) -> Any:
-        """The pytree of ``(args, kwargs)`` with an ``ArgInfo`` per array argument."""
-        return self.lower().args_info
 
     def lower(self) -> Lowered:
         return Lowered(self._entry, self._name, self._layout, self._in_tree, self._donated)
