@@ -20,6 +20,7 @@ from jax import tree_util
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array
+from didax.core.shape_poly import is_symbolic_dim
 from didax.core.sharding import NamedSharding, SingleDeviceSharding
 from didax.core.values import get_aval
 from didax.interpreters.staging import trace_to_jaxpr
@@ -76,7 +77,8 @@ def block_until_ready(x: Any) -> Any:
 
 
 def _shape_tuple(shape: Sequence[int]) -> tuple[int, ...]:
-    return tuple(int(d) for d in shape)
+    # A symbolic dimension (``export.symbolic_shape``) stands for an int.
+    return tuple(d if is_symbolic_dim(d) else int(d) for d in shape)
 
 
 @final

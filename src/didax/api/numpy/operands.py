@@ -31,7 +31,7 @@ import didax.interpreters  # noqa: F401  (installs the root trace and all rules)
 from didax.api.jit import jit
 from didax.api.numpy.array_types import Array as Array
 from didax.api.numpy.array_types import ArrayLike as ArrayLike
-from didax.core import dtypes, lax, values
+from didax.core import dtypes, lax, shape_poly, values
 from didax.core.array import Array as DidaxArray
 from didax.core.basearray import HostArray, Value
 from didax.core.config import config
@@ -39,6 +39,7 @@ from didax.core.dtypes import DType, DTypeLike
 from didax.core.errors import ConcretizationTypeError, ShapeError
 from didax.core.primitive import Primitive
 from didax.core.promotion import convert, result_type
+from didax.core.shape_poly import is_constant_shape
 from didax.core.source_info import user_frame_summary
 from didax.core.trace import Tracer, current_trace
 from didax.core.values import (
@@ -189,6 +190,8 @@ def broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     if len({len(s) for s in full}) > 1:
         _rank_promotion(name, shapes)
     try:
+        if not all(is_constant_shape(s) for s in shapes):
+            return shape_poly.broadcast_shapes(*shapes)
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
         # A TypeError (ShapeError), as lax's and JAX's, pointing at the user's line.
