@@ -22,9 +22,10 @@ Design rules:
 
 from __future__ import annotations
 
+import math
 import operator
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Final, TypeAlias, cast, final
 
 import attrs
@@ -104,6 +105,12 @@ class DimExpr:
 
     def _as_dict(self) -> dict[Monomial, int]:
         return dict(self.terms)
+
+    def evaluate(self, sizes: Mapping[str, int]) -> int | None:
+        """The value at the variables' ``sizes`` (None where one is missing)."""
+        if not self.variables() <= sizes.keys():
+            return None
+        return self.constant + sum(c * math.prod(sizes[v] for v in m) for m, c in self.terms)
 
     def variables(self) -> frozenset[str]:
         return frozenset(v for m, _ in self.terms for v in m)

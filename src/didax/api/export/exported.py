@@ -36,6 +36,8 @@ from didax.api.export import serialization
 from didax.api.export.serialization import AnyAval, SymbolicArray
 from didax.api.jit import Jitted
 from didax.core.abstract import ShapedArray
+from didax.core import shape_poly
+from didax.core.shape_poly import is_constant_shape, is_symbolic_dim
 from didax.core.trace import current_trace
 from didax.interpreters.evaluation import EVAL_TRACE
 from didax.lowering import portable, xla
@@ -163,6 +165,7 @@ class Exported:
                 f"{where}: called with arguments of types {[a.str_short() for a in got]}, "
                 f"exported for {[a.str_short() for a in self.in_avals]}"
             )
+        _check_dimension_sizes(where, got, self.in_avals)
         kept = tuple(got[i] for i in self.module_kept_var_idx)
         compiled = self._compiled.get(kept)
         if compiled is None:
@@ -181,14 +184,48 @@ class Exported:
 def _fits(got: ShapedArray, want: AnyAval) -> bool:
     """Whether an argument of type ``got`` fits ``want`` (a symbolic dimension fits any size).
 
-    The sizes given to symbolic dimensions are checked by the module itself
-    (its shape assertions, when refined for them).
+    The sizes given to symbolic dimensions are checked by ``_check_dimension_sizes``
+    (and by the module itself, when refined for them).
     """
     if got.dtype != want.dtype or got.ndim != want.ndim:
         return False
-    if isinstance(want, SymbolicArray):
-        return all(isinstance(w, str) or w == g for g, w in zip(got.shape, want.shape, strict=True))
-    return got.shape == want.shape
+    return all(
+        isinstance(w, str) or is_symbolic_dim(w) or w == g
+        for g, w in zip(got.shape, want.shape, strict=True)
+    )
+
+
+def _check_dimension_sizes(
+    where: str, got: Sequence[ShapedArray], want: Sequence[AnyAval]
+) -> None:
+    """Raises JAX's ValueError where the arguments give a dimension variable two sizes.
+
+    A variable takes its size from the first dimension that is exactly it;
+    every symbolic dimension is then evaluated and compared. (A dimension
+    JAX wrote in a form didax does not parse is left to the module's checks.)
+    """
+    sizes: dict[str, int] = {}
+    symbolic: list[tuple[str, shape_poly.DimExpr, int]] = []
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        for axis, (size, dim) in enumerate(zip(g.shape, w.shape, strict=True)):
+            if isinstance(dim, str):
+                try:
+                    (dim,) = shape_poly.symbolic_shape(dim)
+                except ValueError:
+                    continue
+            if isinstance(dim, shape_poly.DimExpr):
+                symbolic.append((f"args[{i}].shape[{axis}]", dim, size))
+    for name, dim, size in symbolic:
+        if len(dim.terms) == 1 and dim.terms[0] == ((dim.terms[0][0][0],), 1) and not dim.constant:
+            sizes.setdefault(dim.terms[0][0][0], size)
+    for name, dim, size in symbolic:
+        value = dim.evaluate(sizes)
+        if value is not None and value != size:
+            raise ValueError(
+                f"{where}: Input shapes do not match the polymorphic shapes specification: "
+                f"dimension size {name} (= {size}) and the specification '{dim}' "
+                f"(= {value}) with {', '.join(f'{k} = {v}' for k, v in sorted(sizes.items()))}"
+            )
 
 
 def export(
@@ -242,7 +279,8 @@ def export(
             mlir_module_serialized=artifact,
             calling_convention_version=_CALLING_CONVENTION_VERSION,
             module_kept_var_idx=tuple(range(len(in_avals))),
-            uses_global_constants=False,
+            # As JAX's: a module with dimension variables is refined at each call's shapes.
+            uses_global_constants=not all(is_constant_shape(a.shape) for a in in_avals),
         )
 
     return do_export
