@@ -254,6 +254,10 @@ class DimensionSizes(Protocol):
     def bind(self, args: Sequence[IrValue]) -> None:
         """Computes the sizes from ``main``'s arguments (at its entry)."""
 
+    def size(self, d: int) -> IrValue:
+        """The size ``d`` (an int or a ``shape_poly.DimExpr``) as a rank-0 ``i64`` value."""
+        ...
+
     def shape_operand(self, shape: Sequence[int]) -> IrValue:
         """``shape`` as a 1-d ``i64`` tensor (the operand of the dynamic shape ops)."""
         ...

@@ -12,8 +12,9 @@ Design rules:
 - Only primitives whose lowering is known to be right with ``?`` sizes take
   symbolic operands: the element-wise family (its ops infer their result
   types), conversions, ``dot_general``, ``transpose``, the monoid
-  reductions, ``select_n``, and the rules here (broadcasts, reshapes and
-  nested jit calls, which are inlined so the sizes stay in ``main``). Any other raises at export time, naming the primitive
+  reductions, ``select_n``, and the rules here (broadcasts, reshapes,
+  ``dim_as_value`` (a size as a number) and nested jit calls, which are
+  inlined so the sizes stay in ``main``). Any other raises at export time, naming the primitive
   and its operand types; an equation whose types are all concrete lowers
   as usual.
 """
@@ -33,6 +34,7 @@ from didax.core.lax.conversions import convert_element_type_p
 from didax.core.lax.jit import jit_p
 from didax.core.lax.reductions import reduce_max_p, reduce_min_p, reduce_sum_p
 from didax.core.lax.selection import select_n_p
+from didax.core.lax.shape_poly import dim_as_value_p
 from didax.core.lax.structural import broadcast_in_dim_p, reshape_p, transpose_p
 from didax.core.primitive import Primitive
 from didax.core.shape_poly import DimExpr, all_dim_vars, is_constant_shape
@@ -173,6 +175,17 @@ def _reshape(
     sizes: SymbolicSizes, ctx: LoweringRuleContext, x: IrValue, *, new_sizes: tuple[int, ...]
 ) -> list[IrValue]:
     return [hlo.dynamic_reshape(_result_type(ctx), x, sizes.shape_operand(new_sizes))]
+
+
+@LOWERING_RULES.defines(dim_as_value_p)
+def _dim_as_value(ctx: LoweringRuleContext, *, dim: DimExpr) -> list[IrValue]:
+    sizes = ctx.module_context.sizes
+    if sizes is None:
+        raise NotImplementedError(
+            f"dim_as_value({dim}): the size of a symbolic dimension is computed only in a "
+            "module with symbolic argument shapes (export)"
+        )
+    return [hlo.convert(_result_type(ctx), sizes.size(dim))]
 
 
 @_rule(jit_p)
