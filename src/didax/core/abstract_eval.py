@@ -24,8 +24,8 @@ from typing import Any, Final, Protocol
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.errors import DTypeError, ShapeError
-from didax.core.shape_poly import is_constant_shape
 from didax.core.primitive import Primitive, RuleTable
+from didax.core.shape_poly import is_constant_shape
 
 
 class AbstractEvalRule(Protocol):
@@ -112,7 +112,10 @@ def abstract_eval(
     outs = out if isinstance(out, list) else [out]
     for aval in outs:
         # (A symbolic dimension's size is checked by the module at each call.)
-        if is_constant_shape(aval.shape) and math.prod(aval.shape) * aval.dtype.itemsize > _MAX_BYTES:
+        if (
+            is_constant_shape(aval.shape)
+            and math.prod(aval.shape) * aval.dtype.itemsize > _MAX_BYTES
+        ):
             # XLA's shape arithmetic is 64-bit: compiling such a shape aborts
             # the process (as it does under JAX), so it is refused here.
             reason = f"the result {aval.str_short()} has more bytes than 64-bit sizes can count"

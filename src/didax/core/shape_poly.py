@@ -25,8 +25,8 @@ from __future__ import annotations
 import math
 import operator
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Final, TypeAlias, cast, final
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Final, SupportsIndex, TypeAlias, cast, final
 
 import attrs
 
@@ -57,6 +57,10 @@ class InconclusiveDimensionOperation(Exception):
 Monomial: TypeAlias = tuple[str, ...]
 
 
+def _strings(texts: Iterable[str]) -> tuple[str, ...]:
+    return tuple(texts)
+
+
 @final
 @attrs.frozen
 class SymbolicScope:
@@ -66,7 +70,7 @@ class SymbolicScope:
     ()
     """
 
-    constraints_str: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    constraints_str: tuple[str, ...] = attrs.field(default=(), converter=_strings)
 
     def __attrs_post_init__(self) -> None:
         if self.constraints_str:
@@ -111,6 +115,13 @@ class DimExpr:
         if not self.variables() <= sizes.keys():
             return None
         return self.constant + sum(c * math.prod(sizes[v] for v in m) for m, c in self.terms)
+
+    def as_variable(self) -> str | None:
+        """The variable's name when this is exactly one variable (``b``, not ``2*b``)."""
+        if self.constant or len(self.terms) != 1:
+            return None
+        ((monomial, coefficient),) = self.terms
+        return monomial[0] if len(monomial) == 1 and coefficient == 1 else None
 
     def variables(self) -> frozenset[str]:
         return frozenset(v for m, _ in self.terms for v in m)
@@ -186,8 +197,10 @@ class DimExpr:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, DimExpr | int):
             return NotImplemented
-        return isinstance(other, DimExpr) and self.terms == other.terms and (
-            self.constant == other.constant
+        return (
+            isinstance(other, DimExpr)
+            and self.terms == other.terms
+            and (self.constant == other.constant)
         )
 
     def __ne__(self, other: object) -> bool:
@@ -306,7 +319,7 @@ def broadcast_shapes(*shapes: Sequence[DimSize]) -> tuple[int, ...]:
     return _as_shape(out)
 
 
-def dims(shape: Sequence[object]) -> tuple[int, ...]:
+def dims(shape: Sequence[SupportsIndex]) -> tuple[int, ...]:
     """``shape`` with each size an int (``operator.index``) or kept where symbolic."""
     return _as_shape([d if isinstance(d, DimExpr) else operator.index(d) for d in shape])
 
@@ -328,7 +341,7 @@ class _Parser:
     def __init__(self, spec: str, like: Sequence[int | None] | None) -> None:
         self.spec = spec
         self.like = like
-        self.tokens = [t for t in self._tokenize(spec)]
+        self.tokens = list(self._tokenize(spec))
         self.pos = 0
 
     @staticmethod
@@ -459,7 +472,7 @@ def symbolic_shape(
     >>> symbolic_shape("_, b", like=(5, None))
     (5, b)
     """
-    SymbolicScope(tuple(constraints))  # raises for constraints
+    SymbolicScope(constraints)  # raises for constraints
     del scope  # its constraints are empty: variables compare by name alone
     if shape_spec is None:
         shape_spec = "..."

@@ -57,7 +57,7 @@ from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.effects import ordered
 from didax.core.primitive import Primitive, RuleTable, registering_module
-from didax.core.shape_poly import is_constant_shape
+from didax.core.shape_poly import DimExpr, is_constant_shape, is_symbolic_dim
 from didax.ir.fingerprint import Fingerprint, fingerprint
 from didax.ir.jaxpr import Atom, Jaxpr, Literal, Var
 from didax.lowering import xla
@@ -201,7 +201,7 @@ def dtype_to_ir_type(dtype: np.dtype[Any]) -> ir.Type:
 
 def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
     dynamic = ir.ShapedType.get_dynamic_size()
-    shape = [d if isinstance(d, int) else dynamic for d in aval.shape]
+    shape = [dynamic if is_symbolic_dim(d) else d for d in aval.shape]
     return ir.RankedTensorType.get(shape, dtype_to_ir_type(aval.dtype))
 
 
@@ -254,7 +254,7 @@ class DimensionSizes(Protocol):
     def bind(self, args: Sequence[IrValue]) -> None:
         """Computes the sizes from ``main``'s arguments (at its entry)."""
 
-    def size(self, d: int) -> IrValue:
+    def size(self, d: int | DimExpr) -> IrValue:
         """The size ``d`` (an int or a ``shape_poly.DimExpr``) as a rank-0 ``i64`` value."""
         ...
 
@@ -274,7 +274,6 @@ class DimensionSizes(Protocol):
 
 # The symbolic lowering in progress (innermost last), for ``broadcast_scalar``.
 _ACTIVE_SIZES: Final[list[DimensionSizes]] = []
-
 
 
 @final

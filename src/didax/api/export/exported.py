@@ -33,10 +33,10 @@ from jax import tree_util
 
 from didax.api.arrays import leaf_aval
 from didax.api.export import serialization
-from didax.api.export.serialization import AnyAval, SymbolicArray
+from didax.api.export.serialization import AnyAval
 from didax.api.jit import Jitted
-from didax.core.abstract import ShapedArray
 from didax.core import shape_poly
+from didax.core.abstract import ShapedArray
 from didax.core.shape_poly import is_constant_shape, is_symbolic_dim
 from didax.core.trace import current_trace
 from didax.interpreters.evaluation import EVAL_TRACE
@@ -195,29 +195,24 @@ def _fits(got: ShapedArray, want: AnyAval) -> bool:
     )
 
 
-def _check_dimension_sizes(
-    where: str, got: Sequence[ShapedArray], want: Sequence[AnyAval]
-) -> None:
+def _check_dimension_sizes(where: str, got: Sequence[ShapedArray], want: Sequence[AnyAval]) -> None:
     """Raises JAX's ValueError where the arguments give a dimension variable two sizes.
 
     A variable takes its size from the first dimension that is exactly it;
     every symbolic dimension is then evaluated and compared. (A dimension
     JAX wrote in a form didax does not parse is left to the module's checks.)
     """
-    sizes: dict[str, int] = {}
     symbolic: list[tuple[str, shape_poly.DimExpr, int]] = []
     for i, (g, w) in enumerate(zip(got, want, strict=True)):
-        for axis, (size, dim) in enumerate(zip(g.shape, w.shape, strict=True)):
-            if isinstance(dim, str):
-                try:
-                    (dim,) = shape_poly.symbolic_shape(dim)
-                except ValueError:
-                    continue
-            if isinstance(dim, shape_poly.DimExpr):
+        for axis, (size, written) in enumerate(zip(g.shape, w.shape, strict=True)):
+            dim = _parsed_dimension(written)
+            if dim is not None:
                 symbolic.append((f"args[{i}].shape[{axis}]", dim, size))
-    for name, dim, size in symbolic:
-        if len(dim.terms) == 1 and dim.terms[0] == ((dim.terms[0][0][0],), 1) and not dim.constant:
-            sizes.setdefault(dim.terms[0][0][0], size)
+    sizes: dict[str, int] = {}
+    for _, dim, size in symbolic:
+        var = dim.as_variable()
+        if var is not None:
+            sizes.setdefault(var, size)
     for name, dim, size in symbolic:
         value = dim.evaluate(sizes)
         if value is not None and value != size:
@@ -226,6 +221,16 @@ def _check_dimension_sizes(
                 f"dimension size {name} (= {size}) and the specification '{dim}' "
                 f"(= {value}) with {', '.join(f'{k} = {v}' for k, v in sorted(sizes.items()))}"
             )
+
+
+def _parsed_dimension(written: object) -> shape_poly.DimExpr | None:
+    """A symbolic dimension of an exported type: didax's, or JAX's text parsed (if didax can)."""
+    if isinstance(written, str):
+        try:
+            written = shape_poly.symbolic_shape(written)[0]
+        except ValueError:
+            return None
+    return written if isinstance(written, shape_poly.DimExpr) else None
 
 
 def export(

@@ -16,7 +16,7 @@ from typing import Any
 from jax import tree_util
 
 from didax.api.arrays import ShapeDtypeStruct, leaf_aval
-from didax.core.shape_poly import SymbolicScope, is_symbolic_dim, symbolic_shape
+from didax.core.shape_poly import SymbolicScope, dims, is_symbolic_dim, symbolic_shape
 
 __all__ = ["SymbolicScope", "is_symbolic_dim", "symbolic_args_specs", "symbolic_shape"]
 
@@ -36,12 +36,12 @@ def symbolic_args_specs(
     >>> symbolic_args_specs((np.zeros((3, 4), np.float32), np.zeros(3, np.int32)), "b, ...")
     (ShapeDtypeStruct(shape=(b, 4), dtype=float32), ShapeDtypeStruct(shape=(b,), dtype=int32))
     """
-    scope = SymbolicScope(tuple(constraints)) if scope is None else scope
+    scope = SymbolicScope(constraints) if scope is None else scope
 
     def spec_for(spec: str | None, arg: Any) -> ShapeDtypeStruct:
         aval = leaf_aval(arg)
         shape = symbolic_shape(spec, scope=scope, like=aval.shape)
-        return ShapeDtypeStruct(shape, aval.dtype)
+        return ShapeDtypeStruct(dims(shape), aval.dtype)
 
     if isinstance(shapes_specs, str) or shapes_specs is None:
         return tree_util.tree_map(lambda a: spec_for(shapes_specs, a), args)

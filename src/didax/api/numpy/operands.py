@@ -37,8 +37,8 @@ from didax.core.basearray import HostArray, Value
 from didax.core.config import config
 from didax.core.dtypes import DType, DTypeLike
 from didax.core.errors import ConcretizationTypeError, ShapeError
-from didax.core.primitive import Primitive
 from didax.core.lax.shape_poly import dimension_as_value
+from didax.core.primitive import Primitive
 from didax.core.promotion import convert, result_type
 from didax.core.shape_poly import is_constant_shape
 from didax.core.source_info import user_frame_summary
@@ -129,8 +129,10 @@ def operand(x: ArrayLike) -> Operand:
     """
     if type(x) is DidaxArray:
         return x
-    if isinstance(x, shape_poly.DimExpr):
-        return cast(Operand, dimension_as_value(x))  # a symbolic size used as a number
+    if shape_poly.is_symbolic_dim(x):
+        return cast(
+            Operand, dimension_as_value(cast(shape_poly.DimExpr, x))
+        )  # a symbolic size used as a number
     if isinstance(x, (list, tuple)):
         raise TypeError(
             f"{_calling_function()} requires ndarray or scalar arguments, got "
@@ -145,7 +147,7 @@ def operand(x: ArrayLike) -> Operand:
 
 def is_array_like(x: object) -> TypeGuard[values.ArrayLike]:
     """A value (not a list, as for JAX's operators): what the array operators accept."""
-    return is_value(x) or isinstance(x, shape_poly.DimExpr)
+    return is_value(x) or shape_poly.is_symbolic_dim(x)
 
 
 def _calling_function() -> str:

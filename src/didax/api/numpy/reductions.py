@@ -11,8 +11,6 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import divide
 from didax.api.numpy.manipulation import ravel, reshape
