@@ -4,8 +4,9 @@ Each table row is one function written twice (didax's and JAX's NumPy):
 didax exports it, runs it, and JAX deserializes didax's bytes and runs
 them (eagerly and under ``jax.jit``); JAX exports it and didax
 deserializes JAX's bytes and runs them; every result matches JAX's own
-call. Then the fields both sides read, and the refusals (symbolic
-dimensions, several platforms, wrong arguments), each by name.
+call. Then the fields both sides read, and the refusals (several
+platforms, wrong arguments), each by name; batch-polymorphic exports are
+``test_export_symbolic``'s.
 """
 
 from __future__ import annotations

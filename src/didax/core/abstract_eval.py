@@ -25,7 +25,7 @@ from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.errors import DTypeError, ShapeError
 from didax.core.primitive import Primitive, RuleTable
-from didax.core.shape_poly import is_constant_shape
+from didax.core.shape_poly import InconclusiveDimensionOperation, is_constant_shape
 
 
 class AbstractEvalRule(Protocol):
@@ -109,6 +109,13 @@ def abstract_eval(
         out = ABSTRACT_EVAL[prim](*avals, **params)
     except TypingFailure as failure:
         raise typing_error(prim, avals, params, failure) from None
+    except InconclusiveDimensionOperation as undecided:
+        # A shape rule that needs concrete sizes, given symbolic ones: say which.
+        types = ", ".join(a.str_short() for a in avals)
+        raise InconclusiveDimensionOperation(
+            f"{prim.name}({types}): symbolic dimensions are not supported by its shape "
+            f"rule: {undecided}"
+        ) from None
     outs = out if isinstance(out, list) else [out]
     for aval in outs:
         # (A symbolic dimension's size is checked by the module at each call.)

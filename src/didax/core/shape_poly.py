@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import operator
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Final, SupportsIndex, TypeAlias, cast, final
 
 import attrs
@@ -319,9 +319,11 @@ def broadcast_shapes(*shapes: Sequence[DimSize]) -> tuple[int, ...]:
     return _as_shape(out)
 
 
-def dims(shape: Sequence[SupportsIndex]) -> tuple[int, ...]:
-    """``shape`` with each size an int (``operator.index``) or kept where symbolic."""
-    return _as_shape([d if isinstance(d, DimExpr) else operator.index(d) for d in shape])
+def dims(
+    shape: Sequence[SupportsIndex], to_int: Callable[[SupportsIndex], int] = int
+) -> tuple[int, ...]:
+    """``shape`` with each size made an int by ``to_int``, or kept where symbolic."""
+    return _as_shape([d if isinstance(d, DimExpr) else to_int(d) for d in shape])
 
 
 def _as_shape(sizes: Sequence[object]) -> tuple[int, ...]:

@@ -7,13 +7,15 @@ Design rules:
   (``lowering.portable``). Its serialized bytes are JAX's (see
   ``serialization``), so ``jax.export.deserialize`` calls what didax
   exported, and ``deserialize`` here calls what JAX exported.
-- The calling convention is JAX's version 10 for a program with concrete
-  shapes, no effects and one device: ``main`` takes the flattened array
-  arguments and returns the flattened results. didax makes no dimension
-  variables, platform-index arguments or effect tokens (the parts of the
-  convention a polymorphic, multi-platform or effectful export adds); it
-  calls JAX's shape-polymorphic exports, whose ``main`` computes its
-  dimension variables from its arguments' shapes.
+- The calling convention is JAX's version 10 for a program with no
+  effects and one device: ``main`` takes the flattened array arguments and
+  returns the flattened results. With symbolic dimensions in the specs
+  (``symbolic.symbolic_shape``), ``main`` computes its dimension variables
+  from its arguments' shapes, as JAX's does (``lowering.shape_poly``), and
+  the export says it ``uses_global_constants``, as JAX's: callers refine
+  the module at each call's shapes. didax makes no platform-index
+  arguments or effect tokens (what a multi-platform or effectful export
+  adds).
 - ``Exported.call`` compiles the artifact once per ``Exported`` (once per
   argument shapes of a polymorphic one, refined for them as JAX refines
   it) and runs it eagerly on arguments of the exported types; under a

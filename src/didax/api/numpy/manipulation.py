@@ -96,7 +96,7 @@ def reshape(a: ArrayLike, shape: int | Sequence[int], order: str = "C") -> Array
         raise NotImplementedError(f"reshape: only order='C' is supported, got {order!r}")
     v = as_result(operand(a))
     aval = get_aval(v)
-    dims = list(shape_poly.dims(as_sequence(shape)))
+    dims = list(shape_poly.dims(as_sequence(shape), operator.index))
     unknown = [i for i, d in enumerate(dims) if d == -1]
     if len(unknown) > 1 or builtins.any(d < -1 for d in dims):
         raise ValueError(f"reshape: invalid shape {tuple(dims)}")
