@@ -23,7 +23,6 @@ Design rules:
 from __future__ import annotations
 
 import math
-import operator
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Final, SupportsIndex, TypeAlias, cast, final
