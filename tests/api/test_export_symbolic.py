@@ -56,7 +56,20 @@ def _structural(np_: Any, x: Any) -> Any:
     return x.sum(axis=1), x.max(axis=0), x.T, r, r @ r
 
 
-ROWS: list[Callable[[Any, Any], Any]] = [_mlp, _elementwise, _structural]
+def _grad(np_: Any, x: Any) -> Any:
+    # The gradient of a batch-mean loss (its transpose broadcasts back over b).
+    grad = jax.grad if np_ is jnp else dx.grad
+    return grad(lambda w: np_.mean(np_.tanh(x @ w) ** 2))(_W1.astype(x.dtype))
+
+
+def _nn(np_: Any, x: Any) -> Any:
+    # Custom-derivative functions, a softmax over b, added and removed axes.
+    nn = jax.nn if np_ is jnp else dx.nn
+    e = np_.expand_dims(x, 1)
+    return nn.relu(x), nn.softmax(x, axis=0), np_.squeeze(e * e, 1), np_.mean(x, 0, keepdims=True)
+
+
+ROWS: list[Callable[[Any, Any], Any]] = [_mlp, _elementwise, _structural, _grad, _nn]
 
 
 def _export(fn: Callable[[Any, Any], Any], dtype: Any) -> Any:

@@ -7,16 +7,17 @@ Design rules:
   as JAX's ``_wrap_main_func`` computes its dimension arguments), once at
   its entry; an op whose result size must be given as a value gets a shape
   operand evaluated from those sizes (``dynamic_broadcast_in_dim``,
-  ``dynamic_reshape``). jaxlib's shape refinement makes
-  the module static again at each call's shapes.
+  ``dynamic_reshape``). jaxlib's shape refinement makes the module static
+  again at each call's shapes.
 - Only primitives whose lowering is known to be right with ``?`` sizes take
   symbolic operands: the element-wise family (its ops infer their result
   types), conversions, ``dot_general``, ``transpose``, the monoid
-  reductions, ``select_n``, and the rules here (broadcasts, reshapes,
-  ``dim_as_value`` (a size as a number) and nested jit calls, which are
-  inlined so the sizes stay in ``main``). Any other raises at export time, naming the primitive
-  and its operand types; an equation whose types are all concrete lowers
-  as usual.
+  reductions, ``select_n``, custom-derivative calls (their body, inlined),
+  and the rules here: broadcasts, reshapes (squeeze and expand_dims too),
+  ``dim_as_value`` (a size as a number) and nested jit calls, inlined so
+  the sizes stay in ``main``. Any other raises at export time, naming the
+  primitive and its operand types; an equation whose types are all
+  concrete lowers as usual.
 """
 
 from __future__ import annotations
@@ -31,11 +32,18 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from didax.core.abstract import ShapedArray
 from didax.core.lax.contractions import dot_general_p
 from didax.core.lax.conversions import convert_element_type_p
+from didax.core.lax.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from didax.core.lax.jit import jit_p
 from didax.core.lax.reductions import reduce_max_p, reduce_min_p, reduce_sum_p
 from didax.core.lax.selection import select_n_p
 from didax.core.lax.shape_poly import dim_as_value_p
-from didax.core.lax.structural import broadcast_in_dim_p, reshape_p, transpose_p
+from didax.core.lax.structural import (
+    broadcast_in_dim_p,
+    expand_dims_p,
+    reshape_p,
+    squeeze_p,
+    transpose_p,
+)
 from didax.core.primitive import Primitive
 from didax.core.shape_poly import DimExpr, all_dim_vars, is_constant_shape
 from didax.ir.jaxpr import Jaxpr
@@ -69,6 +77,9 @@ _AS_USUAL: Final = frozenset(
         reduce_max_p,
         reduce_min_p,
         select_n_p,
+        # Their lowering is their body's, inlined (as the nested jit calls here).
+        custom_jvp_call_p,
+        custom_vjp_call_p,
     }
 )
 _ELEMENTWISE_MODULE: Final = "didax.lowering.elementwise"
@@ -171,10 +182,14 @@ def _broadcast_in_dim(
 
 
 @_rule(reshape_p)
+@_rule(squeeze_p)
+@_rule(expand_dims_p)
 def _reshape(
-    sizes: SymbolicSizes, ctx: LoweringRuleContext, x: IrValue, *, new_sizes: tuple[int, ...]
+    sizes: SymbolicSizes, ctx: LoweringRuleContext, x: IrValue, **params: object
 ) -> list[IrValue]:
-    return [hlo.dynamic_reshape(_result_type(ctx), x, sizes.shape_operand(new_sizes))]
+    # Each keeps the elements in order: a reshape to the result's shape.
+    shape = sizes.shape_operand(ctx.avals_out[0].shape)
+    return [hlo.dynamic_reshape(_result_type(ctx), x, shape)]
 
 
 @LOWERING_RULES.defines(dim_as_value_p)
