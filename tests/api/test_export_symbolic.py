@@ -24,7 +24,7 @@ from jax import export as jexport
 
 import didax as dx
 import didax.numpy as dnp
-from didax.core.shape_poly import InconclusiveDimensionOperation
+from didax.errors import InconclusiveDimensionOperation
 
 JAX_READS: Any = pytest.mark.skipif(
     importlib.util.find_spec("flatbuffers") is None,

@@ -29,6 +29,8 @@ from typing import Final, SupportsIndex, TypeAlias, cast, final
 
 import attrs
 
+from didax.core.errors import InconclusiveDimensionOperation
+
 __all__ = [
     "DimExpr",
     "InconclusiveDimensionOperation",
@@ -46,10 +48,6 @@ _HELP: Final = (
     "are non-constant, and the result of the operation cannot be represented as\n"
     "a boolean value for all values of the symbolic dimensions involved."
 )
-
-
-class InconclusiveDimensionOperation(Exception):
-    """A comparison or conversion of symbolic dimensions no single answer fits (JAX's)."""
 
 
 # A monomial: its variables' names, sorted, repeated per power (``("a", "a", "b")`` is a^2*b).
