@@ -121,17 +121,24 @@ def test_types_print_the_symbol_as_jax() -> None:
     assert jexp.uses_global_constants
 
 
-def test_wrong_sizes_raise() -> None:
+def test_wrong_sizes_raise_as_jax() -> None:
     exp = _export(_mlp, np.float32)
-    with pytest.raises(TypeError, match=r"types \['f32\[3,5\]'\], exported for \['f32\[b,4\]'\]"):
-        exp.call(np.zeros((3, 5), np.float32))
     spec = jexport.symbolic_args_specs(np.zeros((3, 4), np.float32), "b, 4")
-    jexp = jexport.export(jax.jit(lambda x: x))(spec)
-    with pytest.raises(ValueError, match="Shape mismatch"):  # JAX refuses it too
-        jexp.call(np.zeros((3, 5), np.float32))
+    jexp = jexport.export(jax.jit(lambda x: _mlp(jnp, x)))(spec)
+    bad_args = [
+        (np.zeros((3, 5), np.float32), "Shape mismatch"),
+        (np.zeros((3, 4), np.int32), "Dtype mismatch"),
+        (np.zeros(3, np.float32), "Rank mismatch"),
+    ]
+    for bad, what in bad_args:
+        with pytest.raises(ValueError, match=what) as theirs:
+            jexp.call(bad)
+        with pytest.raises(ValueError, match=what) as ours:
+            exp.call(bad)
+        assert str(theirs.value) in str(ours.value)
     args = dx.export.symbolic_args_specs((np.zeros((3, 4)), np.zeros(3)), "b, ...")
     two = dx.export.export(dx.jit(lambda x, y: x.sum(axis=1) + y))(*args)
-    with pytest.raises(ValueError, match=r"args\[1\].shape\[0\] \(= 2\).*'b' \(= 3\)"):
+    with pytest.raises(ValueError, match=r"args\[1\].shape\[0\] \(= 2\) and the spec.*'b' \(= 3\)"):
         two.call(np.zeros((3, 4)), np.zeros(2))
 
 

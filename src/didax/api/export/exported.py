@@ -39,7 +39,7 @@ from didax.api.export.serialization import AnyAval
 from didax.api.jit import Jitted
 from didax.core import shape_poly
 from didax.core.abstract import ShapedArray
-from didax.core.shape_poly import is_constant_shape, is_symbolic_dim
+from didax.core.shape_poly import is_constant_shape
 from didax.core.trace import current_trace
 from didax.interpreters.evaluation import EVAL_TRACE
 from didax.lowering import portable, xla
@@ -162,12 +162,9 @@ class Exported:
                 f"structure: {tree}, exported for {self.in_tree}"
             )
         got = tuple(leaf_aval(x).strip_weak() for x in leaves)
-        if not all(_fits(a, w) for a, w in zip(got, self.in_avals, strict=True)):
-            raise TypeError(
-                f"{where}: called with arguments of types {[a.str_short() for a in got]}, "
-                f"exported for {[a.str_short() for a in self.in_avals]}"
-            )
-        _check_dimension_sizes(where, got, self.in_avals)
+        names = _argument_names(self.in_tree)
+        _check_types(where, names, got, self.in_avals)
+        _check_dimension_sizes(where, names, got, self.in_avals)
         kept = tuple(got[i] for i in self.module_kept_var_idx)
         compiled = self._compiled.get(kept)
         if compiled is None:
@@ -183,21 +180,46 @@ class Exported:
         return tree_util.tree_unflatten(self.out_tree, outs)
 
 
-def _fits(got: ShapedArray, want: AnyAval) -> bool:
-    """Whether an argument of type ``got`` fits ``want`` (a symbolic dimension fits any size).
+def _argument_names(in_tree: Any) -> list[str]:
+    """Each flat argument's name in JAX's error messages: ``args[0]``, ``kwargs['k']``..."""
+    placeholders = tree_util.tree_unflatten(in_tree, [0] * in_tree.num_leaves)
+    paths = [path for path, _ in tree_util.tree_flatten_with_path(placeholders)[0]]
+    return [("args" if p[0].idx == 0 else "kwargs") + tree_util.keystr(p[1:]) for p in paths]
 
-    The sizes given to symbolic dimensions are checked by ``_check_dimension_sizes``
-    (and by the module itself, when refined for them).
+
+def _written_shape(aval: AnyAval) -> str:
+    """The shape as JAX prints it in its errors: ``(b, 4)``."""
+    dims = [str(_parsed_dimension(d) or d) for d in aval.shape]
+    return f"({', '.join(dims)}{',' if len(dims) == 1 else ''})"
+
+
+def _check_types(
+    where: str, names: Sequence[str], got: Sequence[ShapedArray], want: Sequence[AnyAval]
+) -> None:
+    """JAX's ValueErrors for arguments whose rank, dtype or a fixed size differs from the export's.
+
+    A symbolic dimension fits any size here; ``_check_dimension_sizes``
+    checks the sizes given to them (and the module does, when refined).
     """
-    if got.dtype != want.dtype or got.ndim != want.ndim:
-        return False
-    return all(
-        isinstance(w, str) or is_symbolic_dim(w) or w == g
-        for g, w in zip(got.shape, want.shape, strict=True)
-    )
+    for name, g, w in zip(names, got, want, strict=True):
+        expected = f"expected {_written_shape(w)} and called with {g.shape}"
+        if g.ndim != w.ndim:
+            raise ValueError(f"{where}: Rank mismatch for {name}: {expected}")
+        if g.dtype != w.dtype:
+            raise ValueError(
+                f"{where}: Dtype mismatch for {name}: expected {w.dtype} and called with {g.dtype}"
+            )
+        for axis, (size, dim) in enumerate(zip(g.shape, w.shape, strict=True)):
+            if isinstance(dim, int) and dim != size:
+                raise ValueError(
+                    f"{where}: Shape mismatch for {name}.shape[{axis}] (expected same "
+                    f"constant): {expected}"
+                )
 
 
-def _check_dimension_sizes(where: str, got: Sequence[ShapedArray], want: Sequence[AnyAval]) -> None:
+def _check_dimension_sizes(
+    where: str, names: Sequence[str], got: Sequence[ShapedArray], want: Sequence[AnyAval]
+) -> None:
     """Raises JAX's ValueError where the arguments give a dimension variable two sizes.
 
     A variable takes its size from the first dimension that is exactly it;
@@ -205,11 +227,11 @@ def _check_dimension_sizes(where: str, got: Sequence[ShapedArray], want: Sequenc
     JAX wrote in a form didax does not parse is left to the module's checks.)
     """
     symbolic: list[tuple[str, shape_poly.DimExpr, int]] = []
-    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+    for name, g, w in zip(names, got, want, strict=True):
         for axis, (size, written) in enumerate(zip(g.shape, w.shape, strict=True)):
             dim = _parsed_dimension(written)
             if dim is not None:
-                symbolic.append((f"args[{i}].shape[{axis}]", dim, size))
+                symbolic.append((f"{name}.shape[{axis}]", dim, size))
     sizes: dict[str, int] = {}
     for _, dim, size in symbolic:
         var = dim.as_variable()
@@ -219,9 +241,10 @@ def _check_dimension_sizes(where: str, got: Sequence[ShapedArray], want: Sequenc
         value = dim.evaluate(sizes)
         if value is not None and value != size:
             raise ValueError(
-                f"{where}: Input shapes do not match the polymorphic shapes specification: "
-                f"dimension size {name} (= {size}) and the specification '{dim}' "
-                f"(= {value}) with {', '.join(f'{k} = {v}' for k, v in sorted(sizes.items()))}"
+                f"{where}: Input shapes do not match the polymorphic shapes specification. "
+                f"Found inconsistency between dimension size {name} (= {size}) and the "
+                f"specification '{dim}' (= {value}), with "
+                + ", ".join(f"'{k}' = {v}" for k, v in sorted(sizes.items()))
             )
 
 
