@@ -12,7 +12,8 @@ Design rules:
 - Only primitives whose lowering is known to be right with ``?`` sizes take
   symbolic operands: the element-wise family (its ops infer their result
   types), conversions, ``dot_general``, ``transpose``, the monoid
-  reductions, ``select_n``, custom-derivative calls (their body, inlined),
+  reductions, ``select_n``, ``clamp``, ``concatenate``, ``rev`` (their
+  StableHLO ops infer their result types), custom-derivative calls (their body, inlined),
   and the rules here: broadcasts, reshapes (squeeze and expand_dims too),
   ``dim_as_value`` (a size as a number) and nested jit calls, inlined so
   the sizes stay in ``main``. Any other raises at export time, naming the
@@ -35,12 +36,14 @@ from didax.core.lax.conversions import convert_element_type_p
 from didax.core.lax.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from didax.core.lax.jit import jit_p
 from didax.core.lax.reductions import reduce_max_p, reduce_min_p, reduce_sum_p
-from didax.core.lax.selection import select_n_p
+from didax.core.lax.selection import clamp_p, select_n_p
 from didax.core.lax.shape_poly import dim_as_value_p
 from didax.core.lax.structural import (
     broadcast_in_dim_p,
+    concatenate_p,
     expand_dims_p,
     reshape_p,
+    rev_p,
     squeeze_p,
     transpose_p,
 )
@@ -77,6 +80,9 @@ _AS_USUAL: Final = frozenset(
         reduce_max_p,
         reduce_min_p,
         select_n_p,
+        clamp_p,
+        concatenate_p,
+        rev_p,
         # Their lowering is their body's, inlined (as the nested jit calls here).
         custom_jvp_call_p,
         custom_vjp_call_p,
