@@ -23,6 +23,7 @@ Design rules:
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Final, SupportsIndex, TypeAlias, cast, final
@@ -220,6 +221,8 @@ class DimExpr:
 
     def _decide(self, other: DimSize, op: str) -> bool:
         """Whether ``self - other >= 0`` (``op`` ">=") or ``> 0`` (">"), when decidable."""
+        if not isinstance(other, DimExpr) and hasattr(other, "__index__"):
+            other = operator.index(other)  # NumPy's integers too
         if not isinstance(other, DimExpr | int):
             raise TypeError(f"cannot compare the symbolic dimension '{self}' with {other!r}")
         diff = self - other
