@@ -3,8 +3,7 @@
 A name of ``jax.export`` (JAX 0.10.2) absent from ``didax.export`` fails the
 test unless ``MISSING`` lists it with a reason, and a listed name that
 ``didax.export`` now has fails it too, so the list only shrinks. Issue 30
-allows 3% (none of these 13 names): the four below are the part of the
-issue not done, making symbolic dimensions (didax calls JAX's).
+allows 3% (none of these 13 names): didax has them all.
 """
 
 from __future__ import annotations
@@ -15,15 +14,7 @@ import jax.export
 
 import didax.export
 
-_SYMBOLIC: Final = (
-    "not implemented yet: exporting with symbolic dimensions needs a dimension type in "
-    "didax's abstract values (its shapes are concrete ints) and lowering to dynamically "
-    "shaped StableHLO; didax calls JAX's symbolic exports (refined at each call's shapes)"
-)
-
-MISSING: Final[dict[str, str]] = dict.fromkeys(
-    ("symbolic_shape", "symbolic_args_specs", "SymbolicScope", "is_symbolic_dim"), _SYMBOLIC
-)
+MISSING: Final[dict[str, str]] = {}
 
 
 def _jax_names() -> list[str]:

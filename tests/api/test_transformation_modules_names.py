@@ -34,12 +34,7 @@ _OFFLOAD: Final = (
 )
 
 MISSING: Final[dict[str, dict[str, str]]] = {
-    "errors": {
-        "InconclusiveDimensionOperation": (
-            "declined: raised by comparisons of JAX's symbolic dimensions (shape "
-            "polymorphism); didax's shapes are integers"
-        ),
-    },
+    "errors": {},
     "custom_derivatives": {
         "CustomVJPPrimal": _SYMBOLIC_ZEROS,
         "custom_vjp_primal_tree_values": _SYMBOLIC_ZEROS,

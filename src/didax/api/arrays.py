@@ -11,7 +11,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, final
+from typing import Any, SupportsIndex, final
 
 import attrs
 import numpy as np
@@ -20,6 +20,7 @@ from jax import tree_util
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array
+from didax.core.shape_poly import dims
 from didax.core.sharding import NamedSharding, SingleDeviceSharding
 from didax.core.values import get_aval
 from didax.interpreters.staging import trace_to_jaxpr
@@ -75,8 +76,9 @@ def block_until_ready(x: Any) -> Any:
     return x
 
 
-def _shape_tuple(shape: Sequence[int]) -> tuple[int, ...]:
-    return tuple(int(d) for d in shape)
+def _shape_tuple(shape: Sequence[SupportsIndex]) -> tuple[int, ...]:
+    # A symbolic dimension (``export.symbolic_shape``) stands for an int.
+    return dims(shape)
 
 
 @final

@@ -11,6 +11,7 @@ Design rules:
 
 from __future__ import annotations
 
+import math
 from typing import final
 
 import attrs
@@ -18,6 +19,7 @@ import numpy as np
 
 from didax.core import dtypes
 from didax.core.dtypes import DType
+from didax.core.shape_poly import is_constant_shape
 
 
 @final
@@ -29,6 +31,8 @@ class ShapedArray:
     'f32[2,3]'
     """
 
+    # An int per axis, or a ``shape_poly.DimExpr`` for a symbolic dimension
+    # (a batch-polymorphic export's): it compares and combines as an int does.
     shape: tuple[int, ...]
     dtype: DType
     weak_type: bool = False
@@ -39,6 +43,8 @@ class ShapedArray:
 
     @property
     def size(self) -> int:
+        if not is_constant_shape(self.shape):
+            return math.prod(self.shape)  # a symbolic dimension (``shape_poly.DimExpr``)
         return int(np.prod(self.shape, dtype=np.int64))
 
     def str_short(self) -> str:

@@ -25,6 +25,7 @@ from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.errors import DTypeError, ShapeError
 from didax.core.primitive import Primitive, RuleTable
+from didax.core.shape_poly import InconclusiveDimensionOperation, is_constant_shape
 
 
 class AbstractEvalRule(Protocol):
@@ -108,9 +109,20 @@ def abstract_eval(
         out = ABSTRACT_EVAL[prim](*avals, **params)
     except TypingFailure as failure:
         raise typing_error(prim, avals, params, failure) from None
+    except InconclusiveDimensionOperation as undecided:
+        # A shape rule that needs concrete sizes, given symbolic ones: say which.
+        types = ", ".join(a.str_short() for a in avals)
+        raise InconclusiveDimensionOperation(
+            f"{prim.name}({types}): symbolic dimensions are not supported by its shape "
+            f"rule: {undecided}"
+        ) from None
     outs = out if isinstance(out, list) else [out]
     for aval in outs:
-        if math.prod(aval.shape) * aval.dtype.itemsize > _MAX_BYTES:
+        # (A symbolic dimension's size is checked by the module at each call.)
+        if (
+            is_constant_shape(aval.shape)
+            and math.prod(aval.shape) * aval.dtype.itemsize > _MAX_BYTES
+        ):
             # XLA's shape arithmetic is 64-bit: compiling such a shape aborts
             # the process (as it does under JAX), so it is refused here.
             reason = f"the result {aval.str_short()} has more bytes than 64-bit sizes can count"

@@ -32,6 +32,7 @@ __all__ = [
     "JaxprTypeError",
     "ShapeError",
     "DTypeError",
+    "InconclusiveDimensionOperation",
 ]
 
 
@@ -95,6 +96,13 @@ class ShapeError(TypeError):
 
 class DTypeError(TypeError):
     """A primitive was applied to operands of unsupported or mismatched dtypes."""
+
+
+class InconclusiveDimensionOperation(Exception):
+    """A comparison or conversion of symbolic dimensions no single answer fits (JAX's).
+
+    Raised by ``core.shape_poly`` (``b >= 2``, ``int(b)``) as JAX raises it.
+    """
 
 
 # Tracebacks name the public module, as JAX's errors do.

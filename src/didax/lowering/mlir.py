@@ -27,6 +27,11 @@ Design rules:
   fingerprint) is emitted once per module.
 - Literals become ``stablehlo.constant``; everything else arrives as a
   function argument (constants were hoisted to arguments by staging).
+- Symbolic dimensions (a batch-polymorphic export's, ``core.shape_poly``)
+  lower as JAX's do: a ``?`` in the tensor type, and where an op needs the
+  size as a value, a shape operand computed from ``main``'s arguments
+  (``DimensionSizes``, implemented by ``lowering.shape_poly``, which also
+  decides which primitives' rules accept such dimensions).
 - Effects: a host callback's function is added to the module context's
   ``host_callbacks`` (the custom call names it by index; the module is
   compiled with that list). Ordered effects are ordered by a token, as
@@ -52,6 +57,7 @@ from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.effects import ordered
 from didax.core.primitive import Primitive, RuleTable, registering_module
+from didax.core.shape_poly import DimExpr, is_constant_shape, is_symbolic_dim
 from didax.ir.fingerprint import Fingerprint, fingerprint
 from didax.ir.jaxpr import Atom, Jaxpr, Literal, Var
 from didax.lowering import xla
@@ -194,7 +200,9 @@ def dtype_to_ir_type(dtype: np.dtype[Any]) -> ir.Type:
 
 
 def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
-    return ir.RankedTensorType.get(aval.shape, dtype_to_ir_type(aval.dtype))
+    dynamic = ir.ShapedType.get_dynamic_size()
+    shape = [dynamic if is_symbolic_dim(d) else d for d in aval.shape]
+    return ir.RankedTensorType.get(shape, dtype_to_ir_type(aval.dtype))
 
 
 def constant(value: np.ndarray[Any, Any] | np.generic) -> IrValue:
@@ -226,6 +234,9 @@ def full(aval: ShapedArray, value: bool | int | float | complex) -> IrValue:
 
 def broadcast_scalar(scalar: IrValue, aval: ShapedArray) -> IrValue:
     """The rank-0 ``scalar`` broadcast to an array of type ``aval``."""
+    if not is_constant_shape(aval.shape):
+        sizes = _ACTIVE_SIZES[-1].shape_operand(aval.shape)
+        return hlo.dynamic_broadcast_in_dim(aval_to_ir_type(aval), scalar, sizes, dense_i64(()))
     return hlo.broadcast_in_dim(aval_to_ir_type(aval), scalar, dense_i64(()))
 
 
@@ -237,13 +248,44 @@ def dense_i64(values: Sequence[int]) -> ir.DenseI64ArrayAttr:
 # --- the lowering context ------------------------------------------------------------
 
 
+class DimensionSizes(Protocol):
+    """The sizes of a symbolic module's dimension variables, as values in its ``main``."""
+
+    def bind(self, args: Sequence[IrValue]) -> None:
+        """Computes the sizes from ``main``'s arguments (at its entry)."""
+
+    def size(self, d: int | DimExpr) -> IrValue:
+        """The size ``d`` (an int or a ``shape_poly.DimExpr``) as a rank-0 ``i64`` value."""
+        ...
+
+    def shape_operand(self, shape: Sequence[int]) -> IrValue:
+        """``shape`` as a 1-d ``i64`` tensor (the operand of the dynamic shape ops)."""
+        ...
+
+    def rule_for(
+        self,
+        prim: Primitive,
+        avals: tuple[tuple[ShapedArray, ...], tuple[ShapedArray, ...]],
+        rule: LoweringRule,
+    ) -> LoweringRule:
+        """The rule lowering ``prim`` on operands and results of types ``avals`` (or raises)."""
+        ...
+
+
+# The symbolic lowering in progress (innermost last), for ``broadcast_scalar``.
+_ACTIVE_SIZES: Final[list[DimensionSizes]] = []
+
+
 @final
 class ModuleContext:
     """The module being built for ``platform``: where private functions for nested jaxprs go."""
 
-    def __init__(self, module: ir.Module, platform: str) -> None:
+    def __init__(
+        self, module: ir.Module, platform: str, sizes: DimensionSizes | None = None
+    ) -> None:
         self.module = module
         self.platform = platform
+        self.sizes = sizes
         self.functions: dict[Fingerprint, func.FuncOp] = {}
         self._count = 0
         # The mesh of the enclosing shard_map body being lowered (its
@@ -331,6 +373,8 @@ def _lower_function(
     with ir.InsertionPoint(entry):
         # A private function never has ordered effects (their jit is inlined).
         mctx.token = hlo.create_token() if public and ordered(jaxpr.effects) else None
+        if public and mctx.sizes is not None:
+            mctx.sizes.bind(list(entry.arguments))
         outs = lower_jaxpr_body(mctx, jaxpr, list(entry.arguments))
         func.ReturnOp(outs)
     mctx.token = outer_token
@@ -388,6 +432,8 @@ def lower_jaxpr_body(mctx: ModuleContext, jaxpr: Jaxpr, args: Sequence[IrValue])
             ins = [read(x) for x in eqn.inputs]
         ctx = LoweringRuleContext(mctx, avals_in, tuple(v.aval for v in eqn.out_binders))
         rule = LOWERING_RULES.rule_for(eqn.primitive, mctx.platform, avals_in)
+        if mctx.sizes is not None:
+            rule = mctx.sizes.rule_for(eqn.primitive, (avals_in, ctx.avals_out), rule)
         outs = rule(ctx, *ins, **eqn.params)
         outs = list(outs)
         if len(outs) != len(eqn.out_binders):
@@ -426,6 +472,7 @@ def lower_with_callbacks(
     donated: frozenset[int] = frozenset(),
     spmd: SpmdAnnotations | None = None,
     platform: str | None = None,
+    sizes: DimensionSizes | None = None,
 ) -> tuple[ir.Module, list[Callable[..., Any]]]:
     """A StableHLO module whose public ``main`` computes ``jaxpr`` (constant-free).
 
@@ -434,6 +481,7 @@ def lower_with_callbacks(
     its arguments and results carry ``mhlo.sharding`` attributes, which
     XLA's SPMD partitioner reads. The module is lowered for ``platform``
     (one of ``PLATFORMS``; by default the backend's, which it then starts).
+    A jaxpr with symbolic dimensions takes ``sizes`` (``lowering.shape_poly``).
     The host callbacks its custom calls name by index come beside it: the
     module must be compiled with them.
     """
@@ -450,8 +498,14 @@ def lower_with_callbacks(
                 i32, spmd.num_partitions
             )
             module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
-        mctx = ModuleContext(module, platform)
-        _lower_function(mctx, jaxpr, "main", public=True, donated=donated, spmd=spmd)
+        mctx = ModuleContext(module, platform, sizes)
+        if sizes is not None:
+            _ACTIVE_SIZES.append(sizes)
+        try:
+            _lower_function(mctx, jaxpr, "main", public=True, donated=donated, spmd=spmd)
+        finally:
+            if sizes is not None:
+                _ACTIVE_SIZES.pop()
         if not module.operation.verify():
             raise RuntimeError(f"didax produced an invalid StableHLO module:\n{module}")
     return module, mctx.host_callbacks

@@ -5,8 +5,9 @@ Design rules:
   jaxpr's constants (its leading inputs, which jit passes as device
   buffers) become ``stablehlo.constant``s of a new public ``main`` that
   calls the lowered one, made private (as JAX's ``_wrap_main_func`` wraps
-  ``main`` for its own extra arguments). The module says it uses no shape
-  polymorphism (``jax.uses_shape_polymorphism``), as JAX's exports say.
+  ``main`` for its own extra arguments). The module says whether it uses
+  shape polymorphism (``jax.uses_shape_polymorphism``: symbolic dimensions
+  in its argument types, ``lowering.shape_poly``), as JAX's exports say.
 - A shape-polymorphic module (JAX's exports with symbolic dimensions) is
   called at concrete shapes as JAX calls it: a new ``main`` takes the
   arguments' static types and converts them to the module's dynamic ones,
@@ -30,10 +31,12 @@ from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core.abstract import ShapedArray
+from didax.core.shape_poly import is_constant_shape
 from didax.ir.jaxpr import Jaxpr
 from didax.lowering import xla
 from didax.lowering.compiled import Compiled
 from didax.lowering.mlir import aval_to_ir_type, constant, ir, lower_with_callbacks
+from didax.lowering.shape_poly import SymbolicSizes
 
 __all__ = [
     "compile_artifact",
@@ -44,17 +47,27 @@ __all__ = [
 ]
 
 _INNER_MAIN = "_didax_export_main"
+# The exported ``main`` under a wrapper giving it static argument types
+# (another name: didax's own exports already hold an ``_INNER_MAIN``).
+_REFINED_MAIN = "_didax_refined_main"
 
 
 def export_module(jaxpr: Jaxpr, consts: Sequence[Any], name: str, platform: str) -> bytes:
-    """The portable artifact of ``jaxpr`` (its first ``len(consts)`` inputs bound to ``consts``)."""
-    module, callbacks = lower_with_callbacks(jaxpr, name, platform=platform)
+    """The portable artifact of ``jaxpr`` (its first ``len(consts)`` inputs bound to ``consts``).
+
+    Symbolic dimensions in its input types make a shape-polymorphic module
+    (``lowering.shape_poly``).
+    """
+    in_avals = [v.aval for v in jaxpr.in_binders]
+    polymorphic = not all(is_constant_shape(a.shape) for a in in_avals)
+    sizes = SymbolicSizes(in_avals, f"export({name})") if polymorphic else None
+    module, callbacks = lower_with_callbacks(jaxpr, name, platform=platform, sizes=sizes)
     if callbacks:  # they live in this process: JAX refuses them with these words
         raise NotImplementedError("serialization of host_callbacks is not yet implemented")
     with module.context, ir.Location.unknown():
         if consts:
             _bind_constants(module, jaxpr, consts)
-        module.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(False)
+        module.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(polymorphic)
         target = hlo.get_version_from_compatibility_requirement(
             hlo.StablehloCompatibilityRequirement.WEEK_4
         )
@@ -117,7 +130,7 @@ def compile_refined(
         table = ir.SymbolTable(module.operation)
         inner = cast(func.FuncOp, table["main"])
         inner.attributes["sym_visibility"] = ir.StringAttr.get("private")
-        table.set_symbol_name(inner, _INNER_MAIN)
+        table.set_symbol_name(inner, _REFINED_MAIN)
         signature = ir.FunctionType(ir.TypeAttr(inner.attributes["function_type"]).value)
         static = [aval_to_ir_type(a) for a in in_avals]
         with ir.InsertionPoint(module.body):
@@ -131,7 +144,7 @@ def compile_refined(
                 a if a.type == want else hlo.convert(want, a)
                 for a, want in zip(entry.arguments, signature.inputs, strict=True)
             ]
-            callee = ir.FlatSymbolRefAttr.get(_INNER_MAIN)
+            callee = ir.FlatSymbolRefAttr.get(_REFINED_MAIN)
             func.ReturnOp(list(func.CallOp(list(signature.results), callee, args).results))
     refined_bytes = xla.refine_shapes(module)
     with xla.ir_context() as context:

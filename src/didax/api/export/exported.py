@@ -7,13 +7,15 @@ Design rules:
   (``lowering.portable``). Its serialized bytes are JAX's (see
   ``serialization``), so ``jax.export.deserialize`` calls what didax
   exported, and ``deserialize`` here calls what JAX exported.
-- The calling convention is JAX's version 10 for a program with concrete
-  shapes, no effects and one device: ``main`` takes the flattened array
-  arguments and returns the flattened results. didax makes no dimension
-  variables, platform-index arguments or effect tokens (the parts of the
-  convention a polymorphic, multi-platform or effectful export adds); it
-  calls JAX's shape-polymorphic exports, whose ``main`` computes its
-  dimension variables from its arguments' shapes.
+- The calling convention is JAX's version 10 for a program with no
+  effects and one device: ``main`` takes the flattened array arguments and
+  returns the flattened results. With symbolic dimensions in the specs
+  (``symbolic.symbolic_shape``), ``main`` computes its dimension variables
+  from its arguments' shapes, as JAX's does (``lowering.shape_poly``), and
+  the export says it ``uses_global_constants``, as JAX's: callers refine
+  the module at each call's shapes. didax makes no platform-index
+  arguments or effect tokens (what a multi-platform or effectful export
+  adds).
 - ``Exported.call`` compiles the artifact once per ``Exported`` (once per
   argument shapes of a polymorphic one, refined for them as JAX refines
   it) and runs it eagerly on arguments of the exported types; under a
@@ -33,9 +35,11 @@ from jax import tree_util
 
 from didax.api.arrays import leaf_aval
 from didax.api.export import serialization
-from didax.api.export.serialization import AnyAval, SymbolicArray
+from didax.api.export.serialization import AnyAval
 from didax.api.jit import Jitted
+from didax.core import shape_poly
 from didax.core.abstract import ShapedArray
+from didax.core.shape_poly import is_constant_shape
 from didax.core.trace import current_trace
 from didax.interpreters.evaluation import EVAL_TRACE
 from didax.lowering import portable, xla
@@ -158,11 +162,9 @@ class Exported:
                 f"structure: {tree}, exported for {self.in_tree}"
             )
         got = tuple(leaf_aval(x).strip_weak() for x in leaves)
-        if not all(_fits(a, w) for a, w in zip(got, self.in_avals, strict=True)):
-            raise TypeError(
-                f"{where}: called with arguments of types {[a.str_short() for a in got]}, "
-                f"exported for {[a.str_short() for a in self.in_avals]}"
-            )
+        names = _argument_names(self.in_tree)
+        _check_types(where, names, got, self.in_avals)
+        _check_dimension_sizes(where, names, got, self.in_avals)
         kept = tuple(got[i] for i in self.module_kept_var_idx)
         compiled = self._compiled.get(kept)
         if compiled is None:
@@ -178,17 +180,82 @@ class Exported:
         return tree_util.tree_unflatten(self.out_tree, outs)
 
 
-def _fits(got: ShapedArray, want: AnyAval) -> bool:
-    """Whether an argument of type ``got`` fits ``want`` (a symbolic dimension fits any size).
+def _argument_names(in_tree: Any) -> list[str]:
+    """Each flat argument's name in JAX's error messages: ``args[0]``, ``kwargs['k']``..."""
+    placeholders = tree_util.tree_unflatten(in_tree, [0] * in_tree.num_leaves)
+    paths = [path for path, _ in tree_util.tree_flatten_with_path(placeholders)[0]]
+    return [("args" if p[0].idx == 0 else "kwargs") + tree_util.keystr(p[1:]) for p in paths]
 
-    The sizes given to symbolic dimensions are checked by the module itself
-    (its shape assertions, when refined for them).
+
+def _written_shape(aval: AnyAval) -> str:
+    """The shape as JAX prints it in its errors: ``(b, 4)``."""
+    dims = [str(_parsed_dimension(d) or d) for d in aval.shape]
+    return f"({', '.join(dims)}{',' if len(dims) == 1 else ''})"
+
+
+def _check_types(
+    where: str, names: Sequence[str], got: Sequence[ShapedArray], want: Sequence[AnyAval]
+) -> None:
+    """JAX's ValueErrors for arguments whose rank, dtype or a fixed size differs from the export's.
+
+    A symbolic dimension fits any size here; ``_check_dimension_sizes``
+    checks the sizes given to them (and the module does, when refined).
     """
-    if got.dtype != want.dtype or got.ndim != want.ndim:
-        return False
-    if isinstance(want, SymbolicArray):
-        return all(isinstance(w, str) or w == g for g, w in zip(got.shape, want.shape, strict=True))
-    return got.shape == want.shape
+    for name, g, w in zip(names, got, want, strict=True):
+        expected = f"expected {_written_shape(w)} and called with {g.shape}"
+        if g.ndim != w.ndim:
+            raise ValueError(f"{where}: Rank mismatch for {name}: {expected}")
+        if g.dtype != w.dtype:
+            raise ValueError(
+                f"{where}: Dtype mismatch for {name}: expected {w.dtype} and called with {g.dtype}"
+            )
+        for axis, (size, dim) in enumerate(zip(g.shape, w.shape, strict=True)):
+            if isinstance(dim, int) and dim != size:
+                raise ValueError(
+                    f"{where}: Shape mismatch for {name}.shape[{axis}] (expected same "
+                    f"constant): {expected}"
+                )
+
+
+def _check_dimension_sizes(
+    where: str, names: Sequence[str], got: Sequence[ShapedArray], want: Sequence[AnyAval]
+) -> None:
+    """Raises JAX's ValueError where the arguments give a dimension variable two sizes.
+
+    A variable takes its size from the first dimension that is exactly it;
+    every symbolic dimension is then evaluated and compared. (A dimension
+    JAX wrote in a form didax does not parse is left to the module's checks.)
+    """
+    symbolic: list[tuple[str, shape_poly.DimExpr, int]] = []
+    for name, g, w in zip(names, got, want, strict=True):
+        for axis, (size, written) in enumerate(zip(g.shape, w.shape, strict=True)):
+            dim = _parsed_dimension(written)
+            if dim is not None:
+                symbolic.append((f"{name}.shape[{axis}]", dim, size))
+    sizes: dict[str, int] = {}
+    for _, dim, size in symbolic:
+        var = dim.as_variable()
+        if var is not None:
+            sizes.setdefault(var, size)
+    for name, dim, size in symbolic:
+        value = dim.evaluate(sizes)
+        if value is not None and value != size:
+            raise ValueError(
+                f"{where}: Input shapes do not match the polymorphic shapes specification. "
+                f"Found inconsistency between dimension size {name} (= {size}) and the "
+                f"specification '{dim}' (= {value}), with "
+                + ", ".join(f"'{k}' = {v}" for k, v in sorted(sizes.items()))
+            )
+
+
+def _parsed_dimension(written: object) -> shape_poly.DimExpr | None:
+    """A symbolic dimension of an exported type: didax's, or JAX's text parsed (if didax can)."""
+    if isinstance(written, str):
+        try:
+            written = shape_poly.symbolic_shape(written)[0]
+        except ValueError:
+            return None
+    return written if isinstance(written, shape_poly.DimExpr) else None
 
 
 def export(
@@ -242,7 +309,8 @@ def export(
             mlir_module_serialized=artifact,
             calling_convention_version=_CALLING_CONVENTION_VERSION,
             module_kept_var_idx=tuple(range(len(in_avals))),
-            uses_global_constants=False,
+            # As JAX's: a module with dimension variables is refined at each call's shapes.
+            uses_global_constants=not all(is_constant_shape(a.shape) for a in in_avals),
         )
 
     return do_export

@@ -38,9 +38,10 @@ __all__ = ["Serializable", "SymbolicArray", "fields_of", "serialize"]
 class SymbolicArray:
     """An array type with symbolic dimensions, as JAX serialized them (``"b"``, ``"2*b"``).
 
-    The type of an argument or result of a shape-polymorphic export made by
-    JAX: didax calls such exports at concrete shapes (the module's shape
-    refinement binds and checks the dimensions), and makes none itself.
+    The type of an argument or result of a shape-polymorphic export as read
+    from its bytes: didax calls such exports at concrete shapes (the
+    module's shape refinement binds and checks the dimensions). didax's own
+    exports hold ``ShapedArray``s with ``core.shape_poly`` dimensions.
     """
 
     shape: tuple[int | str, ...]

@@ -25,7 +25,7 @@ from didax.api.numpy.operands import (
     shape_arg,
     stack_along,
 )
-from didax.core import lax
+from didax.core import lax, shape_poly
 from didax.core.dtypes import DTypeLike
 from didax.core.promotion import result_type
 from didax.core.values import get_aval
@@ -96,7 +96,7 @@ def reshape(a: ArrayLike, shape: int | Sequence[int], order: str = "C") -> Array
         raise NotImplementedError(f"reshape: only order='C' is supported, got {order!r}")
     v = as_result(operand(a))
     aval = get_aval(v)
-    dims = [operator.index(d) for d in as_sequence(shape)]
+    dims = list(shape_poly.dims(as_sequence(shape), operator.index))
     unknown = [i for i, d in enumerate(dims) if d == -1]
     if len(unknown) > 1 or builtins.any(d < -1 for d in dims):
         raise ValueError(f"reshape: invalid shape {tuple(dims)}")

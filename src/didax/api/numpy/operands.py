@@ -31,14 +31,16 @@ import didax.interpreters  # noqa: F401  (installs the root trace and all rules)
 from didax.api.jit import jit
 from didax.api.numpy.array_types import Array as Array
 from didax.api.numpy.array_types import ArrayLike as ArrayLike
-from didax.core import dtypes, lax, values
+from didax.core import dtypes, lax, shape_poly, values
 from didax.core.array import Array as DidaxArray
 from didax.core.basearray import HostArray, Value
 from didax.core.config import config
 from didax.core.dtypes import DType, DTypeLike
 from didax.core.errors import ConcretizationTypeError, ShapeError
+from didax.core.lax.shape_poly import dimension_as_value
 from didax.core.primitive import Primitive
 from didax.core.promotion import convert, result_type
+from didax.core.shape_poly import is_constant_shape
 from didax.core.source_info import user_frame_summary
 from didax.core.trace import Tracer, current_trace
 from didax.core.values import (
@@ -127,6 +129,10 @@ def operand(x: ArrayLike) -> Operand:
     """
     if type(x) is DidaxArray:
         return x
+    if shape_poly.is_symbolic_dim(x):
+        return cast(
+            Operand, dimension_as_value(cast(shape_poly.DimExpr, x))
+        )  # a symbolic size used as a number
     if isinstance(x, (list, tuple)):
         raise TypeError(
             f"{_calling_function()} requires ndarray or scalar arguments, got "
@@ -141,7 +147,7 @@ def operand(x: ArrayLike) -> Operand:
 
 def is_array_like(x: object) -> TypeGuard[values.ArrayLike]:
     """A value (not a list, as for JAX's operators): what the array operators accept."""
-    return is_value(x)
+    return is_value(x) or shape_poly.is_symbolic_dim(x)
 
 
 def _calling_function() -> str:
@@ -189,6 +195,8 @@ def broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     if len({len(s) for s in full}) > 1:
         _rank_promotion(name, shapes)
     try:
+        if not all(is_constant_shape(s) for s in shapes):
+            return shape_poly.broadcast_shapes(*shapes)
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
         # A TypeError (ShapeError), as lax's and JAX's, pointing at the user's line.

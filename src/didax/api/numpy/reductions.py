@@ -7,10 +7,9 @@ their signedness, as NumPy does; an empty max/min is an error, as NumPy's.
 from __future__ import annotations
 
 import builtins
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
-
-import numpy as np
 
 from didax.api.numpy.array_types import Array, ArrayLike
 from didax.api.numpy.elementwise import divide
@@ -18,6 +17,7 @@ from didax.api.numpy.manipulation import ravel, reshape
 from didax.api.numpy.operands import as_result, asarray, astype, dtype_arg, normalize_axes, operand
 from didax.core import dtypes, lax
 from didax.core.dtypes import DType, DTypeLike
+from didax.core.shape_poly import is_symbolic_dim
 from didax.core.values import get_aval
 
 __all__ = [
@@ -115,9 +115,10 @@ def mean(
     # 16-bit floats accumulate in float32, as JAX's do.
     work = dtypes.float32 if out_dt in (dtypes.float16, dtypes.bfloat16) else out_dt
     axes = normalize_axes(axis, aval.ndim, "mean")
-    count = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+    # (A symbolic size divides as a value: ``operand`` makes it one.)
+    count = math.prod(aval.shape[i] for i in axes)
     total = sum(v, axis=axes, dtype=work, keepdims=keepdims)
-    out = divide(total, float(count))
+    out = divide(total, count if is_symbolic_dim(count) else float(count))
     return asarray(out, out_dt) if get_aval(out).dtype != out_dt else out
 
 

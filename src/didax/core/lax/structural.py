@@ -35,7 +35,7 @@ from typing import Final
 import numpy as np
 from numpy.typing import DTypeLike
 
-from didax.core import dtypes
+from didax.core import dtypes, shape_poly
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, check_axes, dtype_failure, shape_failure
 from didax.core.basearray import Value
@@ -124,7 +124,7 @@ def _broadcast_in_dim_abstract_eval(
 
 @ABSTRACT_EVAL.defines(reshape_p)
 def _reshape_abstract_eval(x: ShapedArray, *, new_sizes: tuple[int, ...]) -> ShapedArray:
-    if builtins.any(s < 0 for s in new_sizes) or int(np.prod(new_sizes)) != x.size:
+    if builtins.any(s < 0 for s in new_sizes) or math.prod(new_sizes) != x.size:
         raise shape_failure(f"cannot reshape {x.shape} to {new_sizes}")
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
@@ -260,7 +260,7 @@ def broadcast_in_dim(
     return bind_value(
         broadcast_in_dim_p,
         as_operand(operand),
-        shape=tuple(int(s) for s in shape),
+        shape=shape_poly.dims(shape),
         broadcast_dimensions=tuple(int(d) for d in broadcast_dimensions),
     )
 
@@ -272,7 +272,7 @@ def full(shape: Sequence[int], fill_value: Scalar, dtype: DTypeLike) -> Value:
     Array([1.5, 1.5], dtype=float32)
     """
     value = np.asarray(fill_value, dtypes.canonicalize(dtype))
-    shape = tuple(int(s) for s in shape)
+    shape = shape_poly.dims(shape)
     return wrap_host(value) if shape == () else broadcast_in_dim(value, shape, ())
 
 
@@ -297,7 +297,7 @@ def reshape(
     operand = as_operand(operand)
     if dimensions is not None:
         operand = transpose(operand, dimensions)
-    return bind_value(reshape_p, operand, new_sizes=tuple(int(s) for s in new_sizes))
+    return bind_value(reshape_p, operand, new_sizes=shape_poly.dims(new_sizes))
 
 
 def transpose(operand: ArrayLike, permutation: Sequence[int]) -> Value:
