@@ -28,11 +28,6 @@ _SYMBOLIC_ZEROS: Final = (
     "declined: part of custom_vjp's symbolic_zeros/optimize_remat protocol, which didax's "
     "custom_vjp does not support (it raises NotImplementedError for symbolic_zeros=True)"
 )
-_OFFLOAD: Final = (
-    "declined: offloading moves residuals to the host's memory space (pinned_host); "
-    "didax's lowering has no memory spaces, so it could only save or recompute"
-)
-
 MISSING: Final[dict[str, dict[str, str]]] = {
     "errors": {
         "InconclusiveDimensionOperation": (
@@ -49,10 +44,7 @@ MISSING: Final[dict[str, dict[str, str]]] = {
             "didax's custom_vjp does not have"
         ),
     },
-    "checkpoint_policies": {
-        "offload_dot_with_no_batch_dims": _OFFLOAD,
-        "save_and_offload_only_these_names": _OFFLOAD,
-    },
+    "checkpoint_policies": {},
     "test_util": {},
     "experimental.checkify": {},
 }
