@@ -136,3 +136,15 @@ def test_a_check_in_cond_fun_is_refused() -> None:
 
     with pytest.raises(NotImplementedError, match="cond_fun"):
         dck.checkify(f)(1.0)
+
+
+def test_checkify_of_grad_through_scan() -> None:
+    def loss(libs: Libs) -> Callable[[Any], Any]:
+        return lambda xs: _scan(libs)(xs)[0]
+
+    ours = dx.jit(dck.checkify(dx.grad(loss(D)), errors=dck.all_checks))
+    theirs = jax.jit(jck.checkify(jax.grad(loss(J)), errors=jck.all_checks))
+    for xs in (np.array([1.0, 2.0, 2.5]), np.array([1.0, 4.0, 0.5]), np.array([1.0, -1.0, 0.5])):
+        (e_d, g_d), (e_j, g_j) = ours(xs), theirs(xs)
+        assert e_d.get() == e_j.get()
+        np.testing.assert_allclose(np.asarray(g_d), np.asarray(g_j), rtol=1e-12)
