@@ -24,10 +24,6 @@ import didax.errors
 import didax.test_util
 from didax.experimental import checkify as didax_checkify
 
-_SYMBOLIC_ZEROS: Final = (
-    "declined: part of custom_vjp's symbolic_zeros/optimize_remat protocol, which didax's "
-    "custom_vjp does not support (it raises NotImplementedError for symbolic_zeros=True)"
-)
 MISSING: Final[dict[str, dict[str, str]]] = {
     "errors": {
         "InconclusiveDimensionOperation": (
@@ -36,11 +32,8 @@ MISSING: Final[dict[str, dict[str, str]]] = {
         ),
     },
     "custom_derivatives": {
-        "CustomVJPPrimal": _SYMBOLIC_ZEROS,
-        "custom_vjp_primal_tree_values": _SYMBOLIC_ZEROS,
-        "zero_from_primal": _SYMBOLIC_ZEROS,
         "remat_opt_p": (
-            "declined: JAX's internal primitive for custom_vjp(optimize_remat=True), which "
+            "declined: JAX's internal primitive for defvjp(optimize_remat=True), an option "
             "didax's custom_vjp does not have"
         ),
     },
