@@ -126,6 +126,18 @@ def test_config_update_is_process_wide() -> None:
     dnp.asarray(np.ones(2))
 
 
+def test_the_all_directions_option() -> None:
+    dx.config.update("jax_transfer_guard", "disallow")
+    try:
+        assert dx.transfer_guard_device_to_host.value == "disallow"
+        with pytest.raises(JaxRuntimeError, match="Disallowed host-to-device"):
+            dnp.asarray(np.ones(2))
+    finally:
+        dx.config.update("jax_transfer_guard", None)
+    assert dx.transfer_guard_host_to_device.value is None
+    dnp.asarray(np.ones(2))
+
+
 def test_a_block_guards_its_own_thread_only() -> None:
     seen: list[object] = []
 

@@ -193,6 +193,12 @@ FLAG_OPTIONS: Final = (
         lambda _, v: v,
         "the device arrays go to without one named (None: the backend's first)",
     ),
+    _flag_option(
+        "jax_transfer_guard",
+        None,
+        _one_of(*TRANSFER_LEVELS),
+        "the guard on all transfers; config.update sets the three directions' (JAX's)",
+    ),
     *(
         _flag_option(
             f"jax_transfer_guard_{way}",
@@ -367,6 +373,10 @@ class Config:
 
     def __init__(self) -> None:
         self._values: dict[str, object] = {name: _initial(o) for name, o in OPTIONS.items()}
+        every = self._values["jax_transfer_guard"]
+        for n in TRANSFER_GUARD_OPTIONS:  # JAX_TRANSFER_GUARD, where a direction's is unset
+            if every is not None and self._values[n] is None:
+                self._values[n] = every
         _count_guards(sum(self._values[n] not in (None, "allow") for n in TRANSFER_GUARD_OPTIONS))
 
     def _option(self, name: str) -> Option:
@@ -385,6 +395,9 @@ class Config:
             )
         self._values[name] = new
         _GLOBAL_DISPATCH[0] = _dispatch_mode(self._values)
+        if name == "jax_transfer_guard":  # set-only, as JAX's: it sets each direction
+            for each in TRANSFER_GUARD_OPTIONS:
+                self.update(each, new)
 
     def read(self, name: str) -> Any:
         """The value of option ``name`` in this thread (a context manager's, if one is active)."""
