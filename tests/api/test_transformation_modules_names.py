@@ -24,30 +24,15 @@ import didax.errors
 import didax.test_util
 from didax.experimental import checkify as didax_checkify
 
-_SYMBOLIC_ZEROS: Final = (
-    "declined: part of custom_vjp's symbolic_zeros/optimize_remat protocol, which didax's "
-    "custom_vjp does not support (it raises NotImplementedError for symbolic_zeros=True)"
-)
-_OFFLOAD: Final = (
-    "declined: offloading moves residuals to the host's memory space (pinned_host); "
-    "didax's lowering has no memory spaces, so it could only save or recompute"
-)
-
 MISSING: Final[dict[str, dict[str, str]]] = {
     "errors": {},
     "custom_derivatives": {
-        "CustomVJPPrimal": _SYMBOLIC_ZEROS,
-        "custom_vjp_primal_tree_values": _SYMBOLIC_ZEROS,
-        "zero_from_primal": _SYMBOLIC_ZEROS,
         "remat_opt_p": (
-            "declined: JAX's internal primitive for custom_vjp(optimize_remat=True), which "
+            "declined: JAX's internal primitive for defvjp(optimize_remat=True), an option "
             "didax's custom_vjp does not have"
         ),
     },
-    "checkpoint_policies": {
-        "offload_dot_with_no_batch_dims": _OFFLOAD,
-        "save_and_offload_only_these_names": _OFFLOAD,
-    },
+    "checkpoint_policies": {},
     "test_util": {},
     "experimental.checkify": {},
 }

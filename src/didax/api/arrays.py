@@ -17,7 +17,7 @@ import attrs
 import numpy as np
 from jax import tree_util
 
-from didax.core import dtypes
+from didax.core import dtypes, transfer_guard
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array
 from didax.core.shape_poly import dims
@@ -49,13 +49,14 @@ def device_put(x: Any, device: Any = None) -> Any:
     >>> dx.device_put({"w": np.ones(2), "b": 0.5})
     {'b': Array(0.5, dtype=float32, weak_type=True), 'w': Array([1., 1.], dtype=float32)}
     """
-    if device is None:
-        return tree_util.tree_map(on_device, x)
-    if isinstance(device, (NamedSharding, SingleDeviceSharding)):
-        sharding: NamedSharding | SingleDeviceSharding = device
-    else:
-        sharding = SingleDeviceSharding(device)
-    return tree_util.tree_map(lambda leaf: device_put_sharded(leaf, sharding), x)
+    with transfer_guard.explicit():  # guarded only at the ``*_explicit`` levels
+        if device is None:
+            return tree_util.tree_map(on_device, x)
+        if isinstance(device, (NamedSharding, SingleDeviceSharding)):
+            sharding: NamedSharding | SingleDeviceSharding = device
+        else:
+            sharding = SingleDeviceSharding(device)
+        return tree_util.tree_map(lambda leaf: device_put_sharded(leaf, sharding), x)
 
 
 def device_get(x: Any) -> Any:
@@ -65,7 +66,10 @@ def device_get(x: Any) -> Any:
     >>> dx.device_get([dx.numpy.ones(2), "label"])
     [array([1., 1.], dtype=float32), 'label']
     """
-    return tree_util.tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, Array) else leaf, x)
+    with transfer_guard.explicit():
+        return tree_util.tree_map(
+            lambda leaf: np.asarray(leaf) if isinstance(leaf, Array) else leaf, x
+        )
 
 
 def block_until_ready(x: Any) -> Any:

@@ -10,6 +10,13 @@ Design rules:
   ``dots_saveable``, ``dots_with_no_batch_dims_saveable``,
   ``everything_saveable``; ``save_only_these_names`` and
   ``save_any_names_but_these`` read the names ``checkpoint_name`` gives.
+- JAX's offload policies (``offload_dot_with_no_batch_dims``,
+  ``save_and_offload_only_these_names``) move a residual to another memory
+  space (``offload_dst``, e.g. ``'pinned_host'``) instead of recomputing it.
+  didax's lowering has one memory space, so an offloadable residual is
+  saved where it is: the same values and the same residuals, kept in
+  device memory (on a CPU that is the host's memory, where JAX's offload
+  puts it too); the device memory the offload would free is not freed.
 """
 
 from __future__ import annotations
@@ -29,6 +36,40 @@ from didax.interpreters.staging import trace_to_jaxpr
 __all__ = ["checkpoint", "remat", "checkpoint_policies", "checkpoint_name"]
 
 
+def _memory_kinds(fn: str, offload_src: object, offload_dst: object) -> None:
+    for arg, kind in (("offload_src", offload_src), ("offload_dst", offload_dst)):
+        if not isinstance(kind, str):
+            raise TypeError(f"{fn}: {arg} must be a memory kind (a str), got {kind!r}")
+
+
+def _offload_dot_with_no_batch_dims(offload_src: str, offload_dst: str) -> _remat.Policy:
+    """``dots_with_no_batch_dims_saveable``, the products offloaded (here: saved; see above)."""
+    _memory_kinds("offload_dot_with_no_batch_dims", offload_src, offload_dst)
+    return _remat.dots_with_no_batch_dims_saveable
+
+
+def _save_and_offload_only_these_names(
+    *,
+    names_which_can_be_saved: Sequence[str],
+    names_which_can_be_offloaded: Sequence[str],
+    offload_src: str,
+    offload_dst: str,
+) -> _remat.Policy:
+    """``save_only_these_names``, with more names offloaded (here: saved; see above)."""
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    intersection = saved & offloaded
+    if intersection:
+        raise ValueError(
+            "The names should be exclusive and should not intersect in"
+            " `names_which_can_be_saved` and `names_which_can_be_offloaded`. Got"
+            f" names_which_can_be_saved={saved},"
+            f" names_which_can_be_offloaded={offloaded} and the"
+            f" intersection={intersection}"
+        )
+    _memory_kinds("save_and_offload_only_these_names", offload_src, offload_dst)
+    return _remat.save_only_these_names(*saved, *offloaded)
+
+
 @final
 class _CheckpointPolicies:
     """The policies of ``checkpoint`` (JAX's ``jax.checkpoint_policies``)."""
@@ -45,6 +86,8 @@ class _CheckpointPolicies:
     checkpoint_dots_with_no_batch_dims: Final = staticmethod(
         _remat.dots_with_no_batch_dims_saveable
     )
+    offload_dot_with_no_batch_dims: Final = staticmethod(_offload_dot_with_no_batch_dims)
+    save_and_offload_only_these_names: Final = staticmethod(_save_and_offload_only_these_names)
 
 
 checkpoint_policies: Final = _CheckpointPolicies()

@@ -7,7 +7,8 @@ Design rules:
   (also a decorator) that sets the option for this thread, as JAX's
   ``State`` objects do; ``.value`` reads it.
 - didax honours some flags fully (``debug_nans``, ``debug_infs``,
-  ``numpy_dtype_promotion``, ``numpy_rank_promotion``); the others it
+  ``numpy_dtype_promotion``, ``numpy_rank_promotion``, the transfer guards,
+  which ``core.transfer_guard`` applies); the others it
   honours at JAX's default only, and any other value JAX accepts is a
   ``NotImplementedError`` naming the option where it is set (the option's
   validator says which values), never a silent no-op.
@@ -121,15 +122,18 @@ numpy_rank_promotion: Final = Flag(
 )
 transfer_guard_host_to_device: Final = Flag(
     "jax_transfer_guard_host_to_device",
-    "The guard on host-to-device transfers (JAX's default only).",
+    "The guard on host-to-device transfers: ``'allow'``, ``'log'``, ``'disallow'`` "
+    "(implicit ones), ``'log_explicit'``, ``'disallow_explicit'`` (explicit ones too).",
 )
 transfer_guard_device_to_host: Final = Flag(
     "jax_transfer_guard_device_to_host",
-    "The guard on device-to-host transfers (JAX's default only).",
+    "The guard on device-to-host transfers: ``'allow'``, ``'log'``, ``'disallow'`` "
+    "(implicit ones), ``'log_explicit'``, ``'disallow_explicit'`` (explicit ones too).",
 )
 transfer_guard_device_to_device: Final = Flag(
     "jax_transfer_guard_device_to_device",
-    "The guard on device-to-device transfers (JAX's default only).",
+    "The guard on device-to-device transfers: ``'allow'``, ``'log'``, ``'disallow'`` "
+    "(implicit ones), ``'log_explicit'``, ``'disallow_explicit'`` (explicit ones too).",
 )
 check_tracer_leaks: Final = _bool_flag(
     "jax_check_tracer_leaks", "JAX's tracer leak checker (didax: off only)."
@@ -178,10 +182,12 @@ jax2tf_associative_scan_reductions: Final = _bool_flag(
 
 @contextlib.contextmanager
 def transfer_guard(new_val: str) -> Iterator[None]:
-    """Sets the three transfer guards at once (``jax.transfer_guard``; JAX's default only).
+    """Sets the three transfer guards at once for this thread (``jax.transfer_guard``).
 
-    didax honours ``'allow'`` (JAX's default); the guarding levels are a
-    ``NotImplementedError``.
+    >>> import didax as dx, numpy as np
+    >>> with dx.transfer_guard("disallow"):
+    ...     dx.device_put(np.ones(2)).shape  # explicit: allowed
+    (2,)
     """
     with (
         transfer_guard_host_to_device(new_val),

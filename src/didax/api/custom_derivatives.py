@@ -41,7 +41,14 @@ from didax.interpreters.jvp import Zero
 from didax.interpreters.staging import trace_to_jaxpr
 from didax.ir.jaxpr import Jaxpr
 
-__all__ = ["custom_jvp", "custom_vjp", "SymbolicZero"]
+__all__ = [
+    "custom_jvp",
+    "custom_vjp",
+    "SymbolicZero",
+    "CustomVJPPrimal",
+    "custom_vjp_primal_tree_values",
+    "zero_from_primal",
+]
 
 
 @final
@@ -64,6 +71,62 @@ class SymbolicZero:
     @property
     def dtype(self) -> Any:
         return self.aval.dtype
+
+
+@final
+@attrs.frozen
+class CustomVJPPrimal:
+    """A primal argument leaf as a ``custom_vjp`` fwd rule with ``symbolic_zeros=True`` gets it.
+
+    ``perturbed`` says whether its tangent is nonzero (JAX's).
+    """
+
+    value: Any
+    perturbed: bool
+
+
+def custom_vjp_primal_tree_values(tree: Any) -> Any:
+    """``tree`` with each ``CustomVJPPrimal`` leaf replaced by its value (JAX's)."""
+
+    def value(leaf: object) -> Any:
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f"unexpected leaf type {type(leaf)}")
+        return leaf.value
+
+    return tree_util.tree_map(value, tree)
+
+
+def zero_from_primal(val: Any, symbolic_zeros: bool = False) -> Any:
+    """The zero tangent of each leaf of ``val``: a ``SymbolicZero``, or zeros (JAX's).
+
+    >>> zero_from_primal(np.ones(2, np.float32))
+    array([0., 0.], dtype=float32)
+    """
+
+    def zero(x: Any) -> Any:
+        aval = Zero.like(get_aval(x)).aval
+        return SymbolicZero(aval) if symbolic_zeros else np.zeros(aval.shape, aval.dtype)
+
+    return tree_util.tree_map(zero, val)
+
+
+def _symbolic_cts(cts: Sequence[Any]) -> list[Any]:
+    return [SymbolicZero(c.aval) if isinstance(c, Zero) else c for c in cts]
+
+
+def _bwd_zero(ct: SymbolicZero, arg: Any, name: str) -> Any:
+    """A bwd rule's ``SymbolicZero`` cotangent as zeros, if it has the argument's tangent type."""
+    want = Zero.like(get_aval(arg)).aval
+    got = ShapedArray(tuple(ct.aval.shape), np.dtype(ct.aval.dtype))
+    if got.shape != want.shape or got.dtype != want.dtype:
+        raise ValueError(
+            f"{name}: Custom VJP bwd rule produced a SymbolicZero with a shape/dtype that does "
+            f"not match the corresponding input tangent shape/dtype: the SymbolicZero had "
+            f"shape/dtype {got.str_short()} while the corresponding input had shape/dtype "
+            f"{get_aval(arg).str_short()}. Consider just returning a None here instead of a "
+            "SymbolicZero object."
+        )
+    return np.zeros(want.shape, want.dtype)
 
 
 def _resolve_args(
@@ -323,15 +386,16 @@ class custom_vjp:
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd: Callable[..., Any] | None = None
         self.bwd: Callable[..., Any] | None = None
+        self.symbolic_zeros = False
         self._name = getattr(fun, "__name__", "fun")
 
     def defvjp(
         self, fwd: Callable[..., Any], bwd: Callable[..., Any], symbolic_zeros: bool = False
     ) -> None:
         """``fwd(*args) -> (out, residuals)`` and ``bwd(*nondiff_args, residuals, g) -> cts``."""
-        if symbolic_zeros:
-            raise NotImplementedError("custom_vjp: symbolic_zeros=True is not supported")
         self.fwd, self.bwd = fwd, bwd
+        # fwd gets each primal leaf as a CustomVJPPrimal; bwd may get and return SymbolicZeros.
+        self.symbolic_zeros = bool(symbolic_zeros)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         name = f"custom_vjp function {self._name}"
@@ -344,7 +408,14 @@ class custom_vjp:
         res_tree: list[PyTreeDef] = []
         dyn_trees: list[PyTreeDef] = [tree_util.tree_structure(a) for a in split.dyn]
 
-        def fwd(primals: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+        symbolic = self.symbolic_zeros
+
+        def fwd(
+            primals: Sequence[Any], perturbed: Sequence[bool] | None = None
+        ) -> tuple[list[Any], list[Any]]:
+            if symbolic:  # (under vmap every input counts as perturbed)
+                flags = [True] * len(primals) if perturbed is None else perturbed
+                primals = [CustomVJPPrimal(x, p) for x, p in zip(primals, flags, strict=True)]
             out, res = _pair(fwd_fun(*split.full_args(split.dyn_tree(primals))), "fwd", name)
             p_leaves, p_tree = tree_util.tree_flatten(out)
             if p_tree != out_tree:
@@ -357,6 +428,8 @@ class custom_vjp:
             return _check_leaves("fwd's primal outputs", p_leaves, out_avals, name), r_leaves
 
         def bwd(res: Sequence[Any], float_cts: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+            if symbolic:
+                float_cts = _symbolic_cts(float_cts)
             g = tree_util.tree_unflatten(out_tree, _with_float0(float_cts, out_avals))
             in_cts = bwd_fun(*split.static, tree_util.tree_unflatten(res_tree[0], list(res)), g)
             if not isinstance(in_cts, (tuple, list)) or len(in_cts) != len(split.dyn):
@@ -374,6 +447,11 @@ class custom_vjp:
                     )
                     continue
                 ct_leaves, ct_tree = tree_util.tree_flatten(ct)
+                if symbolic:
+                    ct_leaves = [
+                        _bwd_zero(c, x, name) if isinstance(c, SymbolicZero) else c
+                        for c, x in zip(ct_leaves, tree_util.tree_leaves(arg), strict=False)
+                    ]
                 if ct_tree != tree:
                     raise TypeError(
                         f"{name}: bwd's cotangent for an argument of structure {tree} has "
@@ -386,8 +464,8 @@ class custom_vjp:
             *consts,
             *split.leaves,
             call_jaxpr=call_jaxpr,
-            fwd=CustomRule(fwd, f"{self._name}_fwd"),
-            bwd=CustomRule(bwd, f"{self._name}_bwd"),
+            fwd=CustomRule(fwd, f"{self._name}_fwd", symbolic),
+            bwd=CustomRule(bwd, f"{self._name}_bwd", symbolic),
             num_consts=len(consts),
         )
         return tree_util.tree_unflatten(out_tree, outs)

@@ -38,6 +38,7 @@ from typing import Any, Final, Protocol, final
 import numpy as np
 from numpy.typing import DTypeLike
 
+from didax.core import transfer_guard
 from didax.core.abstract import ShapedArray
 from didax.core.basearray import HostArray, Value
 from didax.core.sharding import Index, Sharding, SingleDeviceSharding
@@ -180,6 +181,9 @@ class Array(Value):
         if host is None:
             if self._buffer is _DELETED:
                 raise self._deleted_error()
+            if transfer_guard.GUARDS_IN_FORCE[0] and not _backend.host_is_device:
+                # A read on the host; on a CPU the host is the device: no transfer.
+                transfer_guard.device_to_host(self._aval, _backend.default_device())
             host = self._host = _backend.to_host(self._buffer)
         return host
 

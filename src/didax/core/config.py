@@ -149,8 +149,11 @@ def _only(honoured: tuple[object, ...], *others: object) -> Callable[[str, objec
     return validate
 
 
-# JAX's transfer guard levels; didax has only JAX's default (no guard).
-_TRANSFER_LEVELS: Final = ("log", "disallow", "log_explicit", "disallow_explicit")
+# JAX's transfer guard levels (None: unset, which is ``'allow'``).
+TRANSFER_LEVELS: Final = (None, "allow", "log", "disallow", "log_explicit", "disallow_explicit")
+TRANSFER_GUARD_OPTIONS: Final = tuple(
+    f"jax_transfer_guard_{way}" for way in ("host_to_device", "device_to_host", "device_to_device")
+)
 
 
 def _flag_option(
@@ -190,11 +193,17 @@ FLAG_OPTIONS: Final = (
         lambda _, v: v,
         "the device arrays go to without one named (None: the backend's first)",
     ),
+    _flag_option(
+        "jax_transfer_guard",
+        None,
+        _one_of(*TRANSFER_LEVELS),
+        "the guard on all transfers; config.update sets the three directions' (JAX's)",
+    ),
     *(
         _flag_option(
             f"jax_transfer_guard_{way}",
             None,
-            _only((None, "allow"), *_TRANSFER_LEVELS),
+            _one_of(*TRANSFER_LEVELS),
             f"the guard on {way.replace('_', ' ')} transfers",
         )
         for way in ("host_to_device", "device_to_host", "device_to_device")
@@ -327,6 +336,18 @@ OPTIONS: Final[dict[str, Option]] = {
 }
 
 
+# How many transfer guard settings are in force anywhere: the process-wide
+# ones not ``'allow'``, and the threads' open blocks. While none is, a
+# transfer point skips its guard on reading this one slot (``transfer_guard``).
+GUARDS_IN_FORCE: Final = [0]
+_GUARDS_LOCK: Final = threading.Lock()
+
+
+def _count_guards(change: int) -> None:
+    with _GUARDS_LOCK:
+        GUARDS_IN_FORCE[0] += change
+
+
 class _Overrides(threading.local):
     def __init__(self) -> None:
         self.values: dict[str, object] = {}
@@ -352,6 +373,11 @@ class Config:
 
     def __init__(self) -> None:
         self._values: dict[str, object] = {name: _initial(o) for name, o in OPTIONS.items()}
+        every = self._values["jax_transfer_guard"]
+        for n in TRANSFER_GUARD_OPTIONS:  # JAX_TRANSFER_GUARD, where a direction's is unset
+            if every is not None and self._values[n] is None:
+                self._values[n] = every
+        _count_guards(sum(self._values[n] not in (None, "allow") for n in TRANSFER_GUARD_OPTIONS))
 
     def _option(self, name: str) -> Option:
         option = OPTIONS.get(name)
@@ -362,8 +388,16 @@ class Config:
     def update(self, name: str, value: object) -> None:
         """Sets option ``name`` for the whole process (``jax.config.update``)."""
         option = self._option(name)
-        self._values[name] = option.validate(name, value)
+        new = option.validate(name, value)
+        if name in TRANSFER_GUARD_OPTIONS:
+            _count_guards(
+                (new not in (None, "allow")) - (self._values[name] not in (None, "allow"))
+            )
+        self._values[name] = new
         _GLOBAL_DISPATCH[0] = _dispatch_mode(self._values)
+        if name == "jax_transfer_guard":  # set-only, as JAX's: it sets each direction
+            for each in TRANSFER_GUARD_OPTIONS:
+                self.update(each, new)
 
     def read(self, name: str) -> Any:
         """The value of option ``name`` in this thread (a context manager's, if one is active)."""
@@ -388,9 +422,14 @@ class Config:
         missing = object()
         old = _overrides.values.get(name, missing)
         _overrides.values[name] = new
+        guard = name in TRANSFER_GUARD_OPTIONS
+        if guard:
+            _count_guards(1)
         try:
             yield
         finally:
+            if guard:
+                _count_guards(-1)
             if old is missing:
                 del _overrides.values[name]
             else:

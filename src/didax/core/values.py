@@ -25,9 +25,9 @@ from typing import Any, Final, Protocol, TypeAlias, TypeGuard
 
 import numpy as np
 
-from didax.core import dtypes
+from didax.core import dtypes, transfer_guard
 from didax.core.abstract import ShapedArray
-from didax.core.array import Array
+from didax.core.array import Array, backend
 from didax.core.basearray import HostArray, Value
 from didax.core.trace import Tracer
 
@@ -188,3 +188,12 @@ def to_array(x: object) -> Any:
     if host is x:
         host = host.copy()
     return Array.from_host(host, aval)
+
+
+def guard_host_data(x: object) -> None:
+    """The host-to-device guard on host data ``x`` (not an Array) given where an Array is used.
+
+    Callers test ``transfer_guard.GUARDS_IN_FORCE[0]`` first, so that the
+    check costs nothing while no guard is set.
+    """
+    transfer_guard.host_to_device(get_aval(x), backend().default_device())

@@ -204,7 +204,11 @@ def _custom_vjp_call_jvp(
 ) -> tuple[list[Any], list[Any]]:
     _check_no_const_tangents(tangents, num_consts, "custom_vjp")
     arg_avals = call_jaxpr.in_avals[num_consts:]
-    outs, res = fwd(primals[num_consts:])
+    if fwd.symbolic_zeros:  # the rule is told which inputs have nonzero tangents
+        perturbed = [not isinstance(t, Zero) for t in tangents[num_consts:]]
+        outs, res = fwd(primals[num_consts:], perturbed)
+    else:
+        outs, res = fwd(primals[num_consts:])
     out_avals = tuple(Zero.like(a).aval for a in call_jaxpr.out_avals if is_differentiable(a))
     lin_outs = custom_lin_p.bind(
         *res,
@@ -234,7 +238,11 @@ def _custom_lin_transpose(
     res = args[:num_res]
     if any(is_undefined(x) for x in res):
         raise TypeError("transpose of custom_lin: its residuals must be known")
-    _, arg_cts = bwd(res, [instantiate_zeros(c) for c in cts])
+    # With symbolic zeros, the rule sees a zero cotangent as such (``Zero``).
+    keep = bwd.symbolic_zeros
+    _, arg_cts = bwd(
+        res, [c if keep and isinstance(c, Zero) else instantiate_zeros(c) for c in cts]
+    )
     return [*(None for _ in res), *arg_cts]
 
 

@@ -67,7 +67,8 @@ from didax.core.config import flag
 from didax.core.errors import UnexpectedTracerError
 from didax.core.primitive import Primitive, RuleTable
 from didax.core.trace import Trace, Tracer, check_valid, set_root_trace
-from didax.core.values import ValueKind, as_array, get_aval, value_kind, wrap_host
+from didax.core.transfer_guard import GUARDS_IN_FORCE
+from didax.core.values import ValueKind, as_array, get_aval, guard_host_data, value_kind, wrap_host
 from didax.ir.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var
 
 
@@ -268,6 +269,8 @@ class EvalTrace(Trace):
         kinds = [value_kind(x) for x in args]
         if ValueKind.TRACER in kinds:
             _check_no_tracers(prim, args)
+        if GUARDS_IN_FORCE[0]:
+            _guard_host_operands(args, kinds)
         if prim not in IMPL_RULES or not (_host_route() or not _evaluator[0].lowers(prim)):
             return _compiled(prim, args, params)
         hosts: list[HostArray] = []
@@ -289,6 +292,13 @@ class EvalTrace(Trace):
         return _finish(
             prim, out_avals, _run_impl(impl, hosts, params), hosts if user_data else None
         )
+
+
+def _guard_host_operands(args: Sequence[Any], kinds: Sequence[ValueKind]) -> None:
+    # Host data given to a primitive goes to the device in JAX: an implicit transfer.
+    for x, kind in zip(args, kinds, strict=True):
+        if kind is not ValueKind.ARRAY and kind is not ValueKind.TRACER:
+            guard_host_data(x)
 
 
 def _untyped_results(

@@ -15,7 +15,9 @@ from __future__ import annotations
 from typing import Any, Final, final
 
 import numpy as np
+from jax.errors import JaxRuntimeError
 
+from didax.core import transfer_guard
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array, set_backend
 from didax.core.values import as_array, get_aval
@@ -58,6 +60,8 @@ class XlaBackend:
 
 BACKEND: Final = XlaBackend()
 set_backend(BACKEND)
+# A refused transfer is jaxlib's runtime error, as JAX's guard raises.
+transfer_guard.set_error(JaxRuntimeError)
 
 
 def on_device(x: object) -> Array:
@@ -71,6 +75,8 @@ def on_device(x: object) -> Array:
         x.buffer  # noqa: B018 - transfers once
         return x
     aval = get_aval(x)
+    if transfer_guard.GUARDS_IN_FORCE[0]:
+        transfer_guard.host_to_device(aval, xla.device())
     host = as_array(x)
     if host is x:
         host = host.copy()

@@ -49,7 +49,8 @@ from didax.core.array import Array
 from didax.core.cache import CacheInfo, LRUCache
 from didax.core.config import flag
 from didax.core.sharding import NamedSharding
-from didax.core.values import as_array
+from didax.core.transfer_guard import GUARDS_IN_FORCE
+from didax.core.values import as_array, guard_host_data
 from didax.ir.fingerprint import fingerprint
 from didax.ir.jaxpr import Jaxpr
 from didax.lowering import persistent_cache, xla
@@ -179,6 +180,8 @@ class Compiled(_Inspectable):
     ) -> list[Array]:
         buffers = list(const_buffers)
         for i, x in enumerate(args):
+            if GUARDS_IN_FORCE[0] and type(x) is not Array:
+                guard_host_data(x)
             if i in donated and type(x) is not Array:
                 buffers.append(xla.to_device(as_array(x), copy=True))
             else:

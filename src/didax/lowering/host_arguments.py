@@ -40,7 +40,8 @@ import numpy as np
 
 from didax.core.array import Array
 from didax.core.config import x64_enabled
-from didax.core.values import as_array
+from didax.core.transfer_guard import GUARDS_IN_FORCE
+from didax.core.values import as_array, guard_host_data
 from didax.lowering import xla
 from didax.lowering.array import BACKEND
 from didax.lowering.scalars import numpy_scalar_buffer, scalar_buffer
@@ -70,7 +71,10 @@ def call_values(const_buffers: Sequence[xla.Buffer], args: Sequence[Any]) -> tup
     for x in args:  # a loop: cheaper than a comprehension here
         if type(x) is Array:
             values.append(x.buffer)
-        elif type(x) is np.ndarray:
+            continue
+        if GUARDS_IN_FORCE[0]:  # host data: an implicit transfer
+            guard_host_data(x)
+        if type(x) is np.ndarray:
             if x.ndim == 0:
                 values.append(numpy_scalar_buffer(x))
             else:

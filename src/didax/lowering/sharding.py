@@ -27,6 +27,7 @@ from typing import Any, Final, final
 import attrs
 import numpy as np
 
+from didax.core import transfer_guard
 from didax.core.abstract import ShapedArray
 from didax.core.array import Array
 from didax.core.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
@@ -157,6 +158,8 @@ def from_process_local(
 def device_put_sharded(x: Any, sharding: Sharding) -> Array:
     """``x`` as an Array laid out as ``sharding`` says (``jax.device_put(x, sharding)``)."""
     aval = get_aval(x)
+    if transfer_guard.GUARDS_IN_FORCE[0]:
+        _guard_put(x, aval, sharding)
     if isinstance(sharding, SingleDeviceSharding):
         if sharding.device == xla.device():
             host = x.host() if type(x) is Array else as_array(x)
@@ -171,6 +174,13 @@ def device_put_sharded(x: Any, sharding: Sharding) -> Array:
         return x
     sharding.shard_shape(aval.shape)  # a clear error if the layout does not fit
     return Array.from_sharded(put(x, sharding), aval, sharding)
+
+
+def _guard_put(x: Any, aval: ShapedArray, sharding: Sharding) -> None:
+    if type(x) is not Array:
+        transfer_guard.host_to_device(aval, sharding)
+    elif x.committed_sharding != sharding and x.sharding != sharding:
+        transfer_guard.device_to_device(aval, sharding)
 
 
 def _candidate_specs(mesh: Mesh, ndim: int) -> Iterator[PartitionSpec]:

@@ -31,7 +31,7 @@ import didax.interpreters  # noqa: F401  (installs the root trace and all rules)
 from didax.api.jit import jit
 from didax.api.numpy.array_types import Array as Array
 from didax.api.numpy.array_types import ArrayLike as ArrayLike
-from didax.core import dtypes, lax, shape_poly, values
+from didax.core import dtypes, lax, shape_poly, transfer_guard, values
 from didax.core.array import Array as DidaxArray
 from didax.core.basearray import HostArray, Value
 from didax.core.config import config
@@ -304,6 +304,8 @@ def asarray(a: ArrayLike, dtype: DTypeLike = None) -> Array:
             return a
         out: Array = lax.convert_element_type(a, dt)
         return out
+    if transfer_guard.GUARDS_IN_FORCE[0]:  # host data becomes an Array: a transfer in JAX
+        values.guard_host_data(a if is_python_scalar(a) else np.asarray(a, dtype=dt))
     if is_python_scalar(a) and dt is None:
         return as_result(a)
     if dt is not None and dtypes.is_integer(dt) and not is_python_scalar(a):
