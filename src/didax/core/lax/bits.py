@@ -39,7 +39,7 @@ from didax.core.abstract_eval import (
 from didax.core.basearray import Value
 from didax.core.dtypes import DType
 from didax.core.lax.elementwise import and_p, not_p, or_p
-from didax.core.primitive import Primitive
+from didax.core.primitive import Primitive, primitives
 from didax.core.promotion import coerce_weak
 from didax.core.values import ArrayLike, is_python_scalar, wrap_host
 
@@ -65,13 +65,12 @@ __all__ = [
     "mulhi",
 ]
 
-xor_p: Final = Primitive("xor", scalar_operands=True)
-shift_left_p: Final = Primitive("shift_left", scalar_operands=True)
-shift_right_logical_p: Final = Primitive("shift_right_logical", scalar_operands=True)
-shift_right_arithmetic_p: Final = Primitive("shift_right_arithmetic", scalar_operands=True)
-population_count_p: Final = Primitive("population_count")
-clz_p: Final = Primitive("clz")
-bitcast_convert_type_p: Final = Primitive("bitcast_convert_type")
+xor_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p = primitives(
+    "xor", "shift_left", "shift_right_logical", "shift_right_arithmetic", scalar_operands=True
+)
+population_count_p, clz_p, bitcast_convert_type_p = primitives(
+    "population_count", "clz", "bitcast_convert_type"
+)
 mulhi_p: Final = Primitive("mulhi", scalar_operands=True)
 
 SHIFTS: Final = (shift_left_p, shift_right_logical_p, shift_right_arithmetic_p)

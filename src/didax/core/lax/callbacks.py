@@ -35,13 +35,13 @@ from didax.core.effects import (
     Effect,
     Effects,
 )
-from didax.core.primitive import Primitive
+from didax.core.primitive import primitives
 
 __all__: list[str] = []
 
-debug_callback_p: Final = Primitive("debug_callback", multiple_results=True)
-pure_callback_p: Final = Primitive("pure_callback", multiple_results=True)
-io_callback_p: Final = Primitive("io_callback", multiple_results=True)
+debug_callback_p, pure_callback_p, io_callback_p = primitives(
+    "debug_callback", "pure_callback", "io_callback", multiple_results=True
+)
 
 CALLBACK_PRIMITIVES: Final = (debug_callback_p, pure_callback_p, io_callback_p)
 

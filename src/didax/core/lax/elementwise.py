@@ -48,7 +48,7 @@ from didax.core.basearray import Value
 from didax.core.dtypes import DType
 from didax.core.lax.conversions import convert_element_type_p
 from didax.core.lax.operands import bind_value
-from didax.core.primitive import Primitive
+from didax.core.primitive import Primitive, primitives
 from didax.core.promotion import coerce_weak
 from didax.core.values import ArrayLike, get_aval, is_python_scalar
 
@@ -144,51 +144,59 @@ __all__ = [
 ]
 
 # Element-wise, by the operand kinds they accept.
-add_p: Final = Primitive("add", scalar_operands=True)
-sub_p: Final = Primitive("sub", scalar_operands=True)
-mul_p: Final = Primitive("mul", scalar_operands=True)
-div_p: Final = Primitive("div", scalar_operands=True)
-rem_p: Final = Primitive("rem", scalar_operands=True)
-pow_p: Final = Primitive("pow", scalar_operands=True)
-max_p: Final = Primitive("max", scalar_operands=True)
-min_p: Final = Primitive("min", scalar_operands=True)
-integer_pow_p: Final = Primitive("integer_pow")
-neg_p: Final = Primitive("neg")
-sign_p: Final = Primitive("sign")
-abs_p: Final = Primitive("abs")
-exp_p: Final = Primitive("exp")
-log_p: Final = Primitive("log")
-log1p_p: Final = Primitive("log1p")
-expm1_p: Final = Primitive("expm1")
-sin_p: Final = Primitive("sin")
-cos_p: Final = Primitive("cos")
-tan_p: Final = Primitive("tan")
-tanh_p: Final = Primitive("tanh")
-logistic_p: Final = Primitive("logistic")
-sqrt_p: Final = Primitive("sqrt")
-rsqrt_p: Final = Primitive("rsqrt")
-cbrt_p: Final = Primitive("cbrt")
-square_p: Final = Primitive("square")
-floor_p: Final = Primitive("floor")
-ceil_p: Final = Primitive("ceil")
-round_p: Final = Primitive("round")
-eq_p: Final = Primitive("eq", scalar_operands=True)
-ne_p: Final = Primitive("ne", scalar_operands=True)
-lt_p: Final = Primitive("lt", scalar_operands=True)
-le_p: Final = Primitive("le", scalar_operands=True)
-gt_p: Final = Primitive("gt", scalar_operands=True)
-ge_p: Final = Primitive("ge", scalar_operands=True)
-and_p: Final = Primitive("and", scalar_operands=True)
-or_p: Final = Primitive("or", scalar_operands=True)
-not_p: Final = Primitive("not")
-select_p: Final = Primitive("select")
-stop_gradient_p: Final = Primitive("stop_gradient")
+add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p = primitives(
+    "add", "sub", "mul", "div", "rem", "pow", "max", "min", scalar_operands=True
+)
+(
+    integer_pow_p,
+    neg_p,
+    sign_p,
+    abs_p,
+    exp_p,
+    log_p,
+    log1p_p,
+    expm1_p,
+    sin_p,
+    cos_p,
+    tan_p,
+    tanh_p,
+    logistic_p,
+    sqrt_p,
+    rsqrt_p,
+    cbrt_p,
+    square_p,
+    floor_p,
+    ceil_p,
+    round_p,
+) = primitives(
+    "integer_pow",
+    "neg",
+    "sign",
+    "abs",
+    "exp",
+    "log",
+    "log1p",
+    "expm1",
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "logistic",
+    "sqrt",
+    "rsqrt",
+    "cbrt",
+    "square",
+    "floor",
+    "ceil",
+    "round",
+)
+eq_p, ne_p, lt_p, le_p, gt_p, ge_p, and_p, or_p = primitives(
+    "eq", "ne", "lt", "le", "gt", "ge", "and", "or", scalar_operands=True
+)
+not_p, select_p, stop_gradient_p = primitives("not", "select", "stop_gradient")
 
 # Complex numbers: their parts, conjugate, and the number made of two parts.
-real_p: Final = Primitive("real")
-imag_p: Final = Primitive("imag")
-conj_p: Final = Primitive("conj")
-complex_p: Final = Primitive("complex")
+real_p, imag_p, conj_p, complex_p = primitives("real", "imag", "conj", "complex")
 
 # Structural.
 

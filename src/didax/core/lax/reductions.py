@@ -49,7 +49,7 @@ from didax.core.basearray import Value
 from didax.core.dtypes import DType
 from didax.core.lax.operands import as_operand, bind_value, ndim, normalize_axes, normalize_axis
 from didax.core.lax.programs import Program, check_types
-from didax.core.primitive import Primitive
+from didax.core.primitive import Primitive, primitives
 from didax.core.values import ArrayLike
 
 __all__ = [
@@ -74,15 +74,27 @@ __all__ = [
     "reduce_xor",
 ]
 
-reduce_sum_p: Final = Primitive("reduce_sum")
-reduce_max_p: Final = Primitive("reduce_max")
-reduce_min_p: Final = Primitive("reduce_min")
-reduce_prod_p: Final = Primitive("reduce_prod")
-argmax_p: Final = Primitive("argmax")
-argmin_p: Final = Primitive("argmin")
-reduce_and_p: Final = Primitive("reduce_and")
-reduce_or_p: Final = Primitive("reduce_or")
-reduce_xor_p: Final = Primitive("reduce_xor")
+(
+    reduce_sum_p,
+    reduce_max_p,
+    reduce_min_p,
+    reduce_prod_p,
+    argmax_p,
+    argmin_p,
+    reduce_and_p,
+    reduce_or_p,
+    reduce_xor_p,
+) = primitives(
+    "reduce_sum",
+    "reduce_max",
+    "reduce_min",
+    "reduce_prod",
+    "argmax",
+    "argmin",
+    "reduce_and",
+    "reduce_or",
+    "reduce_xor",
+)
 reduce_p: Final = Primitive("reduce", multiple_results=True)
 
 REDUCTIONS: Final = (reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p)

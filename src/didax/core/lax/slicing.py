@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from typing import Final
 
 import numpy as np
 
@@ -36,7 +35,7 @@ from didax.core.lax.elementwise import add, lt, select
 from didax.core.lax.operands import as_operand, bind_value, normalize_axis
 from didax.core.lax.operands import ndim as ndim_of
 from didax.core.lax.structural import reshape_p, squeeze
-from didax.core.primitive import Primitive
+from didax.core.primitive import primitives
 from didax.core.promotion import coerce_to, coerce_weak
 from didax.core.trace import Tracer
 from didax.core.values import ArrayLike, get_aval, is_python_scalar
@@ -58,10 +57,9 @@ __all__ = [
     "dynamic_update_index_in_dim",
 ]
 
-slice_p: Final = Primitive("slice")
-dynamic_slice_p: Final = Primitive("dynamic_slice")
-dynamic_update_slice_p: Final = Primitive("dynamic_update_slice")
-pad_p: Final = Primitive("pad")
+slice_p, dynamic_slice_p, dynamic_update_slice_p, pad_p = primitives(
+    "slice", "dynamic_slice", "dynamic_update_slice", "pad"
+)
 
 
 # --- typing ---------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, same_shapes_and_dtypes
 from didax.core.basearray import Value
-from didax.core.primitive import Primitive
+from didax.core.primitive import Primitive, primitives
 from didax.core.promotion import coerce_weak
 from didax.core.values import ArrayLike
 
@@ -90,34 +90,23 @@ __all__ = [
     "bessel_i1e",
 ]
 
-erf_p: Final = Primitive("erf")
-erfc_p: Final = Primitive("erfc")
-erf_inv_p: Final = Primitive("erf_inv")
-lgamma_p: Final = Primitive("lgamma")
-digamma_p: Final = Primitive("digamma")
+erf_p, erfc_p, erf_inv_p, lgamma_p, digamma_p = primitives(
+    "erf", "erfc", "erf_inv", "lgamma", "digamma"
+)
 polygamma_p: Final = Primitive("polygamma", scalar_operands=True)
-sinh_p: Final = Primitive("sinh")
-cosh_p: Final = Primitive("cosh")
-asin_p: Final = Primitive("asin")
-acos_p: Final = Primitive("acos")
-atan_p: Final = Primitive("atan")
-asinh_p: Final = Primitive("asinh")
-acosh_p: Final = Primitive("acosh")
-atanh_p: Final = Primitive("atanh")
+sinh_p, cosh_p, asin_p, acos_p, atan_p, asinh_p, acosh_p, atanh_p = primitives(
+    "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh"
+)
 atan2_p: Final = Primitive("atan2", scalar_operands=True)
-exp2_p: Final = Primitive("exp2")
-is_finite_p: Final = Primitive("is_finite")
-nextafter_p: Final = Primitive("nextafter", scalar_operands=True)
-igamma_p: Final = Primitive("igamma", scalar_operands=True)
-igammac_p: Final = Primitive("igammac", scalar_operands=True)
-igamma_grad_a_p: Final = Primitive("igamma_grad_a", scalar_operands=True)
-random_gamma_grad_p: Final = Primitive("random_gamma_grad", scalar_operands=True)
+exp2_p, is_finite_p = primitives("exp2", "is_finite")
+nextafter_p, igamma_p, igammac_p, igamma_grad_a_p, random_gamma_grad_p = primitives(
+    "nextafter", "igamma", "igammac", "igamma_grad_a", "random_gamma_grad", scalar_operands=True
+)
 regularized_incomplete_beta_p: Final = Primitive(
     "regularized_incomplete_beta", scalar_operands=True
 )
 zeta_p: Final = Primitive("zeta", scalar_operands=True)
-bessel_i0e_p: Final = Primitive("bessel_i0e")
-bessel_i1e_p: Final = Primitive("bessel_i1e")
+bessel_i0e_p, bessel_i1e_p = primitives("bessel_i0e", "bessel_i1e")
 
 # Float to float, one operand.
 SPECIAL_UNARY: Final = (
