@@ -47,8 +47,8 @@ from didax.core.abstract_eval import (
 from didax.core.basearray import Value
 from didax.core.dtypes import DType
 from didax.core.lax.conversions import convert_element_type_p
-from didax.core.lax.operands import F, bind_value, named
-from didax.core.primitive import Primitive, primitives, registering_module
+from didax.core.lax.operands import bind_value, lax_wrapper
+from didax.core.primitive import Primitive, primitives
 from didax.core.promotion import coerce_weak
 from didax.core.values import ArrayLike, get_aval, is_python_scalar
 
@@ -329,11 +329,15 @@ def _select_abstract_eval(
 class UnaryFunction(Protocol):
     """A ``didax.lax`` wrapper of an element-wise primitive of one operand."""
 
+    __name__: str
+
     def __call__(self, x: ArrayLike) -> Value: ...
 
 
 class BinaryFunction(Protocol):
     """A ``didax.lax`` wrapper of an element-wise primitive of two operands."""
+
+    __name__: str
 
     def __call__(self, x: ArrayLike, y: ArrayLike) -> Value: ...
 
@@ -344,15 +348,12 @@ def nary(prim: Primitive, *args: ArrayLike, **params: object) -> Value:
 
 
 def unary(prim: Primitive, doc: str, name: str | None = None) -> UnaryFunction:
-    """The wrapper ``name`` (``prim``'s own name by default) that binds ``prim`` to ``x``.
-
-    The ``didax.lax`` module that calls this is the wrapper's ``__module__``.
-    """
+    """The wrapper ``name`` (``prim``'s own name by default) that binds ``prim`` to ``x``."""
 
     def wrapper(x: ArrayLike) -> Value:
         return nary(prim, x)
 
-    return _public(wrapper, doc, name or prim.name)
+    return lax_wrapper(wrapper, name or prim.name, doc)
 
 
 def binary(prim: Primitive, doc: str, name: str | None = None) -> BinaryFunction:
@@ -361,13 +362,7 @@ def binary(prim: Primitive, doc: str, name: str | None = None) -> BinaryFunction
     def wrapper(x: ArrayLike, y: ArrayLike) -> Value:
         return nary(prim, x, y)
 
-    return _public(wrapper, doc, name or prim.name)
-
-
-def _public(wrapper: F, doc: str, name: str) -> F:
-    wrapper = named(wrapper, name, doc)
-    wrapper.__module__ = registering_module()
-    return wrapper
+    return lax_wrapper(wrapper, name or prim.name, doc)
 
 
 def add(x: ArrayLike, y: ArrayLike) -> Value:

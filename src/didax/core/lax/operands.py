@@ -19,10 +19,18 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from didax.core.basearray import Value
-from didax.core.primitive import Primitive
+from didax.core.primitive import Primitive, registering_module
 from didax.core.values import ArrayLike, as_array, get_aval, is_python_scalar, wrap_host
 
-__all__ = ["as_operand", "bind_value", "named", "ndim", "normalize_axis", "normalize_axes"]
+__all__ = [
+    "as_operand",
+    "bind_value",
+    "lax_wrapper",
+    "named",
+    "ndim",
+    "normalize_axis",
+    "normalize_axes",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -73,4 +81,11 @@ def named(fn: F, name: str, doc: str) -> F:
     fn.__doc__ = doc
     if isinstance(fn, types.FunctionType):
         fn.__code__ = fn.__code__.replace(co_name=name, co_qualname=name)
+    return fn
+
+
+def lax_wrapper(fn: F, name: str, doc: str) -> F:
+    """``named``, of the ``didax.lax`` module whose import calls the factory that built ``fn``."""
+    fn = named(fn, name, doc)
+    fn.__module__ = registering_module()
     return fn

@@ -27,7 +27,7 @@ import contextlib
 import math
 import threading
 from collections.abc import Iterator, Sequence
-from typing import Any, Final, TypeAlias
+from typing import Final, TypeAlias
 
 import numpy as np
 
@@ -154,7 +154,7 @@ def _size_of(axes: tuple[str, ...]) -> int:
 # --- typing rules ----------------------------------------------------------------------
 
 
-def _same_type(x: ShapedArray, **params: Any) -> ShapedArray:
+def _same_type(x: ShapedArray, **params: object) -> ShapedArray:
     return x
 
 

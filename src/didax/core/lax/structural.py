@@ -85,25 +85,9 @@ __all__ = [
     "dtype",
 ]
 
-(
-    broadcast_in_dim_p,
-    reshape_p,
-    transpose_p,
-    squeeze_p,
-    expand_dims_p,
-    concatenate_p,
-    rev_p,
-    iota_p,
-) = primitives(
-    "broadcast_in_dim",
-    "reshape",
-    "transpose",
-    "squeeze",
-    "expand_dims",
-    "concatenate",
-    "rev",
-    "iota",
-)
+broadcast_in_dim_p, reshape_p, transpose_p = primitives("broadcast_in_dim", "reshape", "transpose")
+squeeze_p, expand_dims_p = primitives("squeeze", "expand_dims")
+concatenate_p, rev_p, iota_p = primitives("concatenate", "rev", "iota")
 split_p: Final = Primitive("split", multiple_results=True)
 tile_p, stack_p = primitives("tile", "stack")
 unstack_p, optimization_barrier_p = primitives(

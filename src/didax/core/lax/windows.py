@@ -66,18 +66,11 @@ __all__ = [
 ]
 
 reduce_window_p: Final = Primitive("reduce_window", multiple_results=True)
-(
-    reduce_window_sum_p,
-    reduce_window_max_p,
-    reduce_window_min_p,
-    select_and_gather_add_p,
-    select_and_scatter_add_p,
-) = primitives(
-    "reduce_window_sum",
-    "reduce_window_max",
-    "reduce_window_min",
-    "select_and_gather_add",
-    "select_and_scatter_add",
+reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p = primitives(
+    "reduce_window_sum", "reduce_window_max", "reduce_window_min"
+)
+select_and_gather_add_p, select_and_scatter_add_p = primitives(
+    "select_and_gather_add", "select_and_scatter_add"
 )
 # XLA's SelectAndScatter with the user's select and scatter programs (JAX's
 # select_and_scatter_p: typing and lowering only, as JAX has; no JAX function binds it).
