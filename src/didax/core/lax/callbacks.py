@@ -102,12 +102,12 @@ def _io_callback_abstract_eval(
 
 
 @EFFECT_RULES.defines(debug_callback_p)
-def _debug_callback_effects(*, effect: Effect, **params: Any) -> Effects:
+def _debug_callback_effects(*, effect: Effect, **params: object) -> Effects:
     return frozenset({effect})
 
 
 @EFFECT_RULES.defines(io_callback_p)
-def _io_callback_effects(*, ordered: bool, **params: Any) -> Effects:
+def _io_callback_effects(*, ordered: bool, **params: object) -> Effects:
     return frozenset({ORDERED_IO if ordered else IO})
 
 
