@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
+from typing import TypedDict, Unpack
 
 import numpy as np
 
@@ -62,17 +63,30 @@ slice_p, dynamic_slice_p, dynamic_update_slice_p, pad_p = primitives(
 )
 
 
+class SliceParams(TypedDict):
+    """``slice_p``'s params, as its rules receive them (``**params: Unpack[SliceParams]``)."""
+
+    start_indices: tuple[int, ...]
+    limit_indices: tuple[int, ...]
+    strides: tuple[int, ...]
+
+
+def slice_params(
+    params: SliceParams,
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """``(start_indices, limit_indices, strides)``."""
+    return params["start_indices"], params["limit_indices"], params["strides"]
+
+
 # --- typing ---------------------------------------------------------------------------
 
 
 @ABSTRACT_EVAL.defines(slice_p)
 def _slice_abstract_eval(
     x: ShapedArray,
-    *,
-    start_indices: tuple[int, ...],
-    limit_indices: tuple[int, ...],
-    strides: tuple[int, ...],
+    **params: Unpack[SliceParams],
 ) -> ShapedArray:
+    start_indices, limit_indices, strides = slice_params(params)
     if not len(start_indices) == len(limit_indices) == len(strides) == x.ndim:
         raise shape_failure("start_indices, limit_indices and strides need one entry per axis")
     shape = []
