@@ -92,6 +92,11 @@ class ScatterKwargs(TypedDict):
     padding: Pairs
 
 
+def scatter_kwargs(params: ScatterKwargs) -> tuple[tuple[int, ...], tuple[int, ...], Pairs]:
+    """``(window_dimensions, window_strides, padding)``."""
+    return params["window_dimensions"], params["window_strides"], params["padding"]
+
+
 class WindowKwargs(ScatterKwargs):
     """The window params of the other window primitives, as their equations hold them."""
 
@@ -278,10 +283,9 @@ def _select_and_scatter_add_abstract_eval(
     operand: ShapedArray,
     *,
     select_prim: Primitive,
-    window_dimensions: tuple[int, ...],
-    window_strides: tuple[int, ...],
-    padding: Pairs,
+    **params: Unpack[ScatterKwargs],
 ) -> ShapedArray:
+    window_dimensions, window_strides, padding = scatter_kwargs(params)
     _check_select_prim(select_prim, "select_and_scatter_add")
     w = WindowParams.of(window_dimensions, window_strides, padding)
     shape = check_window(operand, w, "select_and_scatter_add")
