@@ -27,7 +27,7 @@ import contextlib
 import math
 import threading
 from collections.abc import Iterator, Sequence
-from typing import Final, TypeAlias
+from typing import Final, TypeAlias, TypedDict
 
 import numpy as np
 
@@ -97,6 +97,25 @@ COLLECTIVE_PRIMITIVES: Final[tuple[Primitive, ...]] = (
     ppermute_p,
     axis_index_p,
 )
+
+
+class _Collective(TypedDict):
+    axes: tuple[str, ...]
+    axis_size: int
+    tiled: bool
+
+
+class AllGatherParams(_Collective):
+    """``all_gather_p``'s params, as its rules receive them (``**params: Unpack[...]``)."""
+
+    axis: int
+
+
+class PsumScatterParams(_Collective):
+    """``psum_scatter_p``'s params, as its rules receive them (``**params: Unpack[...]``)."""
+
+    scatter_dimension: int
+
 
 # --- the axis environment ---------------------------------------------------------------
 
