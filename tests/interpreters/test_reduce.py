@@ -279,7 +279,9 @@ def test_generic_reduce_stages_its_reducer_and_costs_as_xla() -> None:
 
 # --- the bitwise reductions -------------------------------------------------------------------
 
-BITWISE: Final = [
+# Each: didax's reduction and JAX's, the bitwise operation of each, the identity.
+_Op = Callable[..., Any]
+BITWISE: Final[list[tuple[_Op, _Op, _Op, _Op, int]]] = [
     (dlax.reduce_and, jlax.reduce_and, dlax.bitwise_and, jlax.bitwise_and, -1),
     (dlax.reduce_or, jlax.reduce_or, dlax.bitwise_or, jlax.bitwise_or, 0),
     (dlax.reduce_xor, jlax.reduce_xor, dlax.bitwise_xor, jlax.bitwise_xor, 0),

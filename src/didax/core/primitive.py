@@ -70,6 +70,21 @@ class Primitive:
 ALL_PRIMITIVES: Final[list[Primitive]] = []
 
 
+def primitives(
+    *names: str, multiple_results: bool = False, scalar_operands: bool = False
+) -> tuple[Primitive, ...]:
+    """One ``Primitive`` a name, all of one kind: a family's declarations in one statement.
+
+    >>> first_p, second_p = primitives("first_example", "second_example", scalar_operands=True)
+    >>> second_p, second_p.scalar_operands
+    (second_example, True)
+    """
+    return tuple(
+        Primitive(name, multiple_results=multiple_results, scalar_operands=scalar_operands)
+        for name in names
+    )
+
+
 def registering_module() -> str:
     """The module whose top-level code is running: the one whose import makes this call.
 

@@ -75,7 +75,7 @@ def _debug_callback_jvp(
 
 
 def _refuse_jvp(message: str) -> Callable[..., tuple[Any, Any]]:
-    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
+    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: object) -> tuple[Any, Any]:
         raise ValueError(message)
 
     return rule

@@ -157,7 +157,7 @@ FLOPS_RULES.register(name_p, per_element(0))
 
 @FLOPS_RULES.defines(remat_p)
 def _remat_flops(
-    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, *, jaxpr: Jaxpr, **_: Any
+    operands: Sequence[Operand], out_avals: Sequence[ShapedArray], /, *, jaxpr: Jaxpr, **_: object
 ) -> Counted:
     # A checkpointed region costs its body; what the backward pass recomputes
     # shows as remat equations of the differentiated jaxpr, and counts there.

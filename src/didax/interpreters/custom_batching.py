@@ -98,7 +98,7 @@ def _custom_vmap_call_flops(
     /,
     *,
     call_jaxpr: Jaxpr,
-    **_: Any,
+    **_: object,
 ) -> Counted:
     # What runs is the function; the rule runs only under vmap, and then its
     # equations are ordinary equations of the batched jaxpr.

@@ -128,42 +128,20 @@ def _psum_transpose(
     return [lax.psum_p.bind(ct, axes=axes, axis_size=axis_size)]
 
 
-@TRANSPOSE_RULES.defines(lax.all_gather_p)
-def _all_gather_transpose(
-    ct: Value | Zero,
-    x: UndefinedPrimal,
-    *,
-    axes: tuple[str, ...],
-    axis_size: int,
-    axis: int,
-    tiled: bool,
-) -> list[Any]:
-    if isinstance(ct, Zero):
-        return [Zero(x.aval)]
-    return [
-        lax.psum_scatter_p.bind(
-            ct, axes=axes, axis_size=axis_size, scatter_dimension=axis, tiled=tiled
-        )
-    ]
+def _transposes_to(prim: Primitive, to: Primitive, axis: str, to_axis: str) -> None:
+    """Gathering and scattering transpose to each other, along the same axis (its other name)."""
+
+    def rule(ct: Value | Zero, x: UndefinedPrimal, **params: object) -> list[Any]:
+        if isinstance(ct, Zero):
+            return [Zero(x.aval)]
+        moved = {to_axis if k == axis else k: v for k, v in params.items()}
+        return [to.bind(ct, **moved)]
+
+    TRANSPOSE_RULES.register(prim, rule)
 
 
-@TRANSPOSE_RULES.defines(lax.psum_scatter_p)
-def _psum_scatter_transpose(
-    ct: Value | Zero,
-    x: UndefinedPrimal,
-    *,
-    axes: tuple[str, ...],
-    axis_size: int,
-    scatter_dimension: int,
-    tiled: bool,
-) -> list[Any]:
-    if isinstance(ct, Zero):
-        return [Zero(x.aval)]
-    return [
-        lax.all_gather_p.bind(
-            ct, axes=axes, axis_size=axis_size, axis=scatter_dimension, tiled=tiled
-        )
-    ]
+_transposes_to(lax.all_gather_p, lax.psum_scatter_p, "axis", "scatter_dimension")
+_transposes_to(lax.psum_scatter_p, lax.all_gather_p, "scatter_dimension", "axis")
 
 
 @TRANSPOSE_RULES.defines(lax.ppermute_p)
@@ -242,40 +220,21 @@ def _all_to_all_batch(
     return lax.all_to_all_p.bind(x, **moved), d
 
 
-@BATCH_RULES.defines(lax.all_gather_p)
-def _all_gather_batch(
-    size: int,
-    args: Sequence[Any],
-    dims: Sequence[Dim],
-    /,
-    *,
-    axes: tuple[str, ...],
-    axis_size: int,
-    axis: int,
-    tiled: bool,
-) -> tuple[Any, Dim]:
-    # The batch size is positional: ``axis_size`` names the collective's axes' size.
-    x = bdim_at_front(args[0], dims[0], size)
-    return lax.all_gather_p.bind(x, axes=axes, axis_size=axis_size, axis=axis + 1, tiled=tiled), 0
+def _batched_at_front(prim: Primitive, axis: str) -> None:
+    """``prim``'s batching: the operand batched at its front, the axis param ``axis`` one up."""
+
+    def rule(
+        size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+    ) -> tuple[Any, Dim]:
+        # The batch size is positional: ``axis_size`` names the collective's axes' size.
+        x = bdim_at_front(args[0], dims[0], size)
+        return prim.bind(x, **{**params, axis: params[axis] + 1}), 0
+
+    BATCH_RULES.register(prim, rule)
 
 
-@BATCH_RULES.defines(lax.psum_scatter_p)
-def _psum_scatter_batch(
-    size: int,
-    args: Sequence[Any],
-    dims: Sequence[Dim],
-    /,
-    *,
-    axes: tuple[str, ...],
-    axis_size: int,
-    scatter_dimension: int,
-    tiled: bool,
-) -> tuple[Any, Dim]:
-    x = bdim_at_front(args[0], dims[0], size)
-    d = scatter_dimension + 1
-    return lax.psum_scatter_p.bind(
-        x, axes=axes, axis_size=axis_size, scatter_dimension=d, tiled=tiled
-    ), 0
+_batched_at_front(lax.all_gather_p, "axis")
+_batched_at_front(lax.psum_scatter_p, "scatter_dimension")
 
 
 @BATCH_RULES.defines(lax.axis_index_p)

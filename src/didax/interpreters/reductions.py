@@ -301,7 +301,7 @@ def _reduce_jvp(
     m = int(np.prod(kept_shape, dtype=np.int64))
     perm = (*dimensions, *kept)
 
-    def flat(x: Any) -> Any:
+    def flat(x: ArrayLike) -> Value:
         return lax.reshape(lax.transpose(x, perm), (n, m))
 
     def tree(*ys: Any) -> list[Any]:

@@ -45,6 +45,7 @@ from didax.core.abstract import ShapedArray
 from didax.core.lax.parallel import axis_frame, axis_index_p, pmax_p, pmin_p, psum_p
 from didax.core.lax.shard_map import (
     REPLICATED,
+    ShardMapParams,
     global_aval,
     local_aval,
     shard_map_p,
@@ -85,10 +86,7 @@ def _bind(
     in_specs: Sequence[PartitionSpec],
     out_specs: Sequence[PartitionSpec],
 ) -> list[Any]:
-    outs: list[Any] = shard_map_p.bind(
-        *args, jaxpr=jaxpr, mesh=mesh, in_specs=tuple(in_specs), out_specs=tuple(out_specs)
-    )
-    return outs
+    return ShardMapParams(jaxpr, mesh, tuple(in_specs), tuple(out_specs)).bind(*args)
 
 
 def trace_body(
@@ -151,28 +149,27 @@ def replication_error(
 def _shard_map_jvp(
     primals: Sequence[Any],
     tangents: Sequence[Any],
-    *,
-    jaxpr: Jaxpr,
-    mesh: Mesh,
-    in_specs: tuple[PartitionSpec, ...],
-    out_specs: tuple[PartitionSpec, ...],
+    **params: Any,
 ) -> tuple[list[Any], list[Any]]:
+    p: ShardMapParams[Jaxpr] = ShardMapParams(**params)
     nonzeros = [not isinstance(t, Zero) for t in tangents]
-    closed, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
+    closed, out_nonzeros = jvp_jaxpr(p.jaxpr, nonzeros)
     body, consts = close_over_nothing(closed)
     nz_tangents = [t for t in tangents if not isinstance(t, Zero)]
     specs_in = (
         (REPLICATED,) * len(consts)
-        + in_specs
-        + tuple(s for s, nz in zip(in_specs, nonzeros, strict=True) if nz)
+        + p.in_specs
+        + tuple(s for s, nz in zip(p.in_specs, nonzeros, strict=True) if nz)
     )
-    specs_out = out_specs + tuple(s for s, nz in zip(out_specs, out_nonzeros, strict=True) if nz)
-    outs = _bind([*consts, *primals, *nz_tangents], body, mesh, specs_in, specs_out)
-    n = len(jaxpr.outs)
+    specs_out = p.out_specs + tuple(
+        s for s, nz in zip(p.out_specs, out_nonzeros, strict=True) if nz
+    )
+    outs = _bind([*consts, *primals, *nz_tangents], body, p.mesh, specs_in, specs_out)
+    n = len(p.jaxpr.outs)
     nz_out = iter(outs[n:])
     tangents_out = [
-        next(nz_out) if nz else Zero.like(global_aval(a, mesh, s))
-        for a, s, nz in zip(jaxpr.out_avals, out_specs, out_nonzeros, strict=True)
+        next(nz_out) if nz else Zero.like(global_aval(a, p.mesh, s))
+        for a, s, nz in zip(p.jaxpr.out_avals, p.out_specs, out_nonzeros, strict=True)
     ]
     return outs[:n], tangents_out
 
@@ -184,50 +181,48 @@ def _shard_map_jvp(
 def _shard_map_transpose(
     cts: Sequence[Any],
     *args: PrimalOrUndefined,
-    jaxpr: Jaxpr,
-    mesh: Mesh,
-    in_specs: tuple[PartitionSpec, ...],
-    out_specs: tuple[PartitionSpec, ...],
+    **params: Any,
 ) -> list[Any]:
+    p: ShardMapParams[Jaxpr] = ShardMapParams(**params)
     linear = [is_undefined(a) for a in args]
     nz = [not isinstance(c, Zero) for c in cts]
     defined = [a for a in args if not is_undefined(a)]
-    defined_specs = [s for s, lin in zip(in_specs, linear, strict=True) if not lin]
+    defined_specs = [s for s, lin in zip(p.in_specs, linear, strict=True) if not lin]
     nz_cts = [c for c in cts if not isinstance(c, Zero)]
-    nz_ct_specs = [s for s, n in zip(out_specs, nz, strict=True) if n]
-    linear_specs = [s for s, lin in zip(in_specs, linear, strict=True) if lin]
+    nz_ct_specs = [s for s, n in zip(p.out_specs, nz, strict=True) if n]
+    linear_specs = [s for s, lin in zip(p.in_specs, linear, strict=True) if lin]
 
     def body(*xs: Any) -> list[Any]:
         it_def, it_ct = iter(xs[: len(defined)]), iter(xs[len(defined) :])
         bp_args = [
             UndefinedPrimal(b.aval) if lin else next(it_def)
-            for b, lin in zip(jaxpr.in_binders, linear, strict=True)
+            for b, lin in zip(p.jaxpr.in_binders, linear, strict=True)
         ]
         bp_cts: list[Any] = []
-        for a, s, n in zip(jaxpr.out_avals, out_specs, nz, strict=True):
+        for a, s, n in zip(p.jaxpr.out_avals, p.out_specs, nz, strict=True):
             if not n:
                 bp_cts.append(Zero(a))
                 continue
             ct = next(it_ct)
-            k = math.prod(mesh.axis_size(x) for x in unmentioned_axes(mesh, s))
+            k = math.prod(p.mesh.axis_size(x) for x in unmentioned_axes(p.mesh, s))
             bp_cts.append(lax.div(ct, float(k)) if k > 1 else ct)
         outs = []
-        for ct, s in zip(backward_pass(jaxpr, bp_args, bp_cts), linear_specs, strict=True):
+        for ct, s in zip(backward_pass(p.jaxpr, bp_args, bp_cts), linear_specs, strict=True):
             ct = instantiate_zeros(ct) if isinstance(ct, Zero) else ct
-            axes = unmentioned_axes(mesh, s)
+            axes = unmentioned_axes(p.mesh, s)
             if axes:
-                size = math.prod(mesh.axis_size(x) for x in axes)
+                size = math.prod(p.mesh.axis_size(x) for x in axes)
                 ct = psum_p.bind(ct, axes=axes, axis_size=size)
             outs.append(ct)
         return outs
 
     local = [
-        local_aval(get_aval(x), mesh, s, "an operand of the transpose")
+        local_aval(get_aval(x), p.mesh, s, "an operand of the transpose")
         for x, s in zip([*defined, *nz_cts], [*defined_specs, *nz_ct_specs], strict=True)
     ]
-    t_body, consts = trace_body(body, local, mesh, "shard_map_transpose")
+    t_body, consts = trace_body(body, local, p.mesh, "shard_map_transpose")
     specs_in = (REPLICATED,) * len(consts) + tuple(defined_specs) + tuple(nz_ct_specs)
-    outs = iter(_bind([*consts, *defined, *nz_cts], t_body, mesh, specs_in, linear_specs))
+    outs = iter(_bind([*consts, *defined, *nz_cts], t_body, p.mesh, specs_in, linear_specs))
     return [next(outs) if lin else None for lin in linear]
 
 
@@ -239,22 +234,19 @@ def _shard_map_batch(
     axis_size: int,
     args: Sequence[Any],
     dims: Sequence[Dim],
-    *,
-    jaxpr: Jaxpr,
-    mesh: Mesh,
-    in_specs: tuple[PartitionSpec, ...],
-    out_specs: tuple[PartitionSpec, ...],
+    **params: Any,
 ) -> tuple[list[Any], list[Dim]]:
+    p: ShardMapParams[Jaxpr] = ShardMapParams(**params)
     batched = [d is not None for d in dims]
     moved = [
         x if d is None else bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)
     ]
-    body, consts = close_over_nothing(vmap_jaxpr(jaxpr, axis_size, batched)[0])
+    body, consts = close_over_nothing(vmap_jaxpr(p.jaxpr, axis_size, batched)[0])
     specs_in = (REPLICATED,) * len(consts) + tuple(
-        PartitionSpec(None, *s.parts) if b else s for s, b in zip(in_specs, batched, strict=True)
+        PartitionSpec(None, *s.parts) if b else s for s, b in zip(p.in_specs, batched, strict=True)
     )
-    specs_out = tuple(PartitionSpec(None, *s.parts) for s in out_specs)
-    outs = _bind([*consts, *moved], body, mesh, specs_in, specs_out)
+    specs_out = tuple(PartitionSpec(None, *s.parts) for s in p.out_specs)
+    outs = _bind([*consts, *moved], body, p.mesh, specs_in, specs_out)
     return outs, [0] * len(outs)
 
 
@@ -269,10 +261,8 @@ def _shard_map_partial_eval(
     trace: PartialEvalTrace, args: Sequence[Any], params: dict[str, Any]
 ) -> Any:
     """Known part now (its residuals stacked over the mesh), unknown part staged."""
-    jaxpr: Jaxpr = params["jaxpr"]
-    mesh: Mesh = params["mesh"]
-    in_specs: tuple[PartitionSpec, ...] = params["in_specs"]
-    out_specs: tuple[PartitionSpec, ...] = params["out_specs"]
+    p: ShardMapParams[Jaxpr] = ShardMapParams(**params)
+    jaxpr, mesh, in_specs, out_specs = p.jaxpr, p.mesh, p.in_specs, p.out_specs
     in_unknowns = [trace.is_unknown(x) for x in args]
     known, unknown, out_unknowns, num_res = partial_eval_jaxpr(jaxpr, in_unknowns)
     num_known_outs = len(known.jaxpr.outs) - num_res

@@ -20,13 +20,20 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
 from didax.core import dtypes, lax
 from didax.core.basearray import HostArray, Value
-from didax.core.lax.slicing import dynamic_slice_p, dynamic_update_slice_p, pad_p, slice_p
+from didax.core.lax.slicing import (
+    SliceParams,
+    dynamic_slice_p,
+    dynamic_update_slice_p,
+    pad_p,
+    slice_p,
+    slice_params,
+)
 from didax.core.primitive import Primitive
 from didax.core.values import ArrayLike, get_aval
 from didax.interpreters.batching import (
@@ -61,11 +68,9 @@ SLICING: tuple[Primitive, ...] = (slice_p, dynamic_slice_p, dynamic_update_slice
 @IMPL_RULES.defines(slice_p)
 def _slice_impl(
     x: HostArray,
-    *,
-    start_indices: tuple[int, ...],
-    limit_indices: tuple[int, ...],
-    strides: tuple[int, ...],
+    **params: Unpack[SliceParams],
 ) -> HostArray:
+    start_indices, limit_indices, strides = slice_params(params)
     idx = tuple(
         slice(lo, hi, st) for lo, hi, st in zip(start_indices, limit_indices, strides, strict=True)
     )
@@ -289,11 +294,9 @@ def _dynamic_update_slice_batch(
 def _slice_transpose(
     ct: ArrayLike,
     x: UndefinedPrimal,
-    *,
-    start_indices: tuple[int, ...],
-    limit_indices: tuple[int, ...],
-    strides: tuple[int, ...],
+    **params: Unpack[SliceParams],
 ) -> list[Any]:
+    start_indices, strides = params["start_indices"], params["strides"]
     # Scatter back by padding with zeros: ``start`` before, the skipped
     # elements of a stride as interior padding, and after the last element
     # taken whatever is left (limit - 1 may not be on the stride).

@@ -274,7 +274,7 @@ class WhileLoopNotReversibleError(ValueError):
 
 
 @TRANSPOSE_RULES.defines(while_p)
-def _while_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[Any]:
+def _while_transpose(cts: Sequence[Any], *args: Any, **params: object) -> list[Any]:
     from didax.core.source_info import user_frame_summary
 
     raise WhileLoopNotReversibleError(

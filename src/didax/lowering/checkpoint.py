@@ -7,8 +7,6 @@ Design rules:
 
 from __future__ import annotations
 
-from typing import Any
-
 from didax.core.lax.checkpoint import name_p, remat_p
 from didax.ir.jaxpr import Jaxpr
 from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, lower_jaxpr_body
@@ -16,7 +14,7 @@ from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, lo
 
 @LOWERING_RULES.defines(remat_p)
 def _remat_lowering(
-    ctx: LoweringRuleContext, *args: IrValue, jaxpr: Jaxpr, **_: Any
+    ctx: LoweringRuleContext, *args: IrValue, jaxpr: Jaxpr, **_: object
 ) -> list[IrValue]:
     return lower_jaxpr_body(ctx.module_context, jaxpr, args)
 

@@ -6,8 +6,6 @@ function (``call_jaxpr``), lowered in place with ``lower_jaxpr_body``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from didax.core.lax.custom_batching import custom_vmap_call_p
 from didax.ir.jaxpr import Jaxpr
 from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, lower_jaxpr_body
@@ -15,6 +13,6 @@ from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, lo
 
 @LOWERING_RULES.defines(custom_vmap_call_p)
 def _custom_vmap_call_lowering(
-    ctx: LoweringRuleContext, *args: IrValue, call_jaxpr: Jaxpr, **_: Any
+    ctx: LoweringRuleContext, *args: IrValue, call_jaxpr: Jaxpr, **_: object
 ) -> list[IrValue]:
     return lower_jaxpr_body(ctx.module_context, call_jaxpr, args)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -29,6 +29,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
+from didax.core.lax.parallel import AllGatherParams, PsumScatterParams
 from didax.core.sharding import Mesh, NamedSharding
 from didax.lowering.mlir import (
     LOWERING_RULES,
@@ -70,6 +71,11 @@ def _groups_attr(groups: np.ndarray[Any, Any]) -> ir.DenseIntElementsAttr:
     return ir.DenseIntElementsAttr.get(data)
 
 
+def _groups(ctx: LoweringRuleContext, name: str, axes: tuple[str, ...]) -> ir.DenseIntElementsAttr:
+    """The replica groups along ``axes`` of the body's mesh, for the collective ``name``."""
+    return _groups_attr(replica_groups(_mesh(ctx, name), axes))
+
+
 def _channel(mctx: ModuleContext) -> Any:
     return hlo.ChannelHandle.get(mctx.next_channel(), 1)  # 1: device to device
 
@@ -85,12 +91,11 @@ def _all_reduce(combine: Callable[..., Any]) -> LoweringRule:
     def rule(
         ctx: LoweringRuleContext, x: IrValue, *, axes: tuple[str, ...], axis_size: int
     ) -> list[IrValue]:
-        mesh = _mesh(ctx, "a collective")
         aval = ctx.avals_out[0]
         op = hlo.AllReduceOp(
             [aval_to_ir_type(aval)],
             [x],
-            _groups_attr(replica_groups(mesh, axes)),
+            _groups(ctx, "a collective", axes),
             channel_handle=_channel(ctx.module_context),
             use_global_device_ids=True,
         )
@@ -111,15 +116,9 @@ def _reshape(x: IrValue, aval: ShapedArray) -> IrValue:
 
 @LOWERING_RULES.defines(lax.all_gather_p)
 def _all_gather_lowering(
-    ctx: LoweringRuleContext,
-    x: IrValue,
-    *,
-    axes: tuple[str, ...],
-    axis_size: int,
-    axis: int,
-    tiled: bool,
+    ctx: LoweringRuleContext, x: IrValue, **params: Unpack[AllGatherParams]
 ) -> list[IrValue]:
-    mesh = _mesh(ctx, "all_gather")
+    axis, tiled = params["axis"], params["tiled"]
     aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
     if not tiled:
         # Gather a new unit axis, tiled: that stacks the pieces.
@@ -129,7 +128,7 @@ def _all_gather_lowering(
         [aval_to_ir_type(aval_out)],
         [x],
         axis,
-        _groups_attr(replica_groups(mesh, axes)),
+        _groups(ctx, "all_gather", params["axes"]),
         channel_handle=_channel(ctx.module_context),
         use_global_device_ids=True,
     )
@@ -138,17 +137,10 @@ def _all_gather_lowering(
 
 @LOWERING_RULES.defines(lax.psum_scatter_p)
 def _psum_scatter_lowering(
-    ctx: LoweringRuleContext,
-    x: IrValue,
-    *,
-    axes: tuple[str, ...],
-    axis_size: int,
-    scatter_dimension: int,
-    tiled: bool,
+    ctx: LoweringRuleContext, x: IrValue, **params: Unpack[PsumScatterParams]
 ) -> list[IrValue]:
-    mesh = _mesh(ctx, "psum_scatter")
     aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
-    d = scatter_dimension
+    d, tiled = params["scatter_dimension"], params["tiled"]
     piece = aval_out
     if not tiled:
         piece = aval_in.update(shape=(*aval_in.shape[:d], 1, *aval_in.shape[d + 1 :]))
@@ -156,7 +148,7 @@ def _psum_scatter_lowering(
         aval_to_ir_type(piece),
         x,
         d,
-        _groups_attr(replica_groups(mesh, axes)),
+        _groups(ctx, "psum_scatter", params["axes"]),
         channel_handle=_channel(ctx.module_context),
         use_global_device_ids=True,
     )
@@ -176,7 +168,7 @@ def _all_to_all_lowering(
     concat_axis: int,
     tiled: bool,
 ) -> list[IrValue]:
-    mesh = _mesh(ctx, "all_to_all")
+    groups = _groups(ctx, "all_to_all", axes)
     if axis_size == 1:
         return [x]
     op = hlo.AllToAllOp(
@@ -184,7 +176,7 @@ def _all_to_all_lowering(
         split_axis,
         concat_axis,
         axis_size,
-        _groups_attr(replica_groups(mesh, axes)),
+        groups,
         channel_handle=_channel(ctx.module_context),
         results=[aval_to_ir_type(ctx.avals_out[0])],
     )

@@ -13,10 +13,10 @@ Design rules:
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
-from didax.core.lax.shard_map import shard_map_p
-from didax.core.sharding import Mesh, NamedSharding, PartitionSpec
+from didax.core.lax.shard_map import ShardMapParams, shard_map_p
+from didax.core.sharding import NamedSharding
 from didax.ir.jaxpr import Jaxpr
 from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext, lower_jaxpr_body
 from didax.lowering.parallel import sharding_custom_call
@@ -29,28 +29,28 @@ MANUAL: Final = "{manual}"
 def _shard_map_lowering(
     ctx: LoweringRuleContext,
     *args: IrValue,
-    jaxpr: Jaxpr,
-    mesh: Mesh,
-    in_specs: tuple[PartitionSpec, ...],
-    out_specs: tuple[PartitionSpec, ...],
+    **params: Any,
 ) -> list[IrValue]:
+    p: ShardMapParams[Jaxpr] = ShardMapParams(**params)
     mctx = ctx.module_context
     if mctx.manual_mesh is not None:
         raise NotImplementedError("shard_map inside a shard_map body")
     pieces = []
-    for x, whole, spec, local in zip(args, ctx.avals_in, in_specs, jaxpr.in_avals, strict=True):
+    for x, whole, spec, local in zip(args, ctx.avals_in, p.in_specs, p.jaxpr.in_avals, strict=True):
         pinned = sharding_custom_call(
-            x, whole, hlo_sharding_text(NamedSharding(mesh, spec), whole.ndim)
+            x, whole, hlo_sharding_text(NamedSharding(p.mesh, spec), whole.ndim)
         )
         pieces.append(sharding_custom_call(pinned, local, MANUAL, "SPMDFullToShardShape"))
-    mctx.manual_mesh = mesh
+    mctx.manual_mesh = p.mesh
     try:
-        outs = lower_jaxpr_body(mctx, jaxpr, pieces)
+        outs = lower_jaxpr_body(mctx, p.jaxpr, pieces)
     finally:
         mctx.manual_mesh = None
     results = []
-    for y, local, spec, whole in zip(outs, jaxpr.out_avals, out_specs, ctx.avals_out, strict=True):
+    for y, local, spec, whole in zip(
+        outs, p.jaxpr.out_avals, p.out_specs, ctx.avals_out, strict=True
+    ):
         marked = sharding_custom_call(y, local, MANUAL)
-        text = hlo_sharding_text(NamedSharding(mesh, spec), whole.ndim)
+        text = hlo_sharding_text(NamedSharding(p.mesh, spec), whole.ndim)
         results.append(sharding_custom_call(marked, whole, text, "SPMDShardToFullShape"))
     return results

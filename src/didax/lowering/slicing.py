@@ -12,13 +12,21 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Unpack
 
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
-from didax.core.lax.slicing import dynamic_slice_p, dynamic_update_slice_p, pad_p, slice_p
+from didax.core.lax.slicing import (
+    SliceParams,
+    dynamic_slice_p,
+    dynamic_update_slice_p,
+    pad_p,
+    slice_p,
+    slice_params,
+)
 from didax.lowering import mlir
 from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext
 
@@ -55,11 +63,9 @@ def _same_type_indices(
 def _slice_lowering(
     ctx: LoweringRuleContext,
     x: IrValue,
-    *,
-    start_indices: tuple[int, ...],
-    limit_indices: tuple[int, ...],
-    strides: tuple[int, ...],
+    **params: Unpack[SliceParams],
 ) -> list[IrValue]:
+    start_indices, limit_indices, strides = slice_params(params)
     return [
         hlo.slice(
             x, mlir.dense_i64(start_indices), mlir.dense_i64(limit_indices), mlir.dense_i64(strides)

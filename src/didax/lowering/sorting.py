@@ -32,7 +32,7 @@ from didax.core.abstract import ShapedArray
 from didax.core.dtypes import DType
 from didax.core.lax.sorting import approx_top_k_p, eq_to_p, le_to_p, lt_to_p, sort_p, top_k_p
 from didax.lowering import mlir
-from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext
+from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRule, LoweringRuleContext
 
 __all__: list[str] = []
 
@@ -95,7 +95,7 @@ def _sort_lowering(
     return list(op.results)
 
 
-def _total_order_rule(direction: str) -> Any:
+def _total_order_rule(direction: str) -> LoweringRule:
     def rule(ctx: LoweringRuleContext, x: IrValue, y: IrValue) -> list[IrValue]:
         dtype = ctx.avals_in[0].dtype
         if dtypes.is_float(dtype):

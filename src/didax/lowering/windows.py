@@ -31,11 +31,13 @@ from didax.core.lax.elementwise import ge_p
 from didax.core.lax.windows import (
     CHOOSERS,
     Pairs,
+    ScatterKwargs,
     WindowKwargs,
     WindowParams,
     identity,
     reduce_window_p,
     reduce_window_sum_p,
+    scatter_kwargs,
     select_and_gather_add_p,
     select_and_scatter_add_p,
     select_and_scatter_p,
@@ -157,10 +159,9 @@ def _select_and_scatter_add_lowering(
     x: IrValue,
     *,
     select_prim: Primitive,
-    window_dimensions: tuple[int, ...],
-    window_strides: tuple[int, ...],
-    padding: Pairs,
+    **params: Unpack[ScatterKwargs],
 ) -> list[IrValue]:
+    window_dimensions, window_strides, padding = scatter_kwargs(params)
     if not window_dimensions:
         # A rank-0 operand is its one window: the source lands on it. (XLA's
         # CPU compiler aborts on a rank-0 select_and_scatter, JAX's lowering too.)
@@ -220,10 +221,9 @@ def _select_and_scatter_lowering(
     *,
     select_jaxpr: Jaxpr,
     scatter_jaxpr: Jaxpr,
-    window_dimensions: tuple[int, ...],
-    window_strides: tuple[int, ...],
-    padding: Pairs,
+    **params: Unpack[ScatterKwargs],
 ) -> list[IrValue]:
+    window_dimensions, window_strides, padding = scatter_kwargs(params)
     dtype = ctx.avals_out[0].dtype
     if not window_dimensions:
         # A rank-0 operand is its one window, which the select must choose:

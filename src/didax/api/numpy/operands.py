@@ -37,6 +37,7 @@ from didax.core.basearray import HostArray, Value
 from didax.core.config import config
 from didax.core.dtypes import DType, DTypeLike
 from didax.core.errors import ConcretizationTypeError, ShapeError
+from didax.core.lax.operands import named as named
 from didax.core.lax.shape_poly import dimension_as_value
 from didax.core.primitive import Primitive
 from didax.core.promotion import convert, result_type
@@ -60,19 +61,6 @@ Operand: TypeAlias = Value | HostArray | values.PythonScalar
 
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def named(fn: F, name: str, doc: str) -> F:
-    """``fn``, which a factory built, as the public function ``name`` documented by ``doc``.
-
-    Its code object is renamed too: tracebacks, and the errors that name the
-    function the user called (``_calling_function`` reads frames), say ``name``.
-    """
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
-    if isinstance(fn, types.FunctionType):
-        fn.__code__ = fn.__code__.replace(co_name=name, co_qualname=name)
-    return fn
 
 
 def fused(fn: F) -> F:

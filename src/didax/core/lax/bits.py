@@ -38,9 +38,8 @@ from didax.core.abstract_eval import (
 )
 from didax.core.basearray import Value
 from didax.core.dtypes import DType
-from didax.core.lax.elementwise import and_p, not_p, or_p
-from didax.core.primitive import Primitive
-from didax.core.promotion import coerce_weak
+from didax.core.lax.elementwise import and_p, binary, nary, not_p, or_p, unary
+from didax.core.primitive import Primitive, primitives
 from didax.core.values import ArrayLike, is_python_scalar, wrap_host
 
 __all__ = [
@@ -65,13 +64,12 @@ __all__ = [
     "mulhi",
 ]
 
-xor_p: Final = Primitive("xor", scalar_operands=True)
-shift_left_p: Final = Primitive("shift_left", scalar_operands=True)
-shift_right_logical_p: Final = Primitive("shift_right_logical", scalar_operands=True)
-shift_right_arithmetic_p: Final = Primitive("shift_right_arithmetic", scalar_operands=True)
-population_count_p: Final = Primitive("population_count")
-clz_p: Final = Primitive("clz")
-bitcast_convert_type_p: Final = Primitive("bitcast_convert_type")
+xor_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p = primitives(
+    "xor", "shift_left", "shift_right_logical", "shift_right_arithmetic", scalar_operands=True
+)
+population_count_p, clz_p, bitcast_convert_type_p = primitives(
+    "population_count", "clz", "bitcast_convert_type"
+)
 mulhi_p: Final = Primitive("mulhi", scalar_operands=True)
 
 SHIFTS: Final = (shift_left_p, shift_right_logical_p, shift_right_arithmetic_p)
@@ -146,24 +144,21 @@ def _bitcast_convert_type_abstract_eval(x: ShapedArray, *, new_dtype: DType) -> 
 # --- didax.lax wrappers ---------------------------------------------------------------------
 
 
-def _nary(prim: Primitive, *args: ArrayLike) -> Value:
-    out: Value = prim.bind(*coerce_weak(prim, args))  # one result: an Array or a Tracer
-    return out
-
-
-def bitwise_and(x: ArrayLike, y: ArrayLike) -> Value:
-    """Element-wise ``x & y`` of integers or booleans (``lax.and_``, JAX's other name)."""
-    return _nary(and_p, x, y)
-
-
-def bitwise_or(x: ArrayLike, y: ArrayLike) -> Value:
-    """Element-wise ``x | y`` of integers or booleans (``lax.or_``, JAX's other name)."""
-    return _nary(or_p, x, y)
-
-
-def bitwise_not(x: ArrayLike) -> Value:
-    """Element-wise ``~x`` of integers or booleans (``lax.not_``, JAX's other name)."""
-    return _nary(not_p, x)
+bitwise_and = binary(
+    and_p,
+    "Element-wise ``x & y`` of integers or booleans (``lax.and_``, JAX's other name).",
+    name="bitwise_and",
+)
+bitwise_or = binary(
+    or_p,
+    "Element-wise ``x | y`` of integers or booleans (``lax.or_``, JAX's other name).",
+    name="bitwise_or",
+)
+bitwise_not = unary(
+    not_p,
+    "Element-wise ``~x`` of integers or booleans (``lax.not_``, JAX's other name).",
+    name="bitwise_not",
+)
 
 
 def bitwise_xor(x: ArrayLike, y: ArrayLike) -> Value:
@@ -172,7 +167,7 @@ def bitwise_xor(x: ArrayLike, y: ArrayLike) -> Value:
     >>> bitwise_xor(np.uint8(0b1100), np.uint8(0b1010))
     Array(6, dtype=uint8)
     """
-    return _nary(xor_p, x, y)
+    return nary(xor_p, x, y)
 
 
 def shift_left(x: ArrayLike, y: ArrayLike) -> Value:
@@ -181,7 +176,7 @@ def shift_left(x: ArrayLike, y: ArrayLike) -> Value:
     >>> shift_left(np.array([1, 1], np.int32), np.array([3, 40], np.int32))
     Array([8, 0], dtype=int32)
     """
-    return _nary(shift_left_p, x, y)
+    return nary(shift_left_p, x, y)
 
 
 def shift_right_logical(x: ArrayLike, y: ArrayLike) -> Value:
@@ -190,7 +185,7 @@ def shift_right_logical(x: ArrayLike, y: ArrayLike) -> Value:
     >>> shift_right_logical(np.int8(-128), np.int8(4))
     Array(8, dtype=int8)
     """
-    return _nary(shift_right_logical_p, x, y)
+    return nary(shift_right_logical_p, x, y)
 
 
 def shift_right_arithmetic(x: ArrayLike, y: ArrayLike) -> Value:
@@ -199,7 +194,7 @@ def shift_right_arithmetic(x: ArrayLike, y: ArrayLike) -> Value:
     >>> shift_right_arithmetic(np.int8(-128), np.int8(4))
     Array(-8, dtype=int8)
     """
-    return _nary(shift_right_arithmetic_p, x, y)
+    return nary(shift_right_arithmetic_p, x, y)
 
 
 def mulhi(x: ArrayLike, y: ArrayLike) -> Value:
@@ -208,17 +203,11 @@ def mulhi(x: ArrayLike, y: ArrayLike) -> Value:
     >>> mulhi(np.uint8(200), np.uint8(100)), mulhi(np.int8(-100), np.int8(100))
     (Array(78, dtype=uint8), Array(-40, dtype=int8))
     """
-    return _nary(mulhi_p, x, y)
+    return nary(mulhi_p, x, y)
 
 
-def population_count(x: ArrayLike) -> Value:
-    """Element-wise number of set bits, in ``x``'s dtype."""
-    return _nary(population_count_p, x)
-
-
-def clz(x: ArrayLike) -> Value:
-    """Element-wise number of leading zero bits, in ``x``'s dtype."""
-    return _nary(clz_p, x)
+population_count = unary(population_count_p, "Element-wise number of set bits, in ``x``'s dtype.")
+clz = unary(clz_p, "Element-wise number of leading zero bits, in ``x``'s dtype.")
 
 
 def bitcast_convert_type(operand: ArrayLike, new_dtype: object) -> Value:

@@ -35,13 +35,13 @@ from didax.core.effects import (
     Effect,
     Effects,
 )
-from didax.core.primitive import Primitive
+from didax.core.primitive import primitives
 
 __all__: list[str] = []
 
-debug_callback_p: Final = Primitive("debug_callback", multiple_results=True)
-pure_callback_p: Final = Primitive("pure_callback", multiple_results=True)
-io_callback_p: Final = Primitive("io_callback", multiple_results=True)
+debug_callback_p, pure_callback_p, io_callback_p = primitives(
+    "debug_callback", "pure_callback", "io_callback", multiple_results=True
+)
 
 CALLBACK_PRIMITIVES: Final = (debug_callback_p, pure_callback_p, io_callback_p)
 
@@ -102,12 +102,12 @@ def _io_callback_abstract_eval(
 
 
 @EFFECT_RULES.defines(debug_callback_p)
-def _debug_callback_effects(*, effect: Effect, **params: Any) -> Effects:
+def _debug_callback_effects(*, effect: Effect, **params: object) -> Effects:
     return frozenset({effect})
 
 
 @EFFECT_RULES.defines(io_callback_p)
-def _io_callback_effects(*, ordered: bool, **params: Any) -> Effects:
+def _io_callback_effects(*, ordered: bool, **params: object) -> Effects:
     return frozenset({ORDERED_IO if ordered else IO})
 
 

@@ -68,7 +68,7 @@ def save_only_these_names(*names: str) -> Policy:
     """Save only the values named (``checkpoint_name``) with one of ``names``."""
     chosen = frozenset(names)
 
-    def policy(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
+    def policy(prim: Primitive, *avals: ShapedArray, **params: object) -> bool:
         return prim is name_p and params["name"] in chosen
 
     return policy
@@ -78,7 +78,7 @@ def save_any_names_but_these(*names: str) -> Policy:
     """Save only named values, except those named with one of ``names``."""
     excluded = frozenset(names)
 
-    def policy(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
+    def policy(prim: Primitive, *avals: ShapedArray, **params: object) -> bool:
         return prim is name_p and params["name"] not in excluded
 
     return policy
@@ -92,7 +92,7 @@ def save_anything_except_these_names(*names: str) -> Policy:
     """
     excluded = frozenset(names)
 
-    def policy(prim: Primitive, *avals: ShapedArray, **params: Any) -> bool:
+    def policy(prim: Primitive, *avals: ShapedArray, **params: object) -> bool:
         return not (prim is name_p and params["name"] in excluded)
 
     return policy

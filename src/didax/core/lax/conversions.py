@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import operator
 import warnings
-from typing import Final
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -33,7 +32,7 @@ from didax.core.abstract_eval import ABSTRACT_EVAL, check_kinds, shape_failure
 from didax.core.basearray import Value
 from didax.core.dtypes import DType
 from didax.core.lax.operands import bind_value
-from didax.core.primitive import Primitive
+from didax.core.primitive import primitives
 from didax.core.values import ArrayLike, get_aval, is_python_scalar
 
 __all__ = [
@@ -43,8 +42,7 @@ __all__ = [
     "reduce_precision",
 ]
 
-convert_element_type_p: Final = Primitive("convert_element_type")
-reduce_precision_p: Final = Primitive("reduce_precision")
+convert_element_type_p, reduce_precision_p = primitives("convert_element_type", "reduce_precision")
 
 
 @ABSTRACT_EVAL.defines(convert_element_type_p)

@@ -33,7 +33,7 @@ from didax.core.abstract_eval import (
 )
 from didax.core.basearray import Value
 from didax.core.lax.operands import as_operand, bind_value, ndim, normalize_axis
-from didax.core.primitive import Primitive
+from didax.core.primitive import Primitive, primitives
 from didax.core.values import ArrayLike
 
 __all__ = [
@@ -49,11 +49,9 @@ __all__ = [
     "cumlogsumexp",
 ]
 
-cumsum_p: Final = Primitive("cumsum")
-cumprod_p: Final = Primitive("cumprod")
-cummax_p: Final = Primitive("cummax")
-cummin_p: Final = Primitive("cummin")
-cumlogsumexp_p: Final = Primitive("cumlogsumexp")
+cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p = primitives(
+    "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"
+)
 
 CUMULATIVE_PRIMITIVES: Final[tuple[Primitive, ...]] = (
     cumprod_p,

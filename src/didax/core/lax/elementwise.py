@@ -30,7 +30,7 @@ Design rules:
 from __future__ import annotations
 
 import enum
-from typing import Final
+from typing import Final, Protocol
 
 import numpy as np
 
@@ -47,8 +47,8 @@ from didax.core.abstract_eval import (
 from didax.core.basearray import Value
 from didax.core.dtypes import DType
 from didax.core.lax.conversions import convert_element_type_p
-from didax.core.lax.operands import bind_value
-from didax.core.primitive import Primitive
+from didax.core.lax.operands import bind_value, lax_wrapper
+from didax.core.primitive import Primitive, primitives
 from didax.core.promotion import coerce_weak
 from didax.core.values import ArrayLike, get_aval, is_python_scalar
 
@@ -144,51 +144,21 @@ __all__ = [
 ]
 
 # Element-wise, by the operand kinds they accept.
-add_p: Final = Primitive("add", scalar_operands=True)
-sub_p: Final = Primitive("sub", scalar_operands=True)
-mul_p: Final = Primitive("mul", scalar_operands=True)
-div_p: Final = Primitive("div", scalar_operands=True)
-rem_p: Final = Primitive("rem", scalar_operands=True)
-pow_p: Final = Primitive("pow", scalar_operands=True)
-max_p: Final = Primitive("max", scalar_operands=True)
-min_p: Final = Primitive("min", scalar_operands=True)
-integer_pow_p: Final = Primitive("integer_pow")
-neg_p: Final = Primitive("neg")
-sign_p: Final = Primitive("sign")
-abs_p: Final = Primitive("abs")
-exp_p: Final = Primitive("exp")
-log_p: Final = Primitive("log")
-log1p_p: Final = Primitive("log1p")
-expm1_p: Final = Primitive("expm1")
-sin_p: Final = Primitive("sin")
-cos_p: Final = Primitive("cos")
-tan_p: Final = Primitive("tan")
-tanh_p: Final = Primitive("tanh")
-logistic_p: Final = Primitive("logistic")
-sqrt_p: Final = Primitive("sqrt")
-rsqrt_p: Final = Primitive("rsqrt")
-cbrt_p: Final = Primitive("cbrt")
-square_p: Final = Primitive("square")
-floor_p: Final = Primitive("floor")
-ceil_p: Final = Primitive("ceil")
-round_p: Final = Primitive("round")
-eq_p: Final = Primitive("eq", scalar_operands=True)
-ne_p: Final = Primitive("ne", scalar_operands=True)
-lt_p: Final = Primitive("lt", scalar_operands=True)
-le_p: Final = Primitive("le", scalar_operands=True)
-gt_p: Final = Primitive("gt", scalar_operands=True)
-ge_p: Final = Primitive("ge", scalar_operands=True)
-and_p: Final = Primitive("and", scalar_operands=True)
-or_p: Final = Primitive("or", scalar_operands=True)
-not_p: Final = Primitive("not")
-select_p: Final = Primitive("select")
-stop_gradient_p: Final = Primitive("stop_gradient")
+add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p = primitives(
+    "add", "sub", "mul", "div", "rem", "pow", "max", "min", scalar_operands=True
+)
+integer_pow_p, neg_p, sign_p, abs_p = primitives("integer_pow", "neg", "sign", "abs")
+exp_p, log_p, log1p_p, expm1_p = primitives("exp", "log", "log1p", "expm1")
+sin_p, cos_p, tan_p, tanh_p, logistic_p = primitives("sin", "cos", "tan", "tanh", "logistic")
+sqrt_p, rsqrt_p, cbrt_p, square_p = primitives("sqrt", "rsqrt", "cbrt", "square")
+floor_p, ceil_p, round_p = primitives("floor", "ceil", "round")
+eq_p, ne_p, lt_p, le_p, gt_p, ge_p, and_p, or_p = primitives(
+    "eq", "ne", "lt", "le", "gt", "ge", "and", "or", scalar_operands=True
+)
+not_p, select_p, stop_gradient_p = primitives("not", "select", "stop_gradient")
 
 # Complex numbers: their parts, conjugate, and the number made of two parts.
-real_p: Final = Primitive("real")
-imag_p: Final = Primitive("imag")
-conj_p: Final = Primitive("conj")
-complex_p: Final = Primitive("complex")
+real_p, imag_p, conj_p, complex_p = primitives("real", "imag", "conj", "complex")
 
 # Structural.
 
@@ -356,8 +326,43 @@ def _select_abstract_eval(
 # --- wrappers -----------------------------------------------------------------------------
 
 
-def _nary(prim: Primitive, *args: ArrayLike, **params: object) -> Value:
+class UnaryFunction(Protocol):
+    """A ``didax.lax`` wrapper of an element-wise primitive of one operand."""
+
+    __name__: str
+
+    def __call__(self, x: ArrayLike) -> Value: ...
+
+
+class BinaryFunction(Protocol):
+    """A ``didax.lax`` wrapper of an element-wise primitive of two operands."""
+
+    __name__: str
+
+    def __call__(self, x: ArrayLike, y: ArrayLike) -> Value: ...
+
+
+def nary(prim: Primitive, *args: ArrayLike, **params: object) -> Value:
+    """``prim`` bound to ``args``, whose weak types take their strong partner's dtype."""
     return bind_value(prim, *coerce_weak(prim, args), **params)
+
+
+def unary(prim: Primitive, doc: str, name: str | None = None) -> UnaryFunction:
+    """The wrapper ``name`` (``prim``'s own name by default) that binds ``prim`` to ``x``."""
+
+    def wrapper(x: ArrayLike) -> Value:
+        return nary(prim, x)
+
+    return lax_wrapper(wrapper, name or prim.name, doc)
+
+
+def binary(prim: Primitive, doc: str, name: str | None = None) -> BinaryFunction:
+    """The wrapper ``name`` (``prim``'s own name by default) that binds ``prim`` to ``x, y``."""
+
+    def wrapper(x: ArrayLike, y: ArrayLike) -> Value:
+        return nary(prim, x, y)
+
+    return lax_wrapper(wrapper, name or prim.name, doc)
 
 
 def add(x: ArrayLike, y: ArrayLike) -> Value:
@@ -366,127 +371,39 @@ def add(x: ArrayLike, y: ArrayLike) -> Value:
     >>> add(np.float32(1), 2.0)
     Array(3., dtype=float32)
     """
-    return _nary(add_p, x, y)
+    return nary(add_p, x, y)
 
 
-def sub(x: ArrayLike, y: ArrayLike) -> Value:
-    """Element-wise ``x - y``."""
-    return _nary(sub_p, x, y)
-
-
-def mul(x: ArrayLike, y: ArrayLike) -> Value:
-    """Element-wise ``x * y``."""
-    return _nary(mul_p, x, y)
-
-
-def div(x: ArrayLike, y: ArrayLike) -> Value:
-    """Element-wise division; integers round toward zero (as C and XLA)."""
-    return _nary(div_p, x, y)
-
-
-def rem(x: ArrayLike, y: ArrayLike) -> Value:
-    """Element-wise remainder with the sign of ``x`` (C's ``fmod``)."""
-    return _nary(rem_p, x, y)
-
-
-def pow(x: ArrayLike, y: ArrayLike) -> Value:  # noqa: A001 - lax's name
-    """Element-wise ``x ** y`` for floating-point ``x`` and ``y``."""
-    return _nary(pow_p, x, y)
-
-
-def max(x: ArrayLike, y: ArrayLike) -> Value:  # noqa: A001 - lax's name
-    """Element-wise maximum."""
-    return _nary(max_p, x, y)
-
-
-def min(x: ArrayLike, y: ArrayLike) -> Value:  # noqa: A001 - lax's name
-    """Element-wise minimum."""
-    return _nary(min_p, x, y)
+sub = binary(sub_p, "Element-wise ``x - y``.")
+mul = binary(mul_p, "Element-wise ``x * y``.")
+div = binary(div_p, "Element-wise division; integers round toward zero (as C and XLA).")
+rem = binary(rem_p, "Element-wise remainder with the sign of ``x`` (C's ``fmod``).")
+pow = binary(pow_p, "Element-wise ``x ** y`` for floating-point ``x`` and ``y``.")  # noqa: A001 - lax's name
+max = binary(max_p, "Element-wise maximum.")  # noqa: A001 - lax's name
+min = binary(min_p, "Element-wise minimum.")  # noqa: A001 - lax's name
 
 
 def integer_pow(x: ArrayLike, y: int) -> Value:
     """Element-wise ``x ** y`` for a static Python integer ``y``."""
-    return _nary(integer_pow_p, x, y=int(y))
+    return nary(integer_pow_p, x, y=int(y))
 
 
-def neg(x: ArrayLike) -> Value:
-    """Element-wise ``-x``."""
-    return _nary(neg_p, x)
-
-
-def sign(x: ArrayLike) -> Value:
-    """Element-wise sign: -1, 0 or 1."""
-    return _nary(sign_p, x)
-
-
-def abs(x: ArrayLike) -> Value:  # noqa: A001 - lax's name
-    """Element-wise absolute value."""
-    return _nary(abs_p, x)
-
-
-def exp(x: ArrayLike) -> Value:
-    """Element-wise exponential."""
-    return _nary(exp_p, x)
-
-
-def log(x: ArrayLike) -> Value:
-    """Element-wise natural logarithm."""
-    return _nary(log_p, x)
-
-
-def log1p(x: ArrayLike) -> Value:
-    """Element-wise ``log(1 + x)``, accurate near 0."""
-    return _nary(log1p_p, x)
-
-
-def expm1(x: ArrayLike) -> Value:
-    """Element-wise ``exp(x) - 1``, accurate near 0."""
-    return _nary(expm1_p, x)
-
-
-def sin(x: ArrayLike) -> Value:
-    """Element-wise sine."""
-    return _nary(sin_p, x)
-
-
-def cos(x: ArrayLike) -> Value:
-    """Element-wise cosine."""
-    return _nary(cos_p, x)
-
-
-def tan(x: ArrayLike) -> Value:
-    """Element-wise tangent."""
-    return _nary(tan_p, x)
-
-
-def tanh(x: ArrayLike) -> Value:
-    """Element-wise hyperbolic tangent."""
-    return _nary(tanh_p, x)
-
-
-def logistic(x: ArrayLike) -> Value:
-    """Element-wise logistic sigmoid ``1 / (1 + exp(-x))``."""
-    return _nary(logistic_p, x)
-
-
-def sqrt(x: ArrayLike) -> Value:
-    """Element-wise square root."""
-    return _nary(sqrt_p, x)
-
-
-def rsqrt(x: ArrayLike) -> Value:
-    """Element-wise reciprocal square root."""
-    return _nary(rsqrt_p, x)
-
-
-def cbrt(x: ArrayLike) -> Value:
-    """Element-wise cube root (of negative numbers too)."""
-    return _nary(cbrt_p, x)
-
-
-def square(x: ArrayLike) -> Value:
-    """Element-wise ``x * x``."""
-    return _nary(square_p, x)
+neg = unary(neg_p, "Element-wise ``-x``.")
+sign = unary(sign_p, "Element-wise sign: -1, 0 or 1.")
+abs = unary(abs_p, "Element-wise absolute value.")  # noqa: A001 - lax's name
+exp = unary(exp_p, "Element-wise exponential.")
+log = unary(log_p, "Element-wise natural logarithm.")
+log1p = unary(log1p_p, "Element-wise ``log(1 + x)``, accurate near 0.")
+expm1 = unary(expm1_p, "Element-wise ``exp(x) - 1``, accurate near 0.")
+sin = unary(sin_p, "Element-wise sine.")
+cos = unary(cos_p, "Element-wise cosine.")
+tan = unary(tan_p, "Element-wise tangent.")
+tanh = unary(tanh_p, "Element-wise hyperbolic tangent.")
+logistic = unary(logistic_p, "Element-wise logistic sigmoid ``1 / (1 + exp(-x))``.")
+sqrt = unary(sqrt_p, "Element-wise square root.")
+rsqrt = unary(rsqrt_p, "Element-wise reciprocal square root.")
+cbrt = unary(cbrt_p, "Element-wise cube root (of negative numbers too).")
+square = unary(square_p, "Element-wise ``x * x``.")
 
 
 def reciprocal(x: ArrayLike) -> Value:
@@ -498,14 +415,8 @@ def reciprocal(x: ArrayLike) -> Value:
     return integer_pow(x, -1)
 
 
-def floor(x: ArrayLike) -> Value:
-    """Element-wise floor."""
-    return _nary(floor_p, x)
-
-
-def ceil(x: ArrayLike) -> Value:
-    """Element-wise ceiling."""
-    return _nary(ceil_p, x)
+floor = unary(floor_p, "Element-wise floor.")
+ceil = unary(ceil_p, "Element-wise ceiling.")
 
 
 def round(  # noqa: A001 - lax's name
@@ -518,52 +429,18 @@ def round(  # noqa: A001 - lax's name
     """
     if rounding_method not in (ROUND_AWAY_FROM_ZERO, ROUND_TO_NEAREST_EVEN):
         raise ValueError(f"unknown rounding_method {rounding_method}")
-    return _nary(round_p, x, rounding_method=int(rounding_method))
+    return nary(round_p, x, rounding_method=int(rounding_method))
 
 
-def eq(x: ArrayLike, y: ArrayLike) -> Value:
-    """Element-wise ``x == y``."""
-    return _nary(eq_p, x, y)
-
-
-def ne(x: ArrayLike, y: ArrayLike) -> Value:
-    """Element-wise ``x != y``."""
-    return _nary(ne_p, x, y)
-
-
-def lt(x: ArrayLike, y: ArrayLike) -> Value:
-    """Element-wise ``x < y``."""
-    return _nary(lt_p, x, y)
-
-
-def le(x: ArrayLike, y: ArrayLike) -> Value:
-    """Element-wise ``x <= y``."""
-    return _nary(le_p, x, y)
-
-
-def gt(x: ArrayLike, y: ArrayLike) -> Value:
-    """Element-wise ``x > y``."""
-    return _nary(gt_p, x, y)
-
-
-def ge(x: ArrayLike, y: ArrayLike) -> Value:
-    """Element-wise ``x >= y``."""
-    return _nary(ge_p, x, y)
-
-
-def and_(x: ArrayLike, y: ArrayLike) -> Value:
-    """Element-wise logical (booleans) or bitwise (integers) and."""
-    return _nary(and_p, x, y)
-
-
-def or_(x: ArrayLike, y: ArrayLike) -> Value:
-    """Element-wise logical (booleans) or bitwise (integers) or."""
-    return _nary(or_p, x, y)
-
-
-def not_(x: ArrayLike) -> Value:
-    """Element-wise logical (booleans) or bitwise (integers) not."""
-    return _nary(not_p, x)
+eq = binary(eq_p, "Element-wise ``x == y``.")
+ne = binary(ne_p, "Element-wise ``x != y``.")
+lt = binary(lt_p, "Element-wise ``x < y``.")
+le = binary(le_p, "Element-wise ``x <= y``.")
+gt = binary(gt_p, "Element-wise ``x > y``.")
+ge = binary(ge_p, "Element-wise ``x >= y``.")
+and_ = binary(and_p, "Element-wise logical (booleans) or bitwise (integers) and.", name="and_")
+or_ = binary(or_p, "Element-wise logical (booleans) or bitwise (integers) or.", name="or_")
+not_ = unary(not_p, "Element-wise logical (booleans) or bitwise (integers) not.", name="not_")
 
 
 def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Value:
@@ -574,9 +451,7 @@ def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Value:
     return bind_value(select_p, pred, on_true, on_false)
 
 
-def stop_gradient(x: ArrayLike) -> Value:
-    """The identity, whose derivative is zero."""
-    return _nary(stop_gradient_p, x)
+stop_gradient = unary(stop_gradient_p, "The identity, whose derivative is zero.")
 
 
 def real(x: ArrayLike) -> Value:
@@ -585,7 +460,7 @@ def real(x: ArrayLike) -> Value:
     >>> real(np.array([1 + 2j]))
     Array([1.], dtype=float32)
     """
-    return _nary(real_p, x)
+    return nary(real_p, x)
 
 
 def imag(x: ArrayLike) -> Value:
@@ -594,7 +469,7 @@ def imag(x: ArrayLike) -> Value:
     >>> imag(np.array([1 + 2j]))
     Array([2.], dtype=float32)
     """
-    return _nary(imag_p, x)
+    return nary(imag_p, x)
 
 
 def conj(x: ArrayLike) -> Value:
@@ -612,4 +487,4 @@ def complex(x: ArrayLike, y: ArrayLike) -> Value:  # noqa: A001 - lax's name
     >>> complex(np.array([1.0]), np.array([2.0]))
     Array([1.+2.j], dtype=complex64)
     """
-    return _nary(complex_p, x, y)
+    return nary(complex_p, x, y)

@@ -18,7 +18,7 @@ Design rules:
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL
@@ -32,11 +32,11 @@ ffi_call_p: Final = Primitive("ffi_call", multiple_results=True)
 
 @ABSTRACT_EVAL.defines(ffi_call_p)
 def _ffi_call_abstract_eval(
-    *avals: ShapedArray, result_avals: tuple[ShapedArray, ...], **params: Any
+    *avals: ShapedArray, result_avals: tuple[ShapedArray, ...], **params: object
 ) -> list[ShapedArray]:
     return list(result_avals)
 
 
 @EFFECT_RULES.defines(ffi_call_p)
-def _ffi_call_effects(*, has_side_effect: bool, **params: Any) -> Effects:
+def _ffi_call_effects(*, has_side_effect: bool, **params: object) -> Effects:
     return frozenset({FFI}) if has_side_effect else NO_EFFECTS

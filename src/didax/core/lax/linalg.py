@@ -39,7 +39,7 @@ from didax.core.basearray import Value
 from didax.core.lax.elementwise import add, conj, div, ge, le, select
 from didax.core.lax.operands import as_operand
 from didax.core.lax.structural import broadcast_in_dim, full_like, iota, transpose
-from didax.core.primitive import Primitive
+from didax.core.primitive import Primitive, primitives
 from didax.core.values import ArrayLike, get_aval
 
 __all__ = [
@@ -59,12 +59,8 @@ __all__ = [
     "symmetrize",
 ]
 
-cholesky_p: Final = Primitive("cholesky")
-triangular_solve_p: Final = Primitive("triangular_solve")
-lu_p: Final = Primitive("lu", multiple_results=True)
-qr_p: Final = Primitive("qr", multiple_results=True)
-eigh_p: Final = Primitive("eigh", multiple_results=True)
-svd_p: Final = Primitive("svd", multiple_results=True)
+cholesky_p, triangular_solve_p = primitives("cholesky", "triangular_solve")
+lu_p, qr_p, eigh_p, svd_p = primitives("lu", "qr", "eigh", "svd", multiple_results=True)
 
 LINALG_PRIMITIVES: Final[tuple[Primitive, ...]] = (
     cholesky_p,

@@ -14,13 +14,25 @@ Design rules:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import types
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from didax.core.basearray import Value
-from didax.core.primitive import Primitive
+from didax.core.primitive import Primitive, registering_module
 from didax.core.values import ArrayLike, as_array, get_aval, is_python_scalar, wrap_host
 
-__all__ = ["as_operand", "bind_value", "ndim", "normalize_axis", "normalize_axes"]
+__all__ = [
+    "as_operand",
+    "bind_value",
+    "lax_wrapper",
+    "named",
+    "ndim",
+    "normalize_axis",
+    "normalize_axes",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def normalize_axis(axis: int, ndim: int) -> int:
@@ -57,3 +69,23 @@ def bind_value(prim: Primitive, *args: ArrayLike, **params: object) -> Value:
     """``prim.bind(*args, **params)`` for a primitive with one result, typed as what it is."""
     out: Value = prim.bind(*args, **params)
     return out
+
+
+def named(fn: F, name: str, doc: str) -> F:
+    """``fn``, which a factory built, as the public function ``name`` documented by ``doc``.
+
+    Its code object is renamed too: tracebacks, and the errors that name the
+    function the user called (``_calling_function`` reads frames), say ``name``.
+    """
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    if isinstance(fn, types.FunctionType):
+        fn.__code__ = fn.__code__.replace(co_name=name, co_qualname=name)
+    return fn
+
+
+def lax_wrapper(fn: F, name: str, doc: str) -> F:
+    """``named``, of the ``didax.lax`` module whose import calls the factory that built ``fn``."""
+    fn = named(fn, name, doc)
+    fn.__module__ = registering_module()
+    return fn

@@ -27,7 +27,7 @@ import contextlib
 import math
 import threading
 from collections.abc import Iterator, Sequence
-from typing import Any, Final, TypeAlias
+from typing import Final, TypeAlias, TypedDict
 
 import numpy as np
 
@@ -36,7 +36,7 @@ from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
 from didax.core.basearray import Value
 from didax.core.lax.operands import as_operand, bind_value
 from didax.core.lax.structural import expand_dims, squeeze
-from didax.core.primitive import Primitive
+from didax.core.primitive import Primitive, primitives
 from didax.core.sharding import NamedSharding
 from didax.core.values import ArrayLike, get_aval
 
@@ -65,15 +65,27 @@ __all__ = [
     "sharding_constraint",
 ]
 
-psum_p: Final = Primitive("psum")
-pmax_p: Final = Primitive("pmax")
-pmin_p: Final = Primitive("pmin")
-all_to_all_p: Final = Primitive("all_to_all")
-all_gather_p: Final = Primitive("all_gather")
-psum_scatter_p: Final = Primitive("psum_scatter")
-ppermute_p: Final = Primitive("ppermute")
-axis_index_p: Final = Primitive("axis_index")
-sharding_constraint_p: Final = Primitive("sharding_constraint")
+(
+    psum_p,
+    pmax_p,
+    pmin_p,
+    all_to_all_p,
+    all_gather_p,
+    psum_scatter_p,
+    ppermute_p,
+    axis_index_p,
+    sharding_constraint_p,
+) = primitives(
+    "psum",
+    "pmax",
+    "pmin",
+    "all_to_all",
+    "all_gather",
+    "psum_scatter",
+    "ppermute",
+    "axis_index",
+    "sharding_constraint",
+)
 
 COLLECTIVE_PRIMITIVES: Final[tuple[Primitive, ...]] = (
     psum_p,
@@ -85,6 +97,25 @@ COLLECTIVE_PRIMITIVES: Final[tuple[Primitive, ...]] = (
     ppermute_p,
     axis_index_p,
 )
+
+
+class _Collective(TypedDict):
+    axes: tuple[str, ...]
+    axis_size: int
+    tiled: bool
+
+
+class AllGatherParams(_Collective):
+    """``all_gather_p``'s params, as its rules receive them (``**params: Unpack[...]``)."""
+
+    axis: int
+
+
+class PsumScatterParams(_Collective):
+    """``psum_scatter_p``'s params, as its rules receive them (``**params: Unpack[...]``)."""
+
+    scatter_dimension: int
+
 
 # --- the axis environment ---------------------------------------------------------------
 
@@ -142,7 +173,7 @@ def _size_of(axes: tuple[str, ...]) -> int:
 # --- typing rules ----------------------------------------------------------------------
 
 
-def _same_type(x: ShapedArray, **params: Any) -> ShapedArray:
+def _same_type(x: ShapedArray, **params: object) -> ShapedArray:
     return x
 
 

@@ -22,12 +22,16 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
+
+import attrs
 
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import shape_failure
+from didax.core.primitive import Primitive
+from didax.core.values import ArrayLike
 
-__all__ = ["Program", "check_operands", "check_types", "differ", "types"]
+__all__ = ["Program", "ProgramParams", "check_operands", "check_types", "differ", "types"]
 
 
 class Program(Protocol):
@@ -38,6 +42,29 @@ class Program(Protocol):
 
     @property
     def out_avals(self) -> Sequence[ShapedArray]: ...
+
+
+# The params classes of the higher-order primitives (ScanParams, WhileParams,
+# SolveParams) are generic in their programs' type P (a Jaxpr above core), and
+# split anything laid out as their operands, of any type T.
+P = TypeVar("P", bound=Program)
+T = TypeVar("T")
+
+
+@attrs.frozen
+class ProgramParams:
+    """The base of those params classes: a frozen record of the params of ``primitive``."""
+
+    primitive: ClassVar[Primitive]
+
+    def as_params(self) -> dict[str, Any]:
+        """The keyword params an equation holds and ``primitive.bind`` takes."""
+        return attrs.asdict(self, recurse=False)
+
+    def bind(self, *operands: ArrayLike) -> list[Any]:
+        """``primitive`` applied to ``operands`` with these params."""
+        outs: list[Any] = self.primitive.bind(*operands, **self.as_params())
+        return outs
 
 
 def types(avals: Sequence[ShapedArray]) -> str:

@@ -31,7 +31,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, Protocol
 
 from numpy.typing import DTypeLike
 
@@ -47,9 +47,16 @@ from didax.core.abstract_eval import (
 )
 from didax.core.basearray import Value
 from didax.core.dtypes import DType
-from didax.core.lax.operands import as_operand, bind_value, ndim, normalize_axes, normalize_axis
+from didax.core.lax.operands import (
+    as_operand,
+    bind_value,
+    lax_wrapper,
+    ndim,
+    normalize_axes,
+    normalize_axis,
+)
 from didax.core.lax.programs import Program, check_types
-from didax.core.primitive import Primitive
+from didax.core.primitive import Primitive, primitives
 from didax.core.values import ArrayLike
 
 __all__ = [
@@ -74,15 +81,11 @@ __all__ = [
     "reduce_xor",
 ]
 
-reduce_sum_p: Final = Primitive("reduce_sum")
-reduce_max_p: Final = Primitive("reduce_max")
-reduce_min_p: Final = Primitive("reduce_min")
-reduce_prod_p: Final = Primitive("reduce_prod")
-argmax_p: Final = Primitive("argmax")
-argmin_p: Final = Primitive("argmin")
-reduce_and_p: Final = Primitive("reduce_and")
-reduce_or_p: Final = Primitive("reduce_or")
-reduce_xor_p: Final = Primitive("reduce_xor")
+reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p = primitives(
+    "reduce_sum", "reduce_max", "reduce_min", "reduce_prod"
+)
+argmax_p, argmin_p = primitives("argmax", "argmin")
+reduce_and_p, reduce_or_p, reduce_xor_p = primitives("reduce_and", "reduce_or", "reduce_xor")
 reduce_p: Final = Primitive("reduce", multiple_results=True)
 
 REDUCTIONS: Final = (reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p)
@@ -159,39 +162,28 @@ def _bind_reduction(prim: Primitive, operand: ArrayLike, axes: Sequence[int] | i
     return bind_value(prim, as_operand(operand), axes=tuple(sorted(normalize_axes(axes, nd))))
 
 
-def reduce_sum(operand: ArrayLike, axes: Sequence[int] | int) -> Value:
-    """Sum over ``axes``."""
-    return _bind_reduction(reduce_sum_p, operand, axes)
+class ReductionFunction(Protocol):
+    """The signature of the ``didax.lax`` reductions over ``axes`` (JAX's ``lax.reduce_sum``...)."""
+
+    __name__: str
+
+    def __call__(self, operand: ArrayLike, axes: Sequence[int] | int) -> Value: ...
 
 
-def reduce_max(operand: ArrayLike, axes: Sequence[int] | int) -> Value:
-    """Maximum over ``axes``."""
-    return _bind_reduction(reduce_max_p, operand, axes)
+def _reduction(prim: Primitive, doc: str) -> ReductionFunction:
+    def wrapper(operand: ArrayLike, axes: Sequence[int] | int) -> Value:
+        return _bind_reduction(prim, operand, axes)
+
+    return lax_wrapper(wrapper, prim.name, doc)
 
 
-def reduce_min(operand: ArrayLike, axes: Sequence[int] | int) -> Value:
-    """Minimum over ``axes``."""
-    return _bind_reduction(reduce_min_p, operand, axes)
-
-
-def reduce_prod(operand: ArrayLike, axes: Sequence[int] | int) -> Value:
-    """Product over ``axes``."""
-    return _bind_reduction(reduce_prod_p, operand, axes)
-
-
-def reduce_and(operand: ArrayLike, axes: Sequence[int] | int) -> Value:
-    """Bitwise AND (logical for booleans) over ``axes``."""
-    return _bind_reduction(reduce_and_p, operand, axes)
-
-
-def reduce_or(operand: ArrayLike, axes: Sequence[int] | int) -> Value:
-    """Bitwise OR (logical for booleans) over ``axes``."""
-    return _bind_reduction(reduce_or_p, operand, axes)
-
-
-def reduce_xor(operand: ArrayLike, axes: Sequence[int] | int) -> Value:
-    """Bitwise XOR (parity for booleans) over ``axes``."""
-    return _bind_reduction(reduce_xor_p, operand, axes)
+reduce_sum = _reduction(reduce_sum_p, "Sum over ``axes``.")
+reduce_max = _reduction(reduce_max_p, "Maximum over ``axes``.")
+reduce_min = _reduction(reduce_min_p, "Minimum over ``axes``.")
+reduce_prod = _reduction(reduce_prod_p, "Product over ``axes``.")
+reduce_and = _reduction(reduce_and_p, "Bitwise AND (logical for booleans) over ``axes``.")
+reduce_or = _reduction(reduce_or_p, "Bitwise OR (logical for booleans) over ``axes``.")
+reduce_xor = _reduction(reduce_xor_p, "Bitwise XOR (parity for booleans) over ``axes``.")
 
 
 def argmax(operand: ArrayLike, axis: int, index_dtype: DTypeLike | None = None) -> Value:

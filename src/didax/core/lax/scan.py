@@ -24,28 +24,26 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, ClassVar, Final, Generic
 
 import attrs
 
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
-from didax.core.lax.programs import Program, differ, types
+from didax.core.lax.programs import P, Program, ProgramParams, T, differ, types
 from didax.core.primitive import Primitive
-from didax.core.values import ArrayLike
 
 # slice_aval and stacked_aval are imported by name: too generic for ``core.lax``'s namespace.
 __all__ = ["scan_p"]
 
 scan_p: Final = Primitive("scan", multiple_results=True)
 
-P = TypeVar("P", bound=Program)
-T = TypeVar("T")
-
 
 @attrs.frozen
-class ScanParams(Generic[P]):
+class ScanParams(ProgramParams, Generic[P]):
     """``scan_p``'s params; ``ScanParams(**eqn.params)`` reads an equation's."""
+
+    primitive: ClassVar[Primitive] = scan_p
 
     jaxpr: P
     num_consts: int
@@ -63,15 +61,6 @@ class ScanParams(Generic[P]):
         """The operands (or anything laid out as they are) as (consts, carry, xs)."""
         nc, ncar = self.num_consts, self.num_carry
         return list(operands[:nc]), list(operands[nc : nc + ncar]), list(operands[nc + ncar :])
-
-    def as_params(self) -> dict[str, Any]:
-        """The keyword params an equation holds and ``scan_p.bind`` takes."""
-        return attrs.asdict(self, recurse=False)
-
-    def bind(self, *operands: ArrayLike) -> list[Any]:
-        """``scan_p`` applied to ``operands`` with these params."""
-        outs: list[Any] = scan_p.bind(*operands, **self.as_params())
-        return outs
 
 
 def slice_aval(a: ShapedArray) -> ShapedArray:

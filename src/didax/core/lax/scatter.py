@@ -44,7 +44,7 @@ from didax.core.lax.indexing import (
     _sorted,
 )
 from didax.core.lax.operands import bind_value
-from didax.core.primitive import Primitive
+from didax.core.primitive import Primitive, primitives
 from didax.core.promotion import coerce_to
 from didax.core.values import ArrayLike, get_aval
 
@@ -63,12 +63,9 @@ __all__ = [
     "scatter_mul",
 ]
 
-scatter_p: Final = Primitive("scatter")
-scatter_add_p: Final = Primitive("scatter-add")
-scatter_sub_p: Final = Primitive("scatter-sub")
-scatter_mul_p: Final = Primitive("scatter-mul")
-scatter_min_p: Final = Primitive("scatter-min")
-scatter_max_p: Final = Primitive("scatter-max")
+scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p, scatter_max_p = primitives(
+    "scatter", "scatter-add", "scatter-sub", "scatter-mul", "scatter-min", "scatter-max"
+)
 
 SCATTERS: Final = (
     scatter_p,

@@ -33,7 +33,7 @@ from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, shape_failure
 from didax.core.basearray import Value
 from didax.core.lax.linalg import _check_matrix, _check_square
 from didax.core.lax.operands import as_operand
-from didax.core.primitive import Primitive
+from didax.core.primitive import Primitive, primitives
 from didax.core.values import ArrayLike
 
 __all__ = [
@@ -46,8 +46,7 @@ __all__ = [
     "householder_product",
 ]
 
-schur_p: Final = Primitive("schur", multiple_results=True)
-hessenberg_p: Final = Primitive("hessenberg", multiple_results=True)
+schur_p, hessenberg_p = primitives("schur", "hessenberg", multiple_results=True)
 householder_product_p: Final = Primitive("householder_product")
 
 SCHUR_PRIMITIVES: Final[tuple[Primitive, ...]] = (schur_p, hessenberg_p, householder_product_p)

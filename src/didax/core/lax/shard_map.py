@@ -20,19 +20,40 @@ Design rules:
 from __future__ import annotations
 
 import math
-from typing import Final
+from typing import Any, ClassVar, Final, Generic
+
+import attrs
 
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
-from didax.core.lax.programs import Program
+from didax.core.lax.programs import P, Program, ProgramParams
 from didax.core.primitive import Primitive
 from didax.core.sharding import Mesh, PartitionSpec
 
-__all__ = ["shard_map_p", "REPLICATED", "local_aval", "global_aval", "unmentioned_axes"]
+__all__ = [
+    "shard_map_p",
+    "ShardMapParams",
+    "REPLICATED",
+    "local_aval",
+    "global_aval",
+    "unmentioned_axes",
+]
 
 shard_map_p: Final = Primitive("shard_map", multiple_results=True)
 
 REPLICATED: Final = PartitionSpec()
+
+
+@attrs.frozen
+class ShardMapParams(ProgramParams, Generic[P]):
+    """``shard_map_p``'s params; ``ShardMapParams(**eqn.params)`` reads an equation's."""
+
+    primitive: ClassVar[Primitive] = shard_map_p
+
+    jaxpr: P
+    mesh: Mesh
+    in_specs: tuple[PartitionSpec, ...]
+    out_specs: tuple[PartitionSpec, ...]
 
 
 def _splits(mesh: Mesh, spec: PartitionSpec, dim: int) -> int:
@@ -70,19 +91,17 @@ def unmentioned_axes(mesh: Mesh, spec: PartitionSpec) -> tuple[str, ...]:
 @ABSTRACT_EVAL.defines(shard_map_p)
 def _shard_map_abstract_eval(
     *avals: ShapedArray,
-    jaxpr: Program,
-    mesh: Mesh,
-    in_specs: tuple[PartitionSpec, ...],
-    out_specs: tuple[PartitionSpec, ...],
+    **params: Any,
 ) -> list[ShapedArray]:
-    if len(avals) != len(in_specs) or len(avals) != len(jaxpr.in_avals):
+    p: ShardMapParams[Program] = ShardMapParams(**params)
+    if len(avals) != len(p.in_specs) or len(avals) != len(p.jaxpr.in_avals):
         raise shape_failure(
-            f"{len(avals)} operands for {len(in_specs)} in_specs and a body of "
-            f"{len(jaxpr.in_avals)} inputs"
+            f"{len(avals)} operands for {len(p.in_specs)} in_specs and a body of "
+            f"{len(p.jaxpr.in_avals)} inputs"
         )
-    for i, (a, s, b) in enumerate(zip(avals, in_specs, jaxpr.in_avals, strict=True)):
+    for i, (a, s, b) in enumerate(zip(avals, p.in_specs, p.jaxpr.in_avals, strict=True)):
         try:
-            piece = local_aval(a, mesh, s, f"operand {i}")
+            piece = local_aval(a, p.mesh, s, f"operand {i}")
         except ValueError as e:
             raise shape_failure(str(e)) from None
         if piece.strip_weak() != b.strip_weak():
@@ -90,6 +109,6 @@ def _shard_map_abstract_eval(
                 f"operand {i} of type {a.str_short()} split by {s} is {piece.str_short()}, "
                 f"but the body takes {b.str_short()}"
             )
-    if len(out_specs) != len(jaxpr.out_avals):
-        raise shape_failure(f"{len(out_specs)} out_specs for {len(jaxpr.out_avals)} results")
-    return [global_aval(a, mesh, s) for a, s in zip(jaxpr.out_avals, out_specs, strict=True)]
+    if len(p.out_specs) != len(p.jaxpr.out_avals):
+        raise shape_failure(f"{len(p.out_specs)} out_specs for {len(p.jaxpr.out_avals)} results")
+    return [global_aval(a, p.mesh, s) for a, s in zip(p.jaxpr.out_avals, p.out_specs, strict=True)]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from typing import Final
+from typing import TypedDict, Unpack
 
 import numpy as np
 
@@ -36,7 +36,7 @@ from didax.core.lax.elementwise import add, lt, select
 from didax.core.lax.operands import as_operand, bind_value, normalize_axis
 from didax.core.lax.operands import ndim as ndim_of
 from didax.core.lax.structural import reshape_p, squeeze
-from didax.core.primitive import Primitive
+from didax.core.primitive import primitives
 from didax.core.promotion import coerce_to, coerce_weak
 from didax.core.trace import Tracer
 from didax.core.values import ArrayLike, get_aval, is_python_scalar
@@ -58,10 +58,24 @@ __all__ = [
     "dynamic_update_index_in_dim",
 ]
 
-slice_p: Final = Primitive("slice")
-dynamic_slice_p: Final = Primitive("dynamic_slice")
-dynamic_update_slice_p: Final = Primitive("dynamic_update_slice")
-pad_p: Final = Primitive("pad")
+slice_p, dynamic_slice_p, dynamic_update_slice_p, pad_p = primitives(
+    "slice", "dynamic_slice", "dynamic_update_slice", "pad"
+)
+
+
+class SliceParams(TypedDict):
+    """``slice_p``'s params, as its rules receive them (``**params: Unpack[SliceParams]``)."""
+
+    start_indices: tuple[int, ...]
+    limit_indices: tuple[int, ...]
+    strides: tuple[int, ...]
+
+
+def slice_params(
+    params: SliceParams,
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """``(start_indices, limit_indices, strides)``."""
+    return params["start_indices"], params["limit_indices"], params["strides"]
 
 
 # --- typing ---------------------------------------------------------------------------
@@ -70,11 +84,9 @@ pad_p: Final = Primitive("pad")
 @ABSTRACT_EVAL.defines(slice_p)
 def _slice_abstract_eval(
     x: ShapedArray,
-    *,
-    start_indices: tuple[int, ...],
-    limit_indices: tuple[int, ...],
-    strides: tuple[int, ...],
+    **params: Unpack[SliceParams],
 ) -> ShapedArray:
+    start_indices, limit_indices, strides = slice_params(params)
     if not len(start_indices) == len(limit_indices) == len(strides) == x.ndim:
         raise shape_failure("start_indices, limit_indices and strides need one entry per axis")
     shape = []

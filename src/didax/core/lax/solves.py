@@ -24,30 +24,29 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Generic, TypeVar, cast
+from typing import Any, ClassVar, Final, Generic, cast
 
 import attrs
 
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, shape_failure
-from didax.core.lax.programs import Program, check_types
+from didax.core.lax.programs import P, Program, ProgramParams, T, check_types
 from didax.core.primitive import Primitive
-from didax.core.values import ArrayLike
 
 __all__ = ["linear_solve_p"]
 
 linear_solve_p: Final = Primitive("custom_linear_solve", multiple_results=True)
 
-P = TypeVar("P", bound=Program)
-T = TypeVar("T")
 
 # The programs' param names, in the order of their constants among the operands.
 PROGRAMS: Final = ("matvec", "vecmat", "solve", "transpose_solve")
 
 
 @attrs.frozen
-class SolveParams(Generic[P]):
+class SolveParams(ProgramParams, Generic[P]):
     """``linear_solve_p``'s params; ``SolveParams(**eqn.params)`` reads an equation's."""
+
+    primitive: ClassVar[Primitive] = linear_solve_p
 
     matvec: P
     vecmat: P | None
@@ -88,15 +87,6 @@ class SolveParams(Generic[P]):
     def read(cls, params: Mapping[str, object]) -> SolveParams[Any]:
         """An equation's (or a rule's keyword) params, as ``SolveParams``."""
         return cls(**cast(dict[str, Any], params))
-
-    def as_params(self) -> dict[str, Any]:
-        """The keyword params an equation holds and ``linear_solve_p.bind`` takes."""
-        return attrs.asdict(self, recurse=False)
-
-    def bind(self, *operands: ArrayLike) -> list[Any]:
-        """``linear_solve_p`` applied to ``operands`` with these params."""
-        outs: list[Any] = linear_solve_p.bind(*operands, **self.as_params())
-        return outs
 
 
 def transposed_operands(groups: Sequence[Sequence[T]]) -> list[T]:

@@ -40,7 +40,7 @@ from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, check_kinds, shape_failure
 from didax.core.lax.elementwise import _elementwise_rule as elementwise_rule
 from didax.core.lax.operands import as_operand, normalize_axis
-from didax.core.primitive import Primitive
+from didax.core.primitive import primitives
 from didax.core.values import ArrayLike, get_aval
 
 __all__ = [
@@ -57,12 +57,8 @@ __all__ = [
     "approx_min_k",
 ]
 
-sort_p: Final = Primitive("sort", multiple_results=True)
-top_k_p: Final = Primitive("top_k", multiple_results=True)
-approx_top_k_p: Final = Primitive("approx_top_k", multiple_results=True)
-eq_to_p: Final = Primitive("eq_to", scalar_operands=True)
-le_to_p: Final = Primitive("le_to", scalar_operands=True)
-lt_to_p: Final = Primitive("lt_to", scalar_operands=True)
+sort_p, top_k_p, approx_top_k_p = primitives("sort", "top_k", "approx_top_k", multiple_results=True)
+eq_to_p, le_to_p, lt_to_p = primitives("eq_to", "le_to", "lt_to", scalar_operands=True)
 TOTAL_ORDER_COMPARISONS: Final = (eq_to_p, le_to_p, lt_to_p)
 
 for _p in TOTAL_ORDER_COMPARISONS:

@@ -32,8 +32,8 @@ from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure, same_shapes_and_dtypes
 from didax.core.basearray import Value
-from didax.core.primitive import Primitive
-from didax.core.promotion import coerce_weak
+from didax.core.lax.elementwise import nary, unary
+from didax.core.primitive import Primitive, primitives
 from didax.core.values import ArrayLike
 
 __all__ = [
@@ -90,42 +90,27 @@ __all__ = [
     "bessel_i1e",
 ]
 
-erf_p: Final = Primitive("erf")
-erfc_p: Final = Primitive("erfc")
-erf_inv_p: Final = Primitive("erf_inv")
-lgamma_p: Final = Primitive("lgamma")
-digamma_p: Final = Primitive("digamma")
+erf_p, erfc_p, erf_inv_p, lgamma_p, digamma_p = primitives(
+    "erf", "erfc", "erf_inv", "lgamma", "digamma"
+)
 polygamma_p: Final = Primitive("polygamma", scalar_operands=True)
-sinh_p: Final = Primitive("sinh")
-cosh_p: Final = Primitive("cosh")
-asin_p: Final = Primitive("asin")
-acos_p: Final = Primitive("acos")
-atan_p: Final = Primitive("atan")
-asinh_p: Final = Primitive("asinh")
-acosh_p: Final = Primitive("acosh")
-atanh_p: Final = Primitive("atanh")
+sinh_p, cosh_p, asin_p, acos_p, atan_p, asinh_p, acosh_p, atanh_p = primitives(
+    "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh"
+)
 atan2_p: Final = Primitive("atan2", scalar_operands=True)
-exp2_p: Final = Primitive("exp2")
-is_finite_p: Final = Primitive("is_finite")
-nextafter_p: Final = Primitive("nextafter", scalar_operands=True)
-igamma_p: Final = Primitive("igamma", scalar_operands=True)
-igammac_p: Final = Primitive("igammac", scalar_operands=True)
-igamma_grad_a_p: Final = Primitive("igamma_grad_a", scalar_operands=True)
-random_gamma_grad_p: Final = Primitive("random_gamma_grad", scalar_operands=True)
+exp2_p, is_finite_p = primitives("exp2", "is_finite")
+nextafter_p, igamma_p, igammac_p, igamma_grad_a_p, random_gamma_grad_p = primitives(
+    "nextafter", "igamma", "igammac", "igamma_grad_a", "random_gamma_grad", scalar_operands=True
+)
 regularized_incomplete_beta_p: Final = Primitive(
     "regularized_incomplete_beta", scalar_operands=True
 )
 zeta_p: Final = Primitive("zeta", scalar_operands=True)
-bessel_i0e_p: Final = Primitive("bessel_i0e")
-bessel_i1e_p: Final = Primitive("bessel_i1e")
+bessel_i0e_p, bessel_i1e_p = primitives("bessel_i0e", "bessel_i1e")
 
-# Float to float, one operand.
-SPECIAL_UNARY: Final = (
-    erf_p,
-    erfc_p,
-    erf_inv_p,
-    lgamma_p,
-    digamma_p,
+# The hyperbolic and inverse trigonometric functions and exp2 are analytic:
+# they take complex numbers too, as JAX's.
+COMPLEX_ANALYTIC: Final = (
     sinh_p,
     cosh_p,
     asin_p,
@@ -135,6 +120,15 @@ SPECIAL_UNARY: Final = (
     acosh_p,
     atanh_p,
     exp2_p,
+)
+# Float to float, one operand.
+SPECIAL_UNARY: Final = (
+    erf_p,
+    erfc_p,
+    erf_inv_p,
+    lgamma_p,
+    digamma_p,
+    *COMPLEX_ANALYTIC,
     bessel_i0e_p,
     bessel_i1e_p,
 )
@@ -179,21 +173,6 @@ def _float_nary_abstract_eval(*avals: ShapedArray) -> ShapedArray:
     return same_shapes_and_dtypes(*avals, scalars=True)
 
 
-# The hyperbolic and inverse trigonometric functions and exp2 are analytic:
-# they take complex numbers too, as JAX's.
-COMPLEX_ANALYTIC: Final = (
-    sinh_p,
-    cosh_p,
-    asin_p,
-    acos_p,
-    atan_p,
-    asinh_p,
-    acosh_p,
-    atanh_p,
-    exp2_p,
-)
-
-
 def _analytic_unary_abstract_eval(x: ShapedArray) -> ShapedArray:
     if not dtypes.is_inexact(x.dtype):
         raise dtype_failure(f"operands must be floating-point or complex, got {x.dtype}")
@@ -218,11 +197,6 @@ def _is_finite_abstract_eval(x: ShapedArray) -> ShapedArray:
 # --- the didax.lax wrappers ----------------------------------------------------------------
 
 
-def _nary(prim: Primitive, *args: ArrayLike) -> Value:
-    out: Value = prim.bind(*coerce_weak(prim, args))  # one result: an Array or a Tracer
-    return out
-
-
 def erf(x: ArrayLike) -> Value:
     """Element-wise error function ``2/sqrt(pi) * integral_0^x exp(-t**2) dt``.
 
@@ -230,12 +204,12 @@ def erf(x: ArrayLike) -> Value:
     >>> erf(np.array([0.0, 0.5], np.float32))
     Array([0.       , 0.5204999], dtype=float32)
     """
-    return _nary(erf_p, x)
+    return nary(erf_p, x)
 
 
-def erfc(x: ArrayLike) -> Value:
-    """Element-wise complementary error function ``1 - erf(x)``, accurate for large ``x``."""
-    return _nary(erfc_p, x)
+erfc = unary(
+    erfc_p, "Element-wise complementary error function ``1 - erf(x)``, accurate for large ``x``."
+)
 
 
 def erf_inv(x: ArrayLike) -> Value:
@@ -245,62 +219,28 @@ def erf_inv(x: ArrayLike) -> Value:
     >>> erf_inv(np.array([0.0, 0.5, 1.0]))
     Array([0.        , 0.47693628,        inf], dtype=float32)
     """
-    return _nary(erf_inv_p, x)
+    return nary(erf_inv_p, x)
 
 
-def lgamma(x: ArrayLike) -> Value:
-    """Element-wise ``log(|gamma(x)|)``."""
-    return _nary(lgamma_p, x)
-
-
-def digamma(x: ArrayLike) -> Value:
-    """Element-wise digamma function, the derivative of ``lgamma``."""
-    return _nary(digamma_p, x)
+lgamma = unary(lgamma_p, "Element-wise ``log(|gamma(x)|)``.")
+digamma = unary(digamma_p, "Element-wise digamma function, the derivative of ``lgamma``.")
 
 
 def polygamma(m: ArrayLike, x: ArrayLike) -> Value:
     """Element-wise ``m``-th derivative of ``digamma`` (``m`` a non-negative whole float)."""
-    return _nary(polygamma_p, m, x)
+    return nary(polygamma_p, m, x)
 
 
-def sinh(x: ArrayLike) -> Value:
-    """Element-wise hyperbolic sine."""
-    return _nary(sinh_p, x)
-
-
-def cosh(x: ArrayLike) -> Value:
-    """Element-wise hyperbolic cosine."""
-    return _nary(cosh_p, x)
-
-
-def asin(x: ArrayLike) -> Value:
-    """Element-wise inverse sine (NaN outside ``[-1, 1]``)."""
-    return _nary(asin_p, x)
-
-
-def acos(x: ArrayLike) -> Value:
-    """Element-wise inverse cosine (NaN outside ``[-1, 1]``)."""
-    return _nary(acos_p, x)
-
-
-def atan(x: ArrayLike) -> Value:
-    """Element-wise inverse tangent."""
-    return _nary(atan_p, x)
-
-
-def asinh(x: ArrayLike) -> Value:
-    """Element-wise inverse hyperbolic sine."""
-    return _nary(asinh_p, x)
-
-
-def acosh(x: ArrayLike) -> Value:
-    """Element-wise inverse hyperbolic cosine (NaN below 1)."""
-    return _nary(acosh_p, x)
-
-
-def atanh(x: ArrayLike) -> Value:
-    """Element-wise inverse hyperbolic tangent (``+-inf`` at ``+-1``, NaN beyond)."""
-    return _nary(atanh_p, x)
+sinh = unary(sinh_p, "Element-wise hyperbolic sine.")
+cosh = unary(cosh_p, "Element-wise hyperbolic cosine.")
+asin = unary(asin_p, "Element-wise inverse sine (NaN outside ``[-1, 1]``).")
+acos = unary(acos_p, "Element-wise inverse cosine (NaN outside ``[-1, 1]``).")
+atan = unary(atan_p, "Element-wise inverse tangent.")
+asinh = unary(asinh_p, "Element-wise inverse hyperbolic sine.")
+acosh = unary(acosh_p, "Element-wise inverse hyperbolic cosine (NaN below 1).")
+atanh = unary(
+    atanh_p, "Element-wise inverse hyperbolic tangent (``+-inf`` at ``+-1``, NaN beyond)."
+)
 
 
 def atan2(x: ArrayLike, y: ArrayLike) -> Value:
@@ -310,12 +250,10 @@ def atan2(x: ArrayLike, y: ArrayLike) -> Value:
     >>> atan2(np.array([1.0, -1.0]), -1.0)
     Array([ 2.3561945, -2.3561945], dtype=float32)
     """
-    return _nary(atan2_p, x, y)
+    return nary(atan2_p, x, y)
 
 
-def exp2(x: ArrayLike) -> Value:
-    """Element-wise ``2 ** x``, computed as JAX's: ``exp(log(2) * x)``."""
-    return _nary(exp2_p, x)
+exp2 = unary(exp2_p, "Element-wise ``2 ** x``, computed as JAX's: ``exp(log(2) * x)``.")
 
 
 def is_finite(x: ArrayLike) -> Value:
@@ -325,12 +263,12 @@ def is_finite(x: ArrayLike) -> Value:
     >>> is_finite(np.array([1.0, np.inf, np.nan]))
     Array([ True, False, False], dtype=bool)
     """
-    return _nary(is_finite_p, x)
+    return nary(is_finite_p, x)
 
 
 def nextafter(x1: ArrayLike, x2: ArrayLike) -> Value:
     """Element-wise next float after ``x1`` in the direction of ``x2``."""
-    return _nary(nextafter_p, x1, x2)
+    return nary(nextafter_p, x1, x2)
 
 
 def igamma(a: ArrayLike, x: ArrayLike) -> Value:
@@ -340,22 +278,22 @@ def igamma(a: ArrayLike, x: ArrayLike) -> Value:
     >>> igamma(np.float32(1.0), np.float32(2.0))
     Array(0.8646648, dtype=float32)
     """
-    return _nary(igamma_p, a, x)
+    return nary(igamma_p, a, x)
 
 
 def igammac(a: ArrayLike, x: ArrayLike) -> Value:
     """Element-wise regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
-    return _nary(igammac_p, a, x)
+    return nary(igammac_p, a, x)
 
 
 def igamma_grad_a(a: ArrayLike, x: ArrayLike) -> Value:
     """Element-wise derivative of ``igamma(a, x)`` with respect to ``a``."""
-    return _nary(igamma_grad_a_p, a, x)
+    return nary(igamma_grad_a_p, a, x)
 
 
 def random_gamma_grad(a: ArrayLike, x: ArrayLike) -> Value:
     """Element-wise derivative in ``a`` of a sample ``x`` of ``Gamma(a, 1)`` (``igamma`` held)."""
-    return _nary(random_gamma_grad_p, a, x)
+    return nary(random_gamma_grad_p, a, x)
 
 
 def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Value:
@@ -365,19 +303,19 @@ def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Value:
     >>> betainc(np.float32(2.0), np.float32(3.0), np.float32(0.5))
     Array(0.6874998, dtype=float32)
     """
-    return _nary(regularized_incomplete_beta_p, a, b, x)
+    return nary(regularized_incomplete_beta_p, a, b, x)
 
 
 def zeta(x: ArrayLike, q: ArrayLike) -> Value:
     """Element-wise Hurwitz zeta function ``sum_k (k + q) ** -x``."""
-    return _nary(zeta_p, x, q)
+    return nary(zeta_p, x, q)
 
 
-def bessel_i0e(x: ArrayLike) -> Value:
-    """Element-wise ``exp(-|x|) I0(x)``, the scaled modified Bessel function of order 0."""
-    return _nary(bessel_i0e_p, x)
-
-
-def bessel_i1e(x: ArrayLike) -> Value:
-    """Element-wise ``exp(-|x|) I1(x)``, the scaled modified Bessel function of order 1."""
-    return _nary(bessel_i1e_p, x)
+bessel_i0e = unary(
+    bessel_i0e_p,
+    "Element-wise ``exp(-|x|) I0(x)``, the scaled modified Bessel function of order 0.",
+)
+bessel_i1e = unary(
+    bessel_i1e_p,
+    "Element-wise ``exp(-|x|) I1(x)``, the scaled modified Bessel function of order 1.",
+)

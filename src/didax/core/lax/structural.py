@@ -41,7 +41,7 @@ from didax.core.abstract_eval import ABSTRACT_EVAL, check_axes, dtype_failure, s
 from didax.core.basearray import Value
 from didax.core.dtypes import DType
 from didax.core.lax.operands import as_operand, bind_value, ndim, normalize_axes, normalize_axis
-from didax.core.primitive import Primitive
+from didax.core.primitive import Primitive, primitives
 from didax.core.values import ArrayLike, get_aval, to_array, wrap_host
 from didax.core.values import PythonScalar as Scalar
 
@@ -85,19 +85,14 @@ __all__ = [
     "dtype",
 ]
 
-broadcast_in_dim_p: Final = Primitive("broadcast_in_dim")
-reshape_p: Final = Primitive("reshape")
-transpose_p: Final = Primitive("transpose")
-squeeze_p: Final = Primitive("squeeze")
-expand_dims_p: Final = Primitive("expand_dims")
-concatenate_p: Final = Primitive("concatenate")
-rev_p: Final = Primitive("rev")
-iota_p: Final = Primitive("iota")
+broadcast_in_dim_p, reshape_p, transpose_p = primitives("broadcast_in_dim", "reshape", "transpose")
+squeeze_p, expand_dims_p = primitives("squeeze", "expand_dims")
+concatenate_p, rev_p, iota_p = primitives("concatenate", "rev", "iota")
 split_p: Final = Primitive("split", multiple_results=True)
-tile_p: Final = Primitive("tile")
-stack_p: Final = Primitive("stack")
-unstack_p: Final = Primitive("unstack", multiple_results=True)
-optimization_barrier_p: Final = Primitive("optimization_barrier", multiple_results=True)
+tile_p, stack_p = primitives("tile", "stack")
+unstack_p, optimization_barrier_p = primitives(
+    "unstack", "optimization_barrier", multiple_results=True
+)
 # JAX's copy of a runtime array (jnp.array(x, copy=True)): the identity, kept in programs.
 copy_p: Final = Primitive("copy")
 

@@ -22,28 +22,26 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, ClassVar, Final, Generic
 
 import attrs
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.abstract_eval import ABSTRACT_EVAL, dtype_failure
-from didax.core.lax.programs import Program, check_types, types
+from didax.core.lax.programs import P, Program, ProgramParams, T, check_types, types
 from didax.core.primitive import Primitive
-from didax.core.values import ArrayLike
 
 __all__ = ["while_p"]
 
 while_p: Final = Primitive("while", multiple_results=True)
 
-P = TypeVar("P", bound=Program)
-T = TypeVar("T")
-
 
 @attrs.frozen
-class WhileParams(Generic[P]):
+class WhileParams(ProgramParams, Generic[P]):
     """``while_p``'s params; ``WhileParams(**eqn.params)`` reads an equation's."""
+
+    primitive: ClassVar[Primitive] = while_p
 
     cond_jaxpr: P
     body_jaxpr: P
@@ -54,15 +52,6 @@ class WhileParams(Generic[P]):
         """The operands (or anything laid out as they are) as (cond consts, body consts, carry)."""
         nc, nb = self.cond_nconsts, self.body_nconsts
         return list(operands[:nc]), list(operands[nc : nc + nb]), list(operands[nc + nb :])
-
-    def as_params(self) -> dict[str, Any]:
-        """The keyword params an equation holds and ``while_p.bind`` takes."""
-        return attrs.asdict(self, recurse=False)
-
-    def bind(self, *operands: ArrayLike) -> list[Any]:
-        """``while_p`` applied to ``operands`` with these params."""
-        outs: list[Any] = while_p.bind(*operands, **self.as_params())
-        return outs
 
 
 @ABSTRACT_EVAL.defines(while_p)

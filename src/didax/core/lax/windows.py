@@ -51,7 +51,7 @@ from didax.core.abstract_eval import (
 from didax.core.basearray import HostArray, Value
 from didax.core.lax.elementwise import ge_p, le_p
 from didax.core.lax.programs import Program, differ, types
-from didax.core.primitive import Primitive
+from didax.core.primitive import Primitive, primitives
 from didax.core.values import ArrayLike
 
 __all__ = [
@@ -66,11 +66,12 @@ __all__ = [
 ]
 
 reduce_window_p: Final = Primitive("reduce_window", multiple_results=True)
-reduce_window_sum_p: Final = Primitive("reduce_window_sum")
-reduce_window_max_p: Final = Primitive("reduce_window_max")
-reduce_window_min_p: Final = Primitive("reduce_window_min")
-select_and_gather_add_p: Final = Primitive("select_and_gather_add")
-select_and_scatter_add_p: Final = Primitive("select_and_scatter_add")
+reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p = primitives(
+    "reduce_window_sum", "reduce_window_max", "reduce_window_min"
+)
+select_and_gather_add_p, select_and_scatter_add_p = primitives(
+    "select_and_gather_add", "select_and_scatter_add"
+)
 # XLA's SelectAndScatter with the user's select and scatter programs (JAX's
 # select_and_scatter_p: typing and lowering only, as JAX has; no JAX function binds it).
 select_and_scatter_p: Final = Primitive("select_and_scatter")
@@ -89,6 +90,11 @@ class ScatterKwargs(TypedDict):
     window_dimensions: tuple[int, ...]
     window_strides: tuple[int, ...]
     padding: Pairs
+
+
+def scatter_kwargs(params: ScatterKwargs) -> tuple[tuple[int, ...], tuple[int, ...], Pairs]:
+    """``(window_dimensions, window_strides, padding)``."""
+    return params["window_dimensions"], params["window_strides"], params["padding"]
 
 
 class WindowKwargs(ScatterKwargs):
@@ -277,10 +283,9 @@ def _select_and_scatter_add_abstract_eval(
     operand: ShapedArray,
     *,
     select_prim: Primitive,
-    window_dimensions: tuple[int, ...],
-    window_strides: tuple[int, ...],
-    padding: Pairs,
+    **params: Unpack[ScatterKwargs],
 ) -> ShapedArray:
+    window_dimensions, window_strides, padding = scatter_kwargs(params)
     _check_select_prim(select_prim, "select_and_scatter_add")
     w = WindowParams.of(window_dimensions, window_strides, padding)
     shape = check_window(operand, w, "select_and_scatter_add")
