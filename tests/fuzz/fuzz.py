@@ -69,14 +69,14 @@ X64_SHARE: Final = 2 / 3  # the share of programs in 64-bit mode; the rest are f
 RTOL_32: Final = 2e-4  # the relative tolerance of a program in 32-bit mode, at least
 REGRESSIONS: Final = Path(__file__).with_name("regressions.json")
 # Most of the time is XLA compiling each new program, both libraries' the
-# same way, so the search compiles without LLVM's optimisations (a quarter
-# less time): that changes how the code is generated, for didax's programs
-# and JAX's alike, not what they mean -- except where XLA's CPU compiler gets
-# it wrong at -O0 (the eager float32 jvp of ``truncated_normal``, left out of
-# the steps). Not also with XLA's older CPU emitters
-# (``--xla_cpu_use_fusion_emitters=false``), though the two together compile
-# in two thirds of the time: together they get that jvp wrong in float64
-# too. ``--optimized`` searches with XLA's defaults.
+# same way, so the search compiles without LLVM's optimisations (faster: the
+# figures are in docs/performance.md): that changes how the code is
+# generated, for didax's programs and JAX's alike, not what they mean --
+# except where XLA's CPU compiler gets it wrong at -O0 (the eager float32
+# jvp of ``truncated_normal``, left out of the steps). Not also with XLA's
+# older CPU emitters (``--xla_cpu_use_fusion_emitters=false``), though the
+# two together compile faster still: together they get that jvp wrong in
+# float64 too. ``--optimized`` searches with XLA's defaults.
 FAST_COMPILE: Final = "--xla_backend_optimization_level=0"
 
 JAX_NS: Final = SimpleNamespace(
