@@ -167,11 +167,14 @@ def bench(session: nox.Session) -> None:
 def fuzz(session: nox.Session) -> None:
     """The differential fuzzer against JAX, long: ``nox -s fuzz -- --seconds 1800 --seed 0``.
 
-    Prints the number of program x transformation pairs run; a mismatch is
-    shrunk and appended to tests/fuzz/regressions.json, which the tests replay.
+    Prints the number of program x transformation pairs run (a job per core);
+    a mismatch is shrunk and appended to tests/fuzz/regressions.json, which
+    the tests replay.
     """
     install_dev(session)
-    session.run("python", "tests/fuzz/fuzz.py", *session.posargs)
+    # A job per core: XLA's compiles take most of the time, one core each; a
+    # ``--jobs`` given after ``--`` comes later and wins.
+    session.run("python", "tests/fuzz/fuzz.py", f"--jobs={os.cpu_count() or 1}", *session.posargs)
 
 
 @nox.session(python=PYTHON)

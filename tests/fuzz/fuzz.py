@@ -7,7 +7,8 @@ step reads earlier values (by position, modulo how many there are) and
 appends one; the steps come in families (``fuzz_steps.py``: element-wise,
 reductions and cumulative ops, shapes and ``dot``, gathers, scatters and
 ``.at`` at constant and traced indices, linear algebra, FFTs, complex
-intermediates, float32/float16/bfloat16, and control flow -- ``cond``,
+intermediates, float32/float16/bfloat16, convolutions, ``reduce_window``
+windows, random draws at fixed keys, and control flow -- ``cond``,
 ``switch``, ``fori_loop``, ``while_loop``, ``scan`` -- whose bodies are
 other steps). Since every step accepts any earlier value, every
 subsequence of a program is a program, which is what makes shrinking a
@@ -22,8 +23,9 @@ the same kind (``compare``); where didax returns instead, the pair (JAX's
 error, didax's result) is a mismatch. didax runs each transformation as a
 user would (eagerly, or jitted where the transformation says so); JAX, the
 reference, runs all ten in one ``jax.jit`` (one compile per program instead
-of an eager dispatch per operation -- the same values to round-off; a
-transformation that raises is traced on its own so only it raises).
+of an eager dispatch, and a compile, per operation -- the same values to
+round-off), computing what several share once (``_DERIVED``); a
+transformation that raises is traced on its own so only it raises.
 
 Use: ``python tests/fuzz/fuzz.py --seconds 60 --seed 0`` (``nox -s fuzz --
 --seconds 60``) prints the number of program x transformation pairs run and,
@@ -31,7 +33,7 @@ for a mismatch, the shrunk program, which it appends to
 ``tests/fuzz/regressions.json`` (replayed by the test suite). ``--jobs K``
 searches in K processes at once (most of the time goes to XLA compiling
 each new program, so the rate grows with the cores given). XLA compiles
-without LLVM's optimisations unless ``--optimized`` is given.
+as fast as it can (``FAST_COMPILE``) unless ``--optimized`` is given.
 """
 
 from __future__ import annotations
@@ -66,6 +68,16 @@ BATCH: Final = 2  # vmap's batch size
 X64_SHARE: Final = 2 / 3  # the share of programs in 64-bit mode; the rest are float32
 RTOL_32: Final = 2e-4  # the relative tolerance of a program in 32-bit mode, at least
 REGRESSIONS: Final = Path(__file__).with_name("regressions.json")
+# Most of the time is XLA compiling each new program, both libraries' the
+# same way, so the search compiles without LLVM's optimisations (faster: the
+# figures are in docs/performance.md): that changes how the code is
+# generated, for didax's programs and JAX's alike, not what they mean --
+# except where XLA's CPU compiler gets it wrong at -O0 (the eager float32
+# jvp of ``truncated_normal``, left out of the steps). Not also with XLA's
+# older CPU emitters (``--xla_cpu_use_fusion_emitters=false``), though the
+# two together compile faster still: together they get that jvp wrong in
+# float64 too. ``--optimized`` searches with XLA's defaults.
+FAST_COMPILE: Final = "--xla_backend_optimization_level=0"
 
 JAX_NS: Final = SimpleNamespace(
     np=jnp,
@@ -78,6 +90,7 @@ JAX_NS: Final = SimpleNamespace(
     linearize=jax.linearize,
     custom_jvp=jax.custom_jvp,
     custom_vjp=jax.custom_vjp,
+    random=jax.random,
 )
 DIDAX_NS: Final = SimpleNamespace(
     np=dnp,
@@ -90,6 +103,7 @@ DIDAX_NS: Final = SimpleNamespace(
     linearize=didax.linearize,
     custom_jvp=didax.custom_jvp,
     custom_vjp=didax.custom_vjp,
+    random=didax.random,
 )
 
 Step = tuple[str, tuple[int, ...]]  # (operation, which earlier values it reads)
@@ -182,6 +196,34 @@ def _split(arrays: Arrays) -> tuple[Arrays, Arrays, Arrays]:
 Outcome = tuple[Any, Exception | None]  # a result, or the error raised instead
 
 
+# JAX's reference computes each distinct computation once: inside its one
+# ``jax.jit``, ``jit(f)`` is ``f`` traced again and ``jit(grad(f))`` is the
+# first of ``grad(f, argnums=(0, 1))``; ``vjp`` at a ones cotangent is
+# ``(f, grad(f, argnums=(0, 1)))`` (JAX's ``grad`` is its ``vjp``). Tracing
+# and lowering the copies cost as much as the rest, and XLA would merge them.
+# Where anything raises, each is computed on its own (``jax_outcomes``).
+_DERIVED: Final[dict[str, tuple[tuple[str, ...], Callable[..., Any]]]] = {
+    "jit": (("eval",), lambda out: out),
+    "jit(grad)": (("grad",), lambda grads: grads[0]),
+    "vjp": (("eval", "grad"), lambda out, grads: (out, grads)),
+}
+
+
+def _bases(names: Sequence[str]) -> list[str]:
+    """The distinct computations that give ``names``' references, in ``TRANSFORMATIONS``' order."""
+    needed = {b for n in names for b in _DERIVED.get(n, ((n,), None))[0]}
+    return [n for n in TRANSFORMATIONS if n in needed]
+
+
+def _derive(names: Sequence[str], results: dict[str, Any]) -> dict[str, Any]:
+    """Each of ``names``' results from the distinct computations' ``results``."""
+    out = {}
+    for name in names:
+        bases, derive = _DERIVED.get(name, ((name,), lambda r: r))
+        out[name] = derive(*(results[b] for b in bases))
+    return out
+
+
 def jax_outcomes(
     steps: Sequence[Step], seed: int, x64: bool, names: Sequence[str] = TRANSFORMATIONS
 ) -> dict[str, Outcome]:
@@ -189,7 +231,9 @@ def jax_outcomes(
 
     The inputs are the jitted function's arguments, not constants, so XLA
     cannot fold the program at compile time (its constant folder's
-    ``tanh`` is not the compiled one).
+    ``tanh`` is not the compiled one). Where the one program raises, each
+    transformation is traced on its own (cheap: no compile) to find those
+    that raise, and the others are compiled together again.
     """
     f = program(JAX_NS, steps)
 
@@ -206,6 +250,13 @@ def jax_outcomes(
         host: dict[str, Any] = jax.tree_util.tree_map(np.asarray, results)
         return host
 
+    def traced_error(name: str) -> Exception | None:
+        try:
+            jax.jit(run([name])).trace(*arrays)
+        except Exception as e:
+            return e
+        return None
+
     arrays = inputs(seed, x64)
     # Where a step's error shows only when run (a custom_vjp under jvp: JAX
     # raises eagerly even for an unused step, while jit drops it with the dead
@@ -217,20 +268,36 @@ def jax_outcomes(
     with jax.enable_x64(x64):
         outcomes = {name: _eager(partial(fetched, [name], False), name, False) for name in eager}
         together = [n for n in names if n not in eager]
+        bases = _bases(together)
         try:
-            return outcomes | {k: (v, None) for k, v in fetched(together, True).items()}
+            shared = fetched(bases, True)
+            return outcomes | {k: (v, None) for k, v in _derive(together, shared).items()}
         except Exception:
-            pass  # one of them raises: each on its own
+            pass  # one of them raises: those that trace, together again
+        # Each on its own now (``jit(grad)`` differentiates in fewer inputs
+        # than ``grad``, so it may not raise where ``grad`` does).
+        failed = {name: traced_error(name) for name in together}
+        results: dict[str, Any] = {}
+        try:
+            results = fetched([n for n in together if failed[n] is None], True)
+        except Exception:  # XLA's failure, when run: each on its own
+            for name in together:
+                if failed[name] is None:
+                    try:
+                        results[name] = fetched([name], True)[name]
+                    except Exception as e:
+                        failed[name] = e
         for name in together:
-            try:
-                outcomes[name] = (fetched([name], True)[name], None)
-            except Exception as e:
-                outcomes[name] = (None, e)
-                # Under jit XLA's failure is the reference (didax's jit meets it
-                # too); an eager transformation is compared with JAX's eager one.
-                compile_failed = isinstance(e, jax.errors.JaxRuntimeError)
-                if not name.startswith("jit"):
-                    outcomes[name] = _eager(partial(fetched, [name], False), name, compile_failed)
+            error = failed[name]
+            if error is None:
+                outcomes[name] = (results[name], None)
+                continue
+            outcomes[name] = (None, error)
+            # Under jit XLA's failure is the reference (didax's jit meets it
+            # too); an eager transformation is compared with JAX's eager one.
+            compile_failed = isinstance(error, jax.errors.JaxRuntimeError)
+            if not name.startswith("jit"):
+                outcomes[name] = _eager(partial(fetched, [name], False), name, compile_failed)
         return outcomes
 
 
@@ -452,23 +519,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-length", type=int, default=8)
     parser.add_argument("--jobs", type=int, default=1, help="processes searching at once")
     parser.add_argument(
-        "--optimized", action="store_true", help="XLA's default LLVM optimisation, not -O0"
+        "--optimized",
+        action="store_true",
+        help="XLA's default compiler, not its fastest to compile",
     )
     args = parser.parse_args(argv)
     if not args.optimized:
-        # Most of the time is XLA compiling each new program, both libraries'
-        # the same way; LLVM's optimisation changes how fast the code runs,
-        # not what it computes, and compiling without it is faster. Set before
-        # either library starts its backend; spawned jobs inherit it.
+        # Set before either library starts its backend; spawned jobs inherit it.
         flags = os.environ.get("XLA_FLAGS", "")
-        os.environ["XLA_FLAGS"] = f"{flags} --xla_backend_optimization_level=0".strip()
+        os.environ["XLA_FLAGS"] = f"{flags} {FAST_COMPILE}".strip()
     start = time.monotonic()
     pairs, failures = fuzz(args.seconds, args.seed, args.max_length, jobs=args.jobs, verbose=True)
     elapsed = time.monotonic() - start
+    # CPU seconds too (this process's and its finished jobs'): on a shared
+    # machine the wall-clock rate says as much about the other load.
+    cpu = sum(os.times()[:4])
     print(
         f"{pairs} program x transformation pairs in {elapsed:.0f} s "
         f"({math.ceil(pairs / len(TRANSFORMATIONS))} programs, "
-        f"{pairs / elapsed:.1f} pairs/s, {args.jobs} job(s)), {len(failures)} mismatches"
+        f"{pairs / elapsed:.1f} pairs/s, {args.jobs} job(s), {cpu:.0f} CPU s), "
+        f"{len(failures)} mismatches"
     )
     return 1 if failures else 0
 

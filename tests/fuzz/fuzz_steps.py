@@ -21,7 +21,7 @@ Design rules:
   in a ``fori_loop`` body, ``"cond:dot:cumsum"`` picks between two. Bodies
   hold any step of a family with ``in_bodies`` (all but control flow).
 
-To add a family (convolutions, windows, random distributions...): write its
+To add a family (as convolutions, windows and random draws were): write its
 steps as ``fn(ns, a, b) -> (N, N)`` functions, put them in a ``Family`` in
 ``FAMILIES`` with the tolerance they need, and give the namespace (in
 ``fuzz.py``'s ``JAX_NS``/``DIDAX_NS``) any module they reach for. The
@@ -289,6 +289,71 @@ BFLOAT16: Final = Family(
 )
 
 
+def _conv(ns: Any, a: Any, kernel: Any, padding: Any, **dilations: Any) -> Any:
+    """``a`` convolved with ``kernel`` (2-D; one batch entry, one feature): an (N, N) result."""
+    out = ns.lax.conv_general_dilated(
+        a[None, None], kernel[None, None], (1, 1), padding, **dilations
+    )
+    return ns.np.reshape(out, (N, N))
+
+
+CONVOLUTION: Final = Family(
+    {
+        "conv": lambda ns, a, b: _conv(ns, a, b * 0.5, "SAME"),
+        # A 2 x 2 kernel dilated to 3 x 3, over ``a`` padded by one on each side.
+        "conv_dilated": lambda ns, a, b: _conv(
+            ns, a, b[:2, 1:], ((1, 1), (1, 1)), rhs_dilation=(2, 2)
+        ),
+        # ``a`` dilated to 5 x 5 (zeros between), a 3 x 3 kernel, no padding: 3 x 3 again.
+        "conv_lhs_dilated": lambda ns, a, b: _conv(
+            ns, a, b * 0.3, ((0, 0), (0, 0)), lhs_dilation=(2, 2)
+        ),
+        "convolve": lambda ns, a, b: a + ns.np.convolve(a[0], b[1], mode="same"),
+    }
+)
+
+
+def _window(ns: Any, a: Any, init: float, op: str, dims: Any, strides: Any, pad: Any) -> Any:
+    # A Python scalar: JAX knows the monoid (so the derivative) only from a
+    # concrete initial value, and an array made under jit is traced.
+    return ns.lax.reduce_window(a, init, getattr(ns.lax, op), dims, strides, pad)
+
+
+WINDOWS: Final = Family(
+    {
+        "window_max": lambda ns, a, b: _window(ns, a, -np.inf, "max", (2, 2), (1, 1), "SAME"),
+        "window_min": lambda ns, a, b: _window(ns, a, np.inf, "min", (1, 3), (1, 1), "SAME"),
+        # Rows padded by one above: windows of two rows, three of them.
+        "window_sum": lambda ns, a, b: _window(ns, a, 0.0, "add", (2, 1), (1, 1), ((1, 0), (0, 0))),
+        # Padded to 6 x 6, windows of 2 x 2 at stride 2: 3 x 3.
+        "window_strided": lambda ns, a, b: _window(
+            ns, a, 0.0, "add", (2, 2), (2, 2), ((1, 2), (1, 2))
+        ),
+    }
+)
+
+
+def _key(ns: Any, seed: int) -> Any:
+    return ns.random.PRNGKey(seed)  # fixed: both libraries draw the same bits from it
+
+
+RANDOM: Final = Family(
+    {
+        "normal": lambda ns, a, b: a + ns.random.normal(_key(ns, 1), (N, N), a.dtype) * 0.1,
+        "uniform": lambda ns, a, b: a * ns.random.uniform(_key(ns, 2), (N, N), a.dtype, -1.0, 1.0),
+        "bernoulli": lambda ns, a, b: ns.np.where(
+            ns.random.bernoulli(_key(ns, 3), 0.5, (N, N)), a, b
+        ),
+        "permutation": lambda ns, a, b: a[ns.random.permutation(_key(ns, 4), N)],
+        # Not ``gamma``: its sampler's loop takes seconds to compile, in either
+        # library, under each transformation (the search would spend most of
+        # its time there); not ``truncated_normal``: at ``-O0`` (how the
+        # search compiles, ``fuzz.FAST_COMPILE``) XLA's CPU compiler gets its
+        # eager float32 jvp wrong, JAX's own too (0 for some entries).
+    }
+)
+
+
 def _stable(ns: Any, f: StepFn, c: Any, b: Any) -> Any:
     """A loop body's step, bounded so that repeating it stays finite."""
     return ns.np.tanh(f(ns, c, b))
@@ -361,6 +426,9 @@ FAMILIES: Final[dict[str, Family]] = {
     "custom_vjp": CUSTOM_VJP,
     "float16": FLOAT16,
     "bfloat16": BFLOAT16,
+    "convolution": CONVOLUTION,
+    "windows": WINDOWS,
+    "random": RANDOM,
     "control": CONTROL_FAMILY,  # plus every name in CONTROL, drawn as this family
 }
 FAMILY_OF: Final = {op: name for name, fam in FAMILIES.items() for op in fam.steps}
