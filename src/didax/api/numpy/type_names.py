@@ -6,9 +6,8 @@ it works in annotations and ``isinstance`` checks; ``bool``, ``float_``,
 converters as ``float32`` is; NumPy's abstract scalar classes
 (``floating``, ``integer``, ``generic``, ...) are NumPy's own, as in JAX,
 so that ``issubdtype(x.dtype, dnp.floating)`` works. The float8, float6,
-float4 and sub-byte integer names are ml_dtypes' dtypes, as JAX's, usable
-as dtypes on the host; didax's arrays do not support them (a clear
-``TypeError`` names the dtype).
+float4 and sub-byte integer names are ml_dtypes' dtypes, as JAX's, and
+dtypes of didax's arrays (``core.dtypes.NARROW``).
 
 Design rules:
 - What JAX takes from NumPy unchanged (the abstract classes, printing
