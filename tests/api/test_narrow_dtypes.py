@@ -70,6 +70,7 @@ def _int_ops(m: Any, v: Any, w: Any) -> tuple[Any, ...]:
     return (
         *(v + v, v * v, v - v, v < v, v == v, -v, v + 1, m.maximum(v, v), m.max(v), m.min(v)),
         *(m.where(v < 1, v, v), v.astype(np.int32), v.astype(np.float32), w.astype(v.dtype)),
+        *(m.sign(v), v // (v * v + 1), v / (v * v + 1), v * 2, m.dot(v, v), m.cumsum(v) > 0),
     )
 
 
@@ -132,6 +133,19 @@ def test_vmap_and_grad_through_float8() -> None:
     ):
         assert got.dtype == want.dtype == f8
         np.testing.assert_array_equal(_bits(got), _bits(want))
+
+
+@pytest.mark.parametrize("dtype", dtypes.HOST_ONLY, ids=str)
+def test_host_only_dtypes_are_refused_by_jit(dtype: np.dtype[Any]) -> None:
+    with pytest.raises(TypeError, match=f"cannot compile programs on {dtype} values"):
+        dx.jit(lambda v: v + v)(np.zeros(2, dtype))
+
+
+def test_abs_of_narrow_ints_is_refused_as_by_jax() -> None:
+    with pytest.raises(TypeError, match="abs does not accept dtype int4"):
+        dnp.abs(dnp.ones(2, dnp.int4))
+    with pytest.raises(TypeError, match="abs does not accept dtype int4"):
+        jnp.abs(jnp.ones(2, jnp.int4))
 
 
 @pytest.mark.parametrize(

@@ -80,6 +80,9 @@ INTNS: Final[tuple[DType, ...]] = tuple(_ml(n) for n in ("int1", "int2", "int4")
 UINTNS: Final[tuple[DType, ...]] = tuple(_ml(n) for n in ("uint1", "uint2", "uint4"))
 NARROW_FLOATS: Final = (*FLOAT8S, *FLOAT6S, *FLOAT4S)
 NARROW: Final[tuple[DType, ...]] = (*NARROW_FLOATS, *INTNS, *UINTNS)
+# What XLA's CPU backend holds no buffers of and computes nothing in (JAX's
+# ``device_put`` of them fails too): didax's arrays hold them on the host only.
+HOST_ONLY: Final[tuple[DType, ...]] = (*FLOAT6S, INTNS[0], UINTNS[0])
 _NARROW_KINDS: Final[dict[DType, str]] = {
     **dict.fromkeys(NARROW_FLOATS, "f"),
     **dict.fromkeys(INTNS, "i"),
@@ -384,6 +387,8 @@ _INEXACT: Final[dict[DType, DType]] = {
     uint32: float32,
     int64: float64,
     uint64: float64,
+    # JAX's table has the 4-bit integers only (the 1- and 2-bit ones stay).
+    **dict.fromkeys((INTNS[-1], UINTNS[-1]), float32),
 }
 
 

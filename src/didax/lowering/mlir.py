@@ -188,6 +188,12 @@ _NARROW_FLOAT_TYPES: Final[dict[str, Callable[[], ir.Type]]] = {
 
 
 def dtype_to_ir_type(dtype: np.dtype[Any]) -> ir.Type:
+    if dtype in dtypes.HOST_ONLY:
+        # Refused here: XLA's CPU compiler aborts the process on their constants.
+        raise TypeError(
+            f"didax cannot compile programs on {dtype} values: XLA's CPU backend does "
+            "not compute in float6 or 1-bit integers (nor can JAX's); convert them first"
+        )
     if dtype == dtypes.bool_:
         return ir.IntegerType.get_signless(1)
     if dtypes.is_integer(dtype):  # int4 is i4, uint4 ui4 (ml_dtypes' sub-byte ints)

@@ -38,7 +38,7 @@ def compare(x: Value, y: Value, direction: str, dtype: DType) -> Value:
     """``stablehlo.compare``; the comparison type follows the operands' dtype."""
     if dtypes.is_inexact(dtype):
         compare_type = "FLOAT"  # IEEE: every comparison with NaN is false, except NE
-    elif dtype.kind == "i":
+    elif dtypes.kind(dtype) == "i":
         compare_type = "SIGNED"
     else:  # unsigned integers and bool (false < true)
         compare_type = "UNSIGNED"
