@@ -161,3 +161,18 @@ def test_no_implicit_promotion(a: Any, b: Any, what: str) -> None:
     with pytest.raises(dtypes.TypePromotionError, match=what):
         dnp.add(x, y)
     assert dnp.add(x.astype(np.float32), y.astype(np.float32)).dtype == np.float32
+
+
+def test_dtype_queries_as_jax() -> None:
+    queries: list[Callable[[Any], object]] = [
+        lambda m: m.iinfo(m.int4).min,
+        lambda m: m.iinfo(m.uint2).max,
+        lambda m: float(m.finfo(m.float8_e4m3fn).max),
+        lambda m: m.issubdtype(m.int4, m.signedinteger),
+        lambda m: m.issubdtype(m.uint4, m.signedinteger),
+        lambda m: m.issubdtype(m.float8_e5m2, m.floating),
+        lambda m: m.issubdtype(m.float8_e5m2, m.integer),
+        lambda m: m.issubdtype(m.int4, m.int8),
+        lambda m: m.promote_types(m.int4, m.int4),
+    ]
+    assert [q(dnp) for q in queries] == [q(jnp) for q in queries]
