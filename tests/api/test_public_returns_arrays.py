@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tests.api.test_numpy_names import NARROW_NAMES
 
 import didax as dx
 import didax.lax as lax
 import didax.numpy as dnp
 from didax import tree_util
+from didax.core import dtypes
 
 X = dnp.asarray(np.array([[0.5, -1.5, 2.0], [1.0, 3.0, -0.25]]))
 V = dnp.asarray(np.array([0.5, 1.5, 2.0]))
@@ -888,8 +888,8 @@ NUMPY_EXEMPT.update(
         "fromfile": "refused, as by jax.numpy",
         "fromiter": "refused, as by jax.numpy",
         **dict.fromkeys(
-            NARROW_NAMES,
-            "a dtype name only: didax arrays refuse it (tests/api/test_numpy_names.py)",
+            (d.name for d in dtypes.HOST_ONLY),
+            "a converter to a dtype XLA's CPU backend cannot compute in (as for JAX)",
         ),
     }
 )
@@ -899,6 +899,9 @@ NUMPY_CALLS.update(
         **_calls(
             dnp, (3,), ("bool", "float_", "int_", "uint", "single", "double", "csingle", "cdouble")
         ),
+        # The narrow dtypes' scalar types (issue 29), as converters; XLA's CPU
+        # backend computes nothing in the host-only ones.
+        **_calls(dnp, (3,), tuple(d.name for d in dtypes.NARROW if d not in dtypes.HOST_ONLY)),
         **_calls(dnp, (V,), ("cbrt", "spacing", "i0", "sort_complex", "frexp", "unwrap", "copy")),
         **_calls(dnp, (V,), ("poly", "polyder", "polyint", "vander", "trim_zeros")),
         **_calls(dnp, (V, V), ("nextafter", "polyadd", "polysub", "polymul", "polydiv")),

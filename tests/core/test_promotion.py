@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
+import attrs
 import jax
 import jax.numpy as jnp
 import ml_dtypes
@@ -106,13 +107,29 @@ def test_lax_and_numpy_share_promotion() -> None:
 WEAKABLE: Final = [d for d in dtypes.SUPPORTED if d != dtypes.bool_]
 
 
-def _jax_lattice_result(ops: Sequence[tuple[np.dtype[Any], bool]]) -> tuple[Any, bool]:
-    from jax._src import dtypes as jax_dtypes
-    from jax._src.lax import lax as jax_lax
+@attrs.frozen
+class _Abstract:
+    aval: jax.core.ShapedArray
+    dtype: np.dtype[Any]
 
-    values = [jax_lax._convert_element_type(jnp.zeros((), d), d, w) for d, w in ops]
+
+def _jax_lattice_result(ops: Sequence[tuple[np.dtype[Any], bool]]) -> tuple[Any, bool]:
+    from jax._src import core as jax_core
+    from jax._src import dtypes as jax_dtypes
+
+    # Abstract values (JAX reads a value's weak type from its ``aval``): JAX's
+    # CPU backend cannot hold float6 arrays.
+    values = [_Abstract(jax_core.ShapedArray((), d, weak_type=w), d) for d, w in ops]
     dtype, weak = jax_dtypes.lattice_result_type(*values)
     return jax_dtypes.canonicalize_dtype(dtype), weak
+
+
+def _outcome(f: Callable[..., object], *args: Any) -> object:
+    """``f(*args)``, or the name of its error (the narrow dtypes have no promotions)."""
+    try:
+        return f(*args)
+    except (TypeError, ValueError) as e:  # JAX's TypePromotionError is a ValueError
+        return type(e).__name__
 
 
 @pytest.mark.parametrize("x64", [True, False], ids=["x64", "x32"])
@@ -123,16 +140,20 @@ def test_result_type_is_jax_lattice_over_all_pairs(x64: bool) -> None:
         kinds = [(d, w) for d, w in kinds if d.itemsize < 8]
     with jax_x64(x64), dx.enable_x64(x64):
         for a, b in itertools.product(kinds, repeat=2):
-            assert dtypes.result_type([a, b]) == _jax_lattice_result([a, b]), (a, b)
+            ours = _outcome(dtypes.result_type, [a, b])
+            assert ours == _outcome(_jax_lattice_result, [a, b]), (a, b)
         for da, db in itertools.product(dtypes.SUPPORTED, repeat=2):
             if x64 or (da.itemsize < 8 and db.itemsize < 8):
-                assert dtypes.promote_types(da, db) == jnp.promote_types(da, db), (da, db)
+                ours = _outcome(dtypes.promote_types, da, db)
+                assert ours == _outcome(jnp.promote_types, da, db), (da, db)
 
 
 def test_result_type_of_triples_matches_jax() -> None:
-    kinds = [(d, False) for d in dtypes.SUPPORTED] + [(d, True) for d in WEAKABLE]
+    # Two narrow dtypes stand for all (the pairs test covers each): they join nothing.
+    wide = [d for d in dtypes.SUPPORTED if d not in dtypes.NARROW[1:-1]]
+    kinds = [(d, False) for d in wide] + [(d, True) for d in wide if d != dtypes.bool_]
     for ops in itertools.combinations(kinds, 3):
-        assert dtypes.result_type(ops) == _jax_lattice_result(ops), ops
+        assert _outcome(dtypes.result_type, ops) == _outcome(_jax_lattice_result, ops), ops
 
 
 @pytest.mark.parametrize(

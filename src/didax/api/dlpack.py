@@ -18,7 +18,7 @@ from didax.core import dtypes
 
 __all__ = ["from_dlpack", "is_supported_dtype"]
 
-SUPPORTED_DTYPES: Final = frozenset(dtypes.SUPPORTED)
+SUPPORTED_DTYPES: Final = frozenset(dtypes.SUPPORTED) - frozenset(dtypes.NARROW)  # as JAX's
 
 
 def is_supported_dtype(dtype: Any) -> bool:

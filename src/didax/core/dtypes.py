@@ -17,6 +17,11 @@ Design rules:
 - Complex numbers are ``complex64`` and ``complex128`` (kind ``'c'``); a
   Python ``complex`` is the weak node ``c*`` above ``f*``, as in JAX's
   lattice. "Inexact" means float or complex: the dtypes that have tangents.
+- ml_dtypes' narrow dtypes (the float8, float6 and float4 families, and
+  the 1-, 2- and 4-bit integers) are dtypes as in JAX: each is a lattice
+  node of its own with no implicit promotion to anything else (a weak
+  Python scalar keeps it), so they are only ever combined by an explicit
+  conversion. NumPy calls their kind ``'V'`` too; ``kind`` gives theirs.
 - Only the dtypes in ``SUPPORTED`` exist; anything else (object, strings,
   datetimes) is a ``TypeError`` where it enters.
 """
@@ -56,6 +61,35 @@ float64: Final = np.dtype(np.float64)
 complex64: Final = np.dtype(np.complex64)
 complex128: Final = np.dtype(np.complex128)
 
+
+def _ml(name: str) -> DType:
+    # By name: ml_dtypes' type stubs do not list every type it defines.
+    scalar_type: type[np.generic] = getattr(ml_dtypes, name)
+    return np.dtype(scalar_type)
+
+
+# JAX's narrow dtypes (``jax._src.dtypes``): floats of 8, 6 and 4 bits and the
+# sub-byte integers, each held one element per byte by ml_dtypes.
+FLOAT8S: Final[tuple[DType, ...]] = tuple(
+    _ml(f"float8_{n}")
+    for n in ("e3m4", "e4m3", "e8m0fnu", "e4m3b11fnuz", "e4m3fn", "e4m3fnuz", "e5m2", "e5m2fnuz")
+)
+FLOAT6S: Final[tuple[DType, ...]] = (_ml("float6_e2m3fn"), _ml("float6_e3m2fn"))
+FLOAT4S: Final[tuple[DType, ...]] = (_ml("float4_e2m1fn"),)
+INTNS: Final[tuple[DType, ...]] = tuple(_ml(n) for n in ("int1", "int2", "int4"))
+UINTNS: Final[tuple[DType, ...]] = tuple(_ml(n) for n in ("uint1", "uint2", "uint4"))
+NARROW_FLOATS: Final = (*FLOAT8S, *FLOAT6S, *FLOAT4S)
+NARROW: Final[tuple[DType, ...]] = (*NARROW_FLOATS, *INTNS, *UINTNS)
+# What XLA's CPU backend holds no buffers of and computes nothing in (JAX's
+# ``device_put`` of them fails too): didax's arrays hold them on the host only.
+HOST_ONLY: Final[tuple[DType, ...]] = (*FLOAT6S, INTNS[0], UINTNS[0])
+_NARROW_KINDS: Final[dict[DType, str]] = {
+    **dict.fromkeys(NARROW_FLOATS, "f"),
+    **dict.fromkeys(INTNS, "i"),
+    **dict.fromkeys(UINTNS, "u"),
+}
+_NARROW_BITS: Final[dict[DType, int]] = {d: int(d.name[-1]) for d in (*INTNS, *UINTNS)}
+
 # The dtype of tangents of integer and boolean values: it has no values,
 # exactly as JAX's float0 (a tangent of an integer input carries nothing).
 float0: Final = np.dtype([("float0", np.void, 0)])
@@ -76,6 +110,7 @@ SUPPORTED: Final[tuple[DType, ...]] = (
     float64,
     complex64,
     complex128,
+    *NARROW,
 )
 _SUPPORTED_SET: Final = frozenset(SUPPORTED)
 
@@ -96,6 +131,8 @@ _SHORT_NAMES: Final[dict[DType, str]] = {
     complex64: "c64",
     complex128: "c128",
     float0: "float0",
+    # JAX's short names: float8_e4m3fn is f8_e4m3fn, int4 i4, uint4 u4.
+    **{d: d.name.replace("float", "f").replace("uint", "u").replace("int", "i") for d in NARROW},
 }
 
 
@@ -105,8 +142,23 @@ def short_name(dtype: DType) -> str:
 
 
 def kind(dtype: DType) -> str:
-    """NumPy's kind letter (``'b'``, ``'i'``, ``'u'``, ``'f'``, ``'c'``), with bfloat16 a float."""
-    return "f" if dtype == bfloat16 else dtype.kind
+    """NumPy's kind letter (``'b'``, ``'i'``, ``'u'``, ``'f'``, ``'c'``), ml_dtypes' types included.
+
+    >>> kind(bfloat16), kind(np.dtype(ml_dtypes.int4))
+    ('f', 'i')
+    """
+    if dtype == bfloat16:
+        return "f"
+    return _NARROW_KINDS.get(dtype, dtype.kind)
+
+
+def bit_width(dtype: DType) -> int:
+    """The bits of one element: ``8 * itemsize``, or 1, 2 or 4 for ml_dtypes' sub-byte integers.
+
+    >>> bit_width(int16), bit_width(np.dtype(ml_dtypes.uint4))
+    (16, 4)
+    """
+    return _NARROW_BITS.get(dtype, 8 * dtype.itemsize)
 
 
 def is_float(dtype: DType) -> bool:
@@ -151,12 +203,37 @@ def complex_dtype(dtype: DType) -> DType:
     return canonical(_COMPLEX_OF.get(dtype, complex128))
 
 
+def int_bounds(dtype: DType) -> tuple[int, int]:
+    """An integer dtype's least and greatest values (NumPy's ``iinfo`` knows no int4).
+
+    >>> int_bounds(int8), int_bounds(np.dtype(ml_dtypes.uint4))
+    ((-128, 127), (0, 15))
+    """
+    bits = bit_width(dtype)
+    if is_unsigned(dtype):
+        return 0, (1 << bits) - 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
+def float_max(dtype: DType) -> float:
+    """Infinity, or the greatest finite value where ``dtype`` has no infinity (``float8_e4m3fn``).
+
+    JAX's identity of ``max`` and ``min`` for such floats (``dtypes.supports_inf``).
+
+    >>> float_max(float32), float_max(np.dtype(ml_dtypes.float8_e4m3fn))
+    (inf, 448.0)
+    """
+    if dtype in NARROW and not np.isinf(np.float32(np.inf).astype(dtype)):
+        return float(ml_dtypes.finfo(dtype).max)
+    return float(np.inf)
+
+
 def is_integer(dtype: DType) -> bool:
-    return dtype.kind in "iu"
+    return kind(dtype) in "iu"
 
 
 def is_unsigned(dtype: DType) -> bool:
-    return dtype.kind == "u"
+    return kind(dtype) == "u"
 
 
 def is_bool(dtype: DType) -> bool:
@@ -310,6 +387,8 @@ _INEXACT: Final[dict[DType, DType]] = {
     uint32: float32,
     int64: float64,
     uint64: float64,
+    # JAX's table has the 4-bit integers only (the 1- and 2-bit ones stay).
+    **dict.fromkeys((INTNS[-1], UINTNS[-1]), float32),
 }
 
 
@@ -360,16 +439,18 @@ def _lattice(mode: LatticeMode) -> dict[Node, list[Node]]:
     a wider weak kind): two different dtypes have no upper bound.
     """
     if mode == "strict":
-        lattice: dict[Node, list[Node]] = {n: [] for n in (bool_, *_INTS, *_FLOATS)}
+        lattice: dict[Node, list[Node]] = {n: [] for n in (bool_, *_INTS, *_FLOATS, *NARROW)}
         lattice[complex64] = lattice[complex128] = []
-        lattice[WEAK_INT] = [WEAK_FLOAT, *_INTS]
-        lattice[WEAK_FLOAT] = [WEAK_COMPLEX, *_FLOATS]
+        lattice[WEAK_INT] = [WEAK_FLOAT, *_INTS, *INTNS, *UINTNS]
+        lattice[WEAK_FLOAT] = [WEAK_COMPLEX, *_FLOATS, *NARROW_FLOATS]
         lattice[WEAK_COMPLEX] = [complex64, complex128]
         return lattice
     x64 = mode is True
+    # The narrow dtypes are dead ends: only a weak scalar joins them.
     return {
+        **{n: [] for n in NARROW},
         bool_: [WEAK_INT],
-        WEAK_INT: [uint8, int8],
+        WEAK_INT: [uint8, int8, *INTNS, *UINTNS],
         uint8: [int16, uint16],
         uint16: [int32, uint32],
         # Without x64, u32 with i32 stays i32 rather than forming i64 (JAX's choice).
@@ -379,7 +460,7 @@ def _lattice(mode: LatticeMode) -> dict[Node, list[Node]]:
         int16: [int32],
         int32: [int64],
         int64: [WEAK_FLOAT],
-        WEAK_FLOAT: [bfloat16, float16, WEAK_COMPLEX],
+        WEAK_FLOAT: [*NARROW_FLOATS, bfloat16, float16, WEAK_COMPLEX],
         bfloat16: [float32],
         float16: [float32],
         float32: [float64, complex64],
@@ -408,15 +489,29 @@ def _least_upper_bound(mode: LatticeMode, nodes: frozenset[Node]) -> Node:
     bounds = _upper_bounds(mode)
     common = frozenset.intersection(*(bounds[n] for n in nodes))
     least = [c for c in common if common <= bounds[c]]
-    if not least and mode == "strict":
-        names = tuple(sorted(n if isinstance(n, str) else n.name for n in nodes))
-        raise TypePromotionError(
-            f"Input dtypes {names} have no available implicit dtype promotion path when "
-            "jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired "
-            "output type, or set jax_numpy_dtype_promotion=standard."
-        )
+    if not least:
+        raise _no_promotion(mode, nodes)
     assert len(least) == 1, f"the lattice has no least upper bound of {nodes}"
     return least[0]
+
+
+def _no_promotion(mode: LatticeMode, nodes: frozenset[Node]) -> TypePromotionError:
+    """JAX's error for dtypes with no common upper bound (strict mode, or a narrow dtype)."""
+    names = tuple(sorted(n if isinstance(n, str) else n.name for n in nodes))
+    head = f"Input dtypes {names} have no available implicit dtype promotion path"
+    if mode == "strict":
+        return TypePromotionError(
+            f"{head} when jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to "
+            "the desired output type, or set jax_numpy_dtype_promotion=standard."
+        )
+    narrow = [n for n in nodes if isinstance(n, np.dtype) and n in NARROW]
+    family = "1-, 2- and 4-bit integers" if narrow and is_integer(narrow[0]) else "narrow floats"
+    target = "int32" if narrow and is_integer(narrow[0]) else "float32"
+    return TypePromotionError(
+        f"{head}. To avoid unintended promotion, {family} (float8, float6, float4, int4, ...) "
+        "do not support implicit promotion. If you'd like your inputs to be promoted to "
+        f"another type, you can do so explicitly using e.g. x.astype('{target}')"
+    )
 
 
 def _node(dtype: DType, weak: bool) -> Node:

@@ -48,11 +48,11 @@ def _convert_element_type_impl(
     if dtypes.is_integer(new_dtype) and dtypes.is_float(x.dtype):
         # XLA saturates: NaN becomes 0, values out of range the nearest bound.
         # The bounds are powers of two, exact in float64 as every float is.
-        info = np.iinfo(new_dtype)
+        least, greatest = dtypes.int_bounds(new_dtype)  # NumPy's iinfo knows no int4
         whole = np.trunc(x.astype(np.float64))
-        high, low = whole >= float(info.max) + 1, whole < float(info.min)
+        high, low = whole >= float(greatest) + 1, whole < float(least)
         inside = np.where(np.isnan(whole) | high | low, 0, whole).astype(new_dtype)
-        return np.where(high, info.max, np.where(low, info.min, inside)).astype(new_dtype)
+        return np.where(high, greatest, np.where(low, least, inside)).astype(new_dtype)
     with np.errstate(invalid="ignore", over="ignore"):
         return x.astype(new_dtype)
 

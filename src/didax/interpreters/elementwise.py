@@ -79,7 +79,7 @@ def _register_numpy(prim: Primitive, fn: Callable[..., Array]) -> None:
 
 
 def _int_div(x: Array, y: Array) -> Array:
-    if x.dtype.kind in "iu":
+    if dtypes.kind(x.dtype) in "iu":
         # C semantics (truncation toward zero), as XLA; NumPy floors instead.
         # XLA's x / 0 has every bit set (-1, or the unsigned maximum).
         q = np.abs(x) // np.where(y == 0, 1, np.abs(y))
@@ -89,7 +89,7 @@ def _int_div(x: Array, y: Array) -> Array:
 
 
 def _rem(x: Array, y: Array) -> Array:
-    if x.dtype.kind in "iu":
+    if dtypes.kind(x.dtype) in "iu":
         # XLA's x % 0 is x.
         safe = np.where(y == 0, 1, y)
         return np.where(y == 0, x, np.fmod(x, safe)).astype(x.dtype)
@@ -119,13 +119,13 @@ def _round(x: Array, *, rounding_method: int) -> Array:
 
 
 def _integer_pow(x: Array, *, y: int) -> Array:
-    if x.dtype.kind in "iu":
+    if dtypes.kind(x.dtype) in "iu":
         return np.asarray(np.power(x, y))
     return np.asarray(np.power(x, x.dtype.type(y)))
 
 
 def _sign(x: Array) -> Array:
-    return np.sign(x) if x.dtype.kind != "u" else (x > 0).astype(x.dtype)
+    return np.sign(x) if dtypes.kind(x.dtype) != "u" else (x > 0).astype(x.dtype)
 
 
 def _complex_pick(x: Array, y: Array, cmp: np.ufunc) -> Array:
@@ -136,7 +136,7 @@ def _complex_pick(x: Array, y: Array, cmp: np.ufunc) -> Array:
 
 def _logical(bool_fn: np.ufunc, int_fn: np.ufunc) -> ImplRule:
     def impl(*args: Array, **_: object) -> Array:
-        fn = bool_fn if args[0].dtype.kind == "b" else int_fn
+        fn = bool_fn if dtypes.kind(args[0].dtype) == "b" else int_fn
         return np.asarray(fn(*args))
 
     return impl
@@ -150,10 +150,10 @@ _NUMPY_ELEMENTWISE: Final[dict[Primitive, Callable[..., Array]]] = {
     lax.rem_p: _rem,
     lax.pow_p: np.power,
     lax.max_p: lambda x, y: (
-        _complex_pick(x, y, np.greater) if x.dtype.kind == "c" else np.maximum(x, y)
+        _complex_pick(x, y, np.greater) if dtypes.kind(x.dtype) == "c" else np.maximum(x, y)
     ),
     lax.min_p: lambda x, y: (
-        _complex_pick(x, y, np.less) if x.dtype.kind == "c" else np.minimum(x, y)
+        _complex_pick(x, y, np.less) if dtypes.kind(x.dtype) == "c" else np.minimum(x, y)
     ),
     lax.neg_p: np.negative,
     lax.sign_p: _sign,

@@ -237,7 +237,7 @@ def _total_order_key(x: HostArray) -> HostArray:
         bits = x.view(u)
         # Negative floats order backwards by their bits: flip them all.
         return np.asarray(np.where(bits & sign, ~bits, bits | sign))
-    if x.dtype.kind == "i":
+    if dtypes.kind(x.dtype) == "i":
         return np.asarray(x.view(u) ^ sign)
     return x
 

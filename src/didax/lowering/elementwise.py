@@ -120,7 +120,7 @@ def _integer_pow_lowering(ctx: LoweringRuleContext, x: IrValue, *, y: int) -> li
 @LOWERING_RULES.defines(lax.sign_p)
 def _sign_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
     aval = ctx.avals_out[0]
-    if aval.dtype.kind == "u":
+    if dtypes.kind(aval.dtype) == "u":
         # stablehlo.sign takes signed integers and floats only.
         positive = compare(x, full(aval, 0), "NE", aval.dtype)
         return [hlo.convert(aval_to_ir_type(aval), positive)]
@@ -130,7 +130,7 @@ def _sign_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
 @LOWERING_RULES.defines(lax.abs_p)
 def _abs_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
     # stablehlo.abs takes signed integers and floats; unsigned abs is the identity.
-    return [x] if ctx.avals_in[0].dtype.kind == "u" else [hlo.abs(x)]
+    return [x] if dtypes.kind(ctx.avals_in[0].dtype) == "u" else [hlo.abs(x)]
 
 
 @LOWERING_RULES.defines(lax.conj_p)
@@ -168,7 +168,7 @@ for _prim, _direction in {
 def _square_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
     # As JAX: integers multiply; floats and complex numbers take chlo.square
     # (XLA's complex square is more accurate than x * x).
-    if ctx.avals_in[0].dtype.kind in "iu":
+    if dtypes.kind(ctx.avals_in[0].dtype) in "iu":
         return [hlo.multiply(x, x)]
     return [chlo.square(x, results=[aval_to_ir_type(ctx.avals_out[0])])]
 

@@ -177,13 +177,40 @@ LOWERING_RULES: Final = LoweringRuleTable("lowering (StableHLO)")
 # --- types and constants ---------------------------------------------------------
 
 
+# ml_dtypes' narrow floats, by name, as MLIR's builtin types (JAX's table).
+_NARROW_FLOAT_TYPES: Final[dict[str, Callable[[], ir.Type]]] = {
+    "float8_e3m4": ir.Float8E3M4Type.get,
+    "float8_e4m3": ir.Float8E4M3Type.get,
+    "float8_e8m0fnu": ir.Float8E8M0FNUType.get,
+    "float8_e4m3b11fnuz": ir.Float8E4M3B11FNUZType.get,
+    "float8_e4m3fn": ir.Float8E4M3FNType.get,
+    "float8_e4m3fnuz": ir.Float8E4M3FNUZType.get,
+    "float8_e5m2": ir.Float8E5M2Type.get,
+    "float8_e5m2fnuz": ir.Float8E5M2FNUZType.get,
+    "float6_e2m3fn": ir.Float6E2M3FNType.get,
+    "float6_e3m2fn": ir.Float6E3M2FNType.get,
+    "float4_e2m1fn": ir.Float4E2M1FNType.get,
+}
+
+
 def dtype_to_ir_type(dtype: np.dtype[Any]) -> ir.Type:
+    if dtype in dtypes.HOST_ONLY:
+        # Refused here: XLA's CPU compiler aborts the process on their constants.
+        raise TypeError(
+            f"didax cannot compile programs on {dtype} values: XLA's CPU backend does "
+            "not compute in float6 or 1-bit integers (nor can JAX's); convert them first"
+        )
     if dtype == dtypes.bool_:
         return ir.IntegerType.get_signless(1)
-    if dtype.kind == "i":
-        return ir.IntegerType.get_signless(8 * dtype.itemsize)
-    if dtype.kind == "u":
-        return ir.IntegerType.get_unsigned(8 * dtype.itemsize)
+    if dtypes.is_integer(dtype):  # int4 is i4, uint4 ui4 (ml_dtypes' sub-byte ints)
+        make = (
+            ir.IntegerType.get_unsigned
+            if dtypes.is_unsigned(dtype)
+            else ir.IntegerType.get_signless
+        )
+        return make(dtypes.bit_width(dtype))
+    if dtype.name in _NARROW_FLOAT_TYPES:
+        return _NARROW_FLOAT_TYPES[dtype.name]()
     if dtype == dtypes.bfloat16:
         return ir.BF16Type.get()
     if dtype == dtypes.float16:
@@ -217,6 +244,13 @@ def constant(value: np.ndarray[Any, Any] | np.generic) -> IrValue:
             type=ir.IntegerType.get_signless(1),
             shape=shape,
         )
+    elif arr.dtype in dtypes.NARROW:
+        # MLIR packs sub-byte elements, ml_dtypes holds one a byte: the constant is
+        # made in a wide type and converted (exact: every narrow value is a float32's
+        # or an int8's).
+        wide = dtypes.int8 if dtypes.is_integer(arr.dtype) else dtypes.float32
+        wide_aval = ShapedArray(shape, arr.dtype)
+        return hlo.convert(aval_to_ir_type(wide_aval), constant(np.asarray(value).astype(wide)))
     else:
         # ml_dtypes' bfloat16 cannot be exported as a buffer: pass its bits.
         raw = arr.view(f"u{arr.itemsize}") if arr.dtype == dtypes.bfloat16 else arr

@@ -38,7 +38,7 @@ def compare(x: Value, y: Value, direction: str, dtype: DType) -> Value:
     """``stablehlo.compare``; the comparison type follows the operands' dtype."""
     if dtypes.is_inexact(dtype):
         compare_type = "FLOAT"  # IEEE: every comparison with NaN is false, except NE
-    elif dtype.kind == "i":
+    elif dtypes.kind(dtype) == "i":
         compare_type = "SIGNED"
     else:  # unsigned integers and bool (false < true)
         compare_type = "UNSIGNED"
@@ -59,9 +59,9 @@ def max_identity(dtype: DType) -> bool | int | float | complex:
         return complex(-np.inf, -np.inf)
     if dtype == dtypes.bool_:
         return False
-    if dtype.kind in "iu":
-        return int(np.iinfo(dtype.name).min)
-    return -np.inf
+    if dtypes.is_integer(dtype):
+        return dtypes.int_bounds(dtype)[0]
+    return -dtypes.float_max(dtype)
 
 
 def min_identity(dtype: DType) -> bool | int | float | complex:
@@ -73,9 +73,9 @@ def min_identity(dtype: DType) -> bool | int | float | complex:
         return complex(np.inf, np.inf)
     if dtype == dtypes.bool_:
         return True
-    if dtype.kind in "iu":
-        return int(np.iinfo(dtype.name).max)
-    return np.inf
+    if dtypes.is_integer(dtype):
+        return dtypes.int_bounds(dtype)[1]
+    return dtypes.float_max(dtype)
 
 
 def _complex_pick(x: Value, y: Value, direction: str, dtype: DType) -> Value:

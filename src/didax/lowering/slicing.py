@@ -47,7 +47,7 @@ def _same_type_indices(
     """
     out = []
     for i, aval, bound in zip(indices, avals, bounds, strict=True):
-        if aval.dtype.kind == "u":
+        if dtypes.kind(aval.dtype) == "u":
             i = hlo.minimum(i, mlir.constant(np.asarray(bound, aval.dtype)))
         out.append(i)
     if len({a.dtype for a in avals}) <= 1:

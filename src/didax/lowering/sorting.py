@@ -58,7 +58,7 @@ def _key_order(x: IrValue, y: IrValue, dtype: DType) -> tuple[IrValue, IrValue]:
     if dtypes.is_float(dtype):
         x, y = _canonical_float(x, dtype), _canonical_float(y, dtype)
         compare_type = "TOTALORDER"
-    elif dtype.kind == "i":
+    elif dtypes.kind(dtype) == "i":
         compare_type = "SIGNED"
     else:  # unsigned integers, and booleans (false < true)
         compare_type = "UNSIGNED"
@@ -101,7 +101,7 @@ def _total_order_rule(direction: str) -> LoweringRule:
         if dtypes.is_float(dtype):
             compare_type = "TOTALORDER"
         else:
-            compare_type = "SIGNED" if dtype.kind == "i" else "UNSIGNED"
+            compare_type = "SIGNED" if dtypes.kind(dtype) == "i" else "UNSIGNED"
         return [_compare(x, y, direction, compare_type)]
 
     return rule

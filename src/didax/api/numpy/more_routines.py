@@ -488,9 +488,14 @@ def isscalar(element: Any) -> bool:
         return False
 
 
-def iinfo(int_type: Any) -> np.iinfo[Any]:
-    """NumPy's machine limits of an integer dtype."""
-    return np.iinfo(dtypes.canonicalize(np.dtype(dtype_arg(int_type))))
+# ml_dtypes' iinfo (its type stubs omit it): NumPy's knows no int4.
+_ml_iinfo: Callable[[np.dtype[Any]], Any] = vars(ml_dtypes)["iinfo"]
+
+
+def iinfo(int_type: Any) -> Any:
+    """NumPy's machine limits of an integer dtype (ml_dtypes' for int4 and the like)."""
+    dtype = dtypes.canonicalize(np.dtype(dtype_arg(int_type)))
+    return _ml_iinfo(dtype) if dtype in dtypes.NARROW else np.iinfo(dtype)
 
 
 def finfo(dtype: DTypeLike) -> Any:
@@ -507,11 +512,17 @@ def issubdtype(arg1: DTypeLike, arg2: DTypeLike) -> bool:
         if not (isinstance(arg1, type) and issubclass(arg1, np.generic))
         else arg1
     )
-    if d1 == np.dtype(ml_dtypes.bfloat16):
-        return (
-            arg2 in (np.floating, np.inexact, np.number, np.generic)
-            or np.dtype(dtype_arg(arg2)) == d1
-        )
+    if d1 == np.dtype(ml_dtypes.bfloat16) or d1 in dtypes.NARROW:
+        # ml_dtypes' types are not NumPy's subclasses: their kind places them.
+        d = np.dtype(d1)
+        k = dtypes.kind(d)
+        kinds = {"f": (np.floating, np.inexact), "i": (np.integer, np.signedinteger)}
+        parents = kinds.get(k, (np.integer, np.unsignedinteger))
+        if arg2 in (*parents, np.number, np.generic):
+            return True
+        if isinstance(arg2, type) and issubclass(arg2, np.generic) and arg2 is not d.type:
+            return False  # another of NumPy's classes (abstract ones are no dtypes)
+        return np.dtype(dtype_arg(arg2)) == d
     return builtins.bool(np.issubdtype(d1, arg2))
 
 

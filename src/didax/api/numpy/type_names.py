@@ -6,9 +6,8 @@ it works in annotations and ``isinstance`` checks; ``bool``, ``float_``,
 converters as ``float32`` is; NumPy's abstract scalar classes
 (``floating``, ``integer``, ``generic``, ...) are NumPy's own, as in JAX,
 so that ``issubdtype(x.dtype, dnp.floating)`` works. The float8, float6,
-float4 and sub-byte integer names are ml_dtypes' dtypes, as JAX's, usable
-as dtypes on the host; didax's arrays do not support them (a clear
-``TypeError`` names the dtype).
+float4 and sub-byte integer names are ml_dtypes' dtypes, as JAX's, and
+dtypes of didax's arrays (``core.dtypes.NARROW``).
 
 Design rules:
 - What JAX takes from NumPy unchanged (the abstract classes, printing
@@ -113,9 +112,8 @@ def _narrow(name: str) -> _ScalarType:
     return _ScalarType(name, np.dtype(getattr(ml_dtypes, name)))
 
 
-# ml_dtypes' narrow types, as JAX's names: they work as dtypes (``np.dtype``, ``finfo``,
-# NumPy arrays of them), but didax's arrays refuse them (core.dtypes.SUPPORTED: its
-# eager evaluation and lowering know no 1- to 8-bit floats or sub-byte integers).
+# ml_dtypes' narrow types, as JAX's names: dtypes of didax's arrays as of NumPy's
+# (core.dtypes.NARROW), promoted as JAX promotes them (only with weak scalars).
 float8_e3m4: Final = _narrow("float8_e3m4")
 float8_e4m3: Final = _narrow("float8_e4m3")
 float8_e4m3b11fnuz: Final = _narrow("float8_e4m3b11fnuz")

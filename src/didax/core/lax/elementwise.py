@@ -249,6 +249,11 @@ def _abs_abstract_eval(x: ShapedArray) -> ShapedArray:
     # As JAX's: abs of an unsigned integer is refused (it would be the identity);
     # abs of a complex number is its real modulus.
     check_kinds("ifc", "signed numbers", x)
+    if x.dtype in dtypes.INTNS:  # as JAX's (its CPU abs of int4 is not to be relied on)
+        raise TypeError(
+            f"abs does not accept dtype {x.dtype}: support for narrow-width integers is "
+            "platform-dependent and limited to a few specific operations (as in JAX)"
+        )
     return ShapedArray(x.shape, dtypes.real_dtype(x.dtype), x.weak_type)
 
 
