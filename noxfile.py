@@ -68,17 +68,24 @@ def dev_requirement(name: str) -> str:
 PYTHON: Final = python_versions(PYPROJECT)
 
 
-def test_env() -> dict[str, str]:
-    """The test sessions' environment: XLA's CPU backend without LLVM's optimisation.
+# The flag the tests under ``tests/`` run XLA's CPU backend with (``tests`` session).
+UNOPTIMIZED: Final = "--xla_backend_optimization_level=0"
+
+
+def unoptimized_env() -> dict[str, str]:
+    """The environment of the suite under ``tests/``: XLA's CPU backend without LLVM's optimisation.
 
     Most of the suite's time is XLA compiling one small program per case, for
-    didax and for JAX alike; at ``--xla_backend_optimization_level=0`` those
-    compiles take about a third less time. Both libraries run on the same
-    backend with the same flags, so every comparison still compares like with
-    like; the benchmarks (``nox -s bench``) keep XLA's default optimisation.
+    didax and for JAX alike; without LLVM's optimisation those compiles take
+    about a third less time. Both libraries run on the same backend with the
+    same flags, so the comparisons still compare like with like (the exact
+    ones of ``tests/interpreters/test_special_primitives.py`` allow a few ulps
+    there). The doctests,
+    whose printed digits are what a user sees, and the benchmarks keep XLA's
+    defaults, as do ``nox -s slow`` and any run given arguments.
     """
     flags = os.environ.get("XLA_FLAGS", "")
-    return {"XLA_FLAGS": f"{flags} --xla_backend_optimization_level=0".strip()}
+    return {"XLA_FLAGS": f"{flags} {UNOPTIMIZED}".strip()}
 
 
 def install_dev(session: nox.Session) -> None:
@@ -93,31 +100,23 @@ def tests(session: nox.Session) -> None:
     # pyproject.toml; exit status 5 (no tests collected) fails the session.
     # Two worker processes, a test file each at a time (its module fixtures
     # built once): the machines have 2 cores, and a worker holds up to ~6 GB
-    # of the 24, so not "auto". 14 minutes instead of 21.
+    # of the 24, so not "auto".
     # --durations: the log names the slowest tests, where trimming starts.
     # Tests marked slow (long tables, each with a slice that runs here) are
     # `nox -s slow`'s, to keep this under 30 minutes on 2 cores.
-    session.run(
-        "pytest",
-        "-n",
-        "2",
-        "--dist",
-        "loadfile",
-        "--durations=30",
-        "-m",
-        "not slow",
-        *session.posargs,
-        env=test_env(),
-    )
+    args = ["-n", "2", "--dist", "loadfile", "--durations=30", "-m", "not slow"]
+    if session.posargs:  # a chosen selection, at XLA's defaults
+        session.run("pytest", *args, *session.posargs)
+        return
+    session.run("pytest", *args, "tests", env=unoptimized_env())
+    session.run("pytest", *args, "docs", "bench", "src", "README.md")
 
 
 @nox.session(python=PYTHON)
 def slow(session: nox.Session) -> None:
     """The tests marked slow: the long tables the default run takes a slice of."""
     install_dev(session)
-    session.run(
-        "pytest", "-n", "2", "--dist", "loadfile", "-m", "slow", *session.posargs, env=test_env()
-    )
+    session.run("pytest", "-n", "2", "--dist", "loadfile", "-m", "slow", *session.posargs)
 
 
 @nox.session(python=PYTHON)

@@ -12,6 +12,7 @@ Eager values of the functions run through XLA (``erf``, ``lgamma``,
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -77,10 +78,20 @@ def _as_f64(x: Any) -> np.ndarray[Any, Any]:
     return np.asarray(x).astype(np.float64)
 
 
+# The noxfile's tests session compiles without LLVM's optimisation, where two
+# programs that XLA's optimisation makes bit-identical (didax's vmap and
+# JAX's, built in a different order) can differ in their last bits: a
+# series like polygamma's by up to 8 ulps. The exact checks allow that there.
+_UNOPTIMIZED: Final = "--xla_backend_optimization_level=0" in os.environ.get("XLA_FLAGS", "")
+
+
 def _check_exact(got: Any, want: Any) -> None:
     _check_type(got, want)
     if want.dtype == np.bool_:
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+        return
+    if _UNOPTIMIZED and np.issubdtype(want.dtype, np.floating):
+        _check_ulp(got, want, ulps=8)
         return
     np.testing.assert_array_equal(_as_f64(got), _as_f64(want))
 
