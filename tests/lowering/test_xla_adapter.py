@@ -10,13 +10,13 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from didax.lowering import xla
+from didax.lowering import versions, xla
 
 
 def test_installed_versions_are_in_the_tested_range() -> None:
-    xla.check_version()  # warnings are errors here
-    assert xla.untested_versions() == []
-    low, high = xla.TESTED_JAX_RANGE
+    versions.check_version()  # warnings are errors here
+    assert versions.untested_versions() == []
+    low, high = versions.TESTED_JAX_RANGE
     assert low < high
 
 
@@ -27,16 +27,16 @@ def test_an_untested_version_warns_naming_the_range(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(
         importlib.metadata, "version", lambda name: "0.11.2" if name == "jaxlib" else real(name)
     )
-    assert xla.untested_versions() == ["jaxlib 0.11.2"]
+    assert versions.untested_versions() == ["jaxlib 0.11.2"]
     with pytest.warns(
-        xla.UntestedJaxWarning, match=r"in \[0\.10\.2, 0\.11\.0\), found jaxlib 0\.11\.2"
+        versions.UntestedJaxWarning, match=r"in \[0\.10\.2, 0\.11\.0\), found jaxlib 0\.11\.2"
     ):
-        xla.check_version()
+        versions.check_version()
 
 
 def test_version_parsing() -> None:
-    assert xla._version_tuple("0.10.2") == (0, 10, 2)
-    assert xla._version_tuple("0.10.2.dev20260101") == (0, 10, 2)
+    assert versions._version_tuple("0.10.2") == (0, 10, 2)
+    assert versions._version_tuple("0.10.2.dev20260101") == (0, 10, 2)
 
 
 def _add_module(dtype_type: ir.Type, shape: tuple[int, ...]) -> str:

@@ -17,7 +17,6 @@ Design rules:
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -25,7 +24,6 @@ import numpy as np
 
 from didax.api.jit import jit
 from didax.api.numpy import elementwise as enp
-from didax.api.numpy import indexing, searching
 from didax.api.numpy import manipulation as mnp
 from didax.api.numpy import reductions as rnp
 from didax.api.numpy.array_types import Array
@@ -52,7 +50,6 @@ from didax.api.prng import threefry2x32 as threefry2x32
 from didax.api.prng import threefry_2x32 as threefry_2x32
 from didax.core import dtypes, lax
 from didax.core.dtypes import DType, DTypeLike
-from didax.core.trace import Tracer
 from didax.core.values import ArrayLike, get_aval
 
 __all__ = [
@@ -70,8 +67,6 @@ __all__ = [
     "bernoulli",
     "randint",
     "categorical",
-    "permutation",
-    "choice",
     "gumbel",
 ]
 
@@ -531,127 +526,3 @@ def categorical(
 
 
 # --- permutation, choice --------------------------------------------------------------------------
-
-
-def _shuffle_impl(key_data: Array, x: Array, axis: int, keys_shape: Shape) -> Array:
-    """``x`` permuted along ``axis`` by sorting random 32-bit keys (JAX's ``_shuffle``).
-
-    The keys have ``keys_shape``: ``x``'s shape to shuffle each vector along
-    the axis on its own, or ``(n,)`` (broadcast along the other axes) to
-    permute whole slices alike, which is JAX's ``take`` of a shuffled iota.
-    """
-    size = math.prod(keys_shape)
-    exponent = 3  # JAX's (tjablin@'s) static number of rounds
-    uint32max = np.iinfo(np.uint32).max
-    num_rounds = int(np.ceil(exponent * np.log(max(1, size)) / np.log(uint32max)))
-    shape = get_aval(x).shape
-    for _ in range(num_rounds):
-        key_data, subkey = _split_pair(key_data)
-        sort_keys = random_bits(subkey, 32, keys_shape)
-        if keys_shape != shape:
-            sort_keys = lax.broadcast_in_dim(sort_keys, shape, (axis,))
-        _, x = lax.sort((sort_keys, x), axis, True, 1)
-    return x
-
-
-_shuffle_jit: Final = jit(_shuffle_impl, static_argnums=(2, 3))
-
-
-def permutation(key: KeyLike, x: ArrayLike, axis: int = 0, independent: bool = False) -> Array:
-    """A random permutation of ``arange(x)`` (an integer ``x``) or of ``x`` along ``axis``.
-
-    >>> permutation(PRNGKey(0), 5)
-    Array([0, 1, 4, 3, 2], dtype=int32)
-    """
-    data, _ = key_data_of("permutation", key)
-    arr = asarray(x) if not isinstance(x, Tracer) else x
-    aval = get_aval(arr)
-    if aval.ndim == 0:
-        if not dtypes.is_integer(aval.dtype):
-            raise TypeError("x must be an integer or at least 1-dimensional")
-        r = operator.index(x) if isinstance(x, (int, np.integer)) else int(np.asarray(x))
-        base = lax.iota(dtypes.default_int(), r)
-        res: Array = _shuffle_jit(data, base, 0, (r,))
-        return res
-    if not -aval.ndim <= axis < aval.ndim:
-        raise ValueError(f"permutation: axis {axis} is out of bounds for rank {aval.ndim}")
-    axis %= aval.ndim
-    if independent or aval.ndim == 1:
-        result: Array = _shuffle_jit(data, arr, axis, tuple(aval.shape))
-        return result
-    out: Array = _shuffle_jit(data, arr, axis, (aval.shape[axis],))
-    return out
-
-
-def choice(
-    key: KeyLike,
-    a: ArrayLike,
-    shape: Sequence[int] = (),
-    replace: bool = True,
-    p: ArrayLike | None = None,
-    axis: int = 0,
-    mode: str | None = None,
-) -> Array:
-    """Samples of ``a`` along ``axis`` (or of ``arange(a)``), weighted by ``p`` if given.
-
-    >>> choice(PRNGKey(0), 5, (3,), replace=False)
-    Array([0, 1, 4], dtype=int32)
-    """
-    key_data_of("choice", key)  # checks the key; the samplers below take it
-    if not isinstance(shape, Sequence):
-        raise TypeError(f"shape argument of didax.random.choice must be a sequence, got {shape}")
-    shape_t = shape_arg(shape, "choice")
-    arr = asarray(a) if not isinstance(a, Tracer) else a
-    aval = get_aval(arr)
-    if aval.ndim == 0:
-        n_inputs = operator.index(a) if isinstance(a, (int, np.integer)) else int(np.asarray(a))
-    else:
-        if not -aval.ndim <= axis < aval.ndim:
-            raise ValueError(f"choice: axis {axis} is out of bounds for rank {aval.ndim}")
-        axis %= aval.ndim
-        n_inputs = aval.shape[axis]
-    n_draws = math.prod(shape_t)
-    if n_draws == 0:
-        return as_result(lax.full(shape_t, 0, aval.dtype))
-    if n_inputs <= 0:
-        raise ValueError("a must be greater than 0 unless no samples are taken")
-    if not replace and n_draws > n_inputs:
-        raise ValueError(
-            f"Cannot take a larger sample (size {n_draws}) than population (size {n_inputs}) "
-            "when 'replace=False'"
-        )
-    if p is None:
-        if replace:
-            ind = randint(key, shape_t, 0, n_inputs)
-            result = ind if aval.ndim == 0 else indexing.take(arr, ind, axis)
-        else:
-            perm = permutation(key, n_inputs if aval.ndim == 0 else arr, axis)
-            paval = get_aval(perm)
-            limit = list(paval.shape)
-            limit[axis if aval.ndim else 0] = n_draws
-            result = lax.slice(perm, (0,) * paval.ndim, limit)
-    else:
-        p_arr = asarray(p)
-        p_aval = get_aval(p_arr)
-        if not dtypes.is_float(p_aval.dtype):
-            p_arr = lax.convert_element_type(p_arr, dtypes.to_inexact(p_aval.dtype))
-        if get_aval(p_arr).shape != (n_inputs,):
-            raise ValueError(
-                "p must be None or a 1D vector with the same size as a.shape[axis]. "
-                f"p has shape {get_aval(p_arr).shape} and a.shape[axis] is {n_inputs}."
-            )
-        p_dtype = get_aval(p_arr).dtype
-        if replace:
-            p_cuml = rnp.cumsum(p_arr)
-            total = lax.slice(p_cuml, (n_inputs - 1,), (n_inputs,))
-            u = uniform(key, shape_t, p_dtype)
-            r = enp.multiply(lax.reshape(total, ()), enp.subtract(1, u))
-            ind = lax.convert_element_type(searching.searchsorted(p_cuml, r), dtypes.default_int())
-        else:
-            g = enp.add(gumbel(key, (n_inputs,), p_dtype, mode), enp.log(p_arr))
-            ind = lax.convert_element_type(top_k(g, n_draws)[1], dtypes.default_int())
-        result = ind if aval.ndim == 0 else indexing.take(arr, ind, axis)
-    out_shape = (
-        shape_t if aval.ndim == 0 else (*aval.shape[:axis], *shape_t, *aval.shape[axis + 1 :])
-    )
-    return as_result(lax.reshape(result, out_shape))

@@ -6,10 +6,10 @@ Design rules:
   imports jaxlib). JAX's own Autodidax broke on these APIs five times
   between 2023 and 2026; when they change again, this file changes and
   nothing else.
-- It is tested with one jax/jaxlib range (``TESTED_JAX_RANGE``, the
-  range ``pyproject.toml`` installs); outside it ``check_version`` warns at
-  import, naming the range, instead of refusing: GPU images ship other
-  versions, and the adapter's calls often still work there.
+- It is tested with one jax/jaxlib range (``versions.TESTED_JAX_RANGE``,
+  the range ``pyproject.toml`` installs); outside it ``check_version``
+  warns at import, naming the range, instead of refusing: GPU images ship
+  other versions, and the adapter's calls often still work there.
   ``tests/lowering/test_xla_adapter.py`` is the smoke test.
 - Programs over several devices are compiled for XLA's SPMD partitioner
   (``compile_spmd``): one program, ``num_partitions`` = the number of
@@ -26,7 +26,6 @@ from __future__ import annotations
 import functools
 import io
 import os
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple, TypeAlias
 
@@ -49,7 +48,7 @@ from jaxlib import xla_client
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo, stablehlo
 
-TESTED_JAX_RANGE: Final = ((0, 10, 2), (0, 11, 0))  # [low, high)
+from didax.lowering.versions import check_version
 
 # jaxlib's own types, declared for mypy in typings/jaxlib/_jax.pyi.
 Buffer: TypeAlias = _jaxlib.ArrayImpl  # a single-device jax Array
@@ -60,38 +59,6 @@ HloSharding: TypeAlias = xla_client.HloSharding
 ResultHandler: TypeAlias = Callable[[Sequence[Buffer]], Any]  # makes an output buffer an Array
 # Runs one executable on buffers, NumPy arrays and Python scalars (``fast_dispatch``).
 FastCall: TypeAlias = Callable[..., list[Buffer]]
-
-
-def _version_tuple(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in version.split(".")[:3] if p.isdigit())
-
-
-class UntestedJaxWarning(UserWarning):
-    """The installed jax or jaxlib is outside the range didax's adapter is tested with."""
-
-
-def untested_versions() -> list[str]:
-    """The installed jax/jaxlib versions outside ``TESTED_JAX_RANGE`` (``"jaxlib 0.11.2"``...)."""
-    low, high = TESTED_JAX_RANGE
-    from importlib.metadata import version as installed_version
-
-    found = [(name, installed_version(name)) for name in ("jax", "jaxlib")]
-    return [f"{n} {v}" for n, v in found if not low <= _version_tuple(v) < high]
-
-
-def check_version() -> None:
-    """Warns (``UntestedJaxWarning``) if the installed jax/jaxlib is outside the tested range."""
-    untested = untested_versions()
-    if untested:
-        low, high = TESTED_JAX_RANGE
-        warnings.warn(
-            f"didax's lowering adapter is tested with jax and jaxlib in "
-            f"[{'.'.join(map(str, low))}, {'.'.join(map(str, high))}), found "
-            f"{' and '.join(untested)}: didax may fail or compute wrongly with it; "
-            "`pip install .` installs a tested version",
-            UntestedJaxWarning,
-            stacklevel=2,
-        )
 
 
 check_version()

@@ -35,7 +35,8 @@ from didax.api.numpy.more_elementwise import square
 from didax.api.numpy.operands import as_result, asarray
 from didax.api.numpy.reductions import prod
 from didax.api.numpy.reductions import sum as _sum
-from didax.api.random import choice, normal, split
+from didax.api.random import normal, split
+from didax.api.random_discrete import choice
 from didax.api.scipy_linalg import cho_factor, cho_solve
 from didax.api.scipy_special import logsumexp
 from didax.api.scipy_special_dist import ndtr
