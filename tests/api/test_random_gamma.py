@@ -16,6 +16,7 @@ finite-difference checks share one more compiled program.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -109,7 +110,12 @@ CASES: Final = list(_table(dr, dx, dr.random_gamma_p))
 # vector code round float32 differently by an ulp now and then (JAX's own
 # map and vmap of lax.random_gamma_grad differ so); dirichlet's softmax rule
 # then subtracts nearly equal terms. Float64 gradients are JAX's to the bit.
-ULPS: Final = {"dirichlet f32, vjp": 64}
+# Without LLVM's optimisation (the noxfile's tests session) float64 gradients'
+# scalar and vector code round apart by an ulp too: there they get 2 ulps.
+_UNOPTIMIZED: Final = "--xla_backend_optimization_level=0" in os.environ.get("XLA_FLAGS", "")
+ULPS: Final = {"dirichlet f32, vjp": 64} | {
+    c: 2 for c in CASES if _UNOPTIMIZED and " f64, " in c and c.endswith(("jvp", "vjp"))
+}
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -719,6 +719,11 @@ CASES: Final[tuple[Case, ...]] = (
 
 # Primitives that no case can hold at the top of its jaxpr, and why.
 NO_CASE: Final[dict[str, str]] = {
+    "dim_as_value": (
+        "a symbolic dimension's size as a value: it has no array operand, and its result "
+        "is the default integer whatever the operands' dtypes; tests/api/"
+        "test_export_symbolic.py checks it against JAX's exports"
+    ),
     "name": (
         "checkpoint_name's identity: a value of any dtype passes through unchanged; "
         "tests/api/test_transformations_more.py checks it against JAX"

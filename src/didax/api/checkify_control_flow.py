@@ -30,6 +30,7 @@ import numpy as np
 from didax.api.control_flow import scan, switch, while_loop
 from didax.core import lax
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import Value
 from didax.core.lax.checkify import check_p
 from didax.core.lax.scan import ScanParams
 from didax.core.lax.while_loop import WhileParams
@@ -61,7 +62,7 @@ class AddSite(Protocol):
 CONTROL_FLOW: Final = frozenset({"cond", "while", "scan"})
 
 
-def _zeros(a: ShapedArray) -> Any:
+def _zeros(a: ShapedArray) -> Value:
     return lax.full(a.shape, 0, a.dtype)
 
 
@@ -194,7 +195,7 @@ def _while(run: RunBody, eqn: JaxprEqn, ins: list[Any], add: AddSite) -> list[An
     cond_consts, body_consts, carry = p.split(ins)
     n = len(carry)
 
-    def keep_going(c: list[Any]) -> Any:
+    def keep_going(c: list[Any]) -> object:
         return eval_jaxpr(p.cond_jaxpr, [*cond_consts, *c[:n]])[0]
 
     def body(c: list[Any]) -> list[Any]:
