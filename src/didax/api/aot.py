@@ -22,12 +22,12 @@ from __future__ import annotations
 from typing import Any, final
 
 import attrs
-import numpy as np
 from jax import tree_util
 
 from didax.api.arrays import ShapeDtypeStruct
 from didax.api.trace_cache import Entry
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import AvalAttributes
 from didax.core.lax.programs import differ, types
 from didax.core.values import get_aval
 from didax.lowering.compiled import AnyCompiled, compile_jaxpr, spmd_annotations
@@ -40,19 +40,11 @@ __all__ = ["ArgInfo", "Compiled", "CompiledFunction", "Lowered"]
 
 @final
 @attrs.frozen
-class ArgInfo:
+class ArgInfo(AvalAttributes):
     """An argument's type and whether it is donated (JAX's ``jax.stages.ArgInfo``)."""
 
     aval: ShapedArray
     donated: bool
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.aval.shape
-
-    @property
-    def dtype(self) -> np.dtype[Any]:
-        return self.aval.dtype
 
 
 def out_info(entry: Entry) -> Any:

@@ -31,6 +31,7 @@ from jax import tree_util
 from didax.api.transformations import PyTreeDef
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
+from didax.core.basearray import AvalAttributes
 from didax.core.lax.custom_derivatives import CustomRule, custom_jvp_call_p, custom_vjp_call_p
 from didax.core.promotion import convert
 from didax.core.source_info import user_frame_summary
@@ -53,7 +54,7 @@ __all__ = [
 
 @final
 @attrs.frozen
-class SymbolicZero:
+class SymbolicZero(AvalAttributes):
     """A zero tangent, as a jvp rule with ``symbolic_zeros=True`` receives it (JAX's).
 
     It has the type of the tangent it stands for; a rule may return one too.
@@ -63,14 +64,6 @@ class SymbolicZero:
     """
 
     aval: ShapedArray
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.aval.shape
-
-    @property
-    def dtype(self) -> Any:
-        return self.aval.dtype
 
 
 @final

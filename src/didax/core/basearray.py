@@ -28,17 +28,22 @@ if TYPE_CHECKING:
 
     from didax.core.abstract import ShapedArray
 
-__all__ = ["HostArray", "Value"]
+__all__ = ["AvalAttributes", "HostArray", "Value"]
 
 HostArray: TypeAlias = np.ndarray[Any, Any]
 
 
-class Value:
-    """The common base of didax ``Array`` and ``Tracer``: an array-valued operand or result."""
+class AvalAttributes:
+    """``shape`` and ``dtype`` read from ``self.aval`` (as JAX's tracers read theirs): the
+    base of ``Value`` and of the records that stand for one (``ArgInfo``, ``SymbolicZero``)."""
 
     __slots__ = ()
 
-    # The array attributes, read from the aval (as JAX's tracers read theirs).
+    if TYPE_CHECKING:
+        # Defined by each subclass (an attrs field or a property).
+        @property
+        def aval(self) -> ShapedArray: ...
+
     @property
     def shape(self) -> tuple[int, ...]:
         return self.aval.shape
@@ -46,6 +51,12 @@ class Value:
     @property
     def dtype(self) -> np.dtype[Any]:
         return self.aval.dtype
+
+
+class Value(AvalAttributes):
+    """The common base of didax ``Array`` and ``Tracer``: an array-valued operand or result."""
+
+    __slots__ = ()
 
     @property
     def ndim(self) -> int:
@@ -61,8 +72,6 @@ class Value:
 
     if TYPE_CHECKING:
         # Defined by both subclasses themselves.
-        @property
-        def aval(self) -> ShapedArray: ...
         def __bool__(self) -> bool: ...
         def __int__(self) -> int: ...
         def __float__(self) -> float: ...

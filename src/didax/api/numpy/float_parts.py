@@ -17,7 +17,7 @@ Design rules:
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import ml_dtypes
@@ -237,60 +237,53 @@ def sort_complex(a: ArrayLike) -> Array:
 # --- window functions ----------------------------------------------------------------------
 
 
-def _window(M: int) -> Array | None:
-    """The positions ``0..M-1`` in the default float, or None where the window is all ones."""
+def _window(M: int, values: Callable[[Array, int], Array]) -> Array:
+    """``values(n, M)`` of the positions ``n = 0..M-1`` in the default float: a window of
+    ``M`` points (all ones where ``M <= 1``, as NumPy's)."""
+    M = operator.index(M)
     if M <= 1:
-        return None
-    return as_result(lax.iota(dtypes.default_float(), M))
+        return as_result(lax.full((M,), 1, dtypes.default_float()))
+    return values(as_result(lax.iota(dtypes.default_float(), M)), M)
 
 
-def _ones(M: int) -> Array:
-    return as_result(lax.full((M,), 1, dtypes.default_float()))
+def _phase(n: Array, M: int) -> Array:
+    """``2 pi n / (M - 1)``: the cosine windows' argument."""
+    return divide(multiply(2 * np.pi, n), M - 1)
 
 
 def bartlett(M: int) -> Array:
     """The Bartlett (triangular) window of ``M`` points."""
-    M = operator.index(M)
-    n = _window(M)
-    if n is None:
-        return _ones(M)
-    return subtract(1, divide(abs(add(multiply(2, n), 1 - M)), M - 1))
+    return _window(M, lambda n, M: subtract(1, divide(abs(add(multiply(2, n), 1 - M)), M - 1)))
 
 
 def blackman(M: int) -> Array:
     """The Blackman window of ``M`` points."""
-    M = operator.index(M)
-    n = _window(M)
-    if n is None:
-        return _ones(M)
-    phase = divide(multiply(2 * np.pi, n), M - 1)
-    return add(subtract(0.42, multiply(0.5, cos(phase))), multiply(0.08, cos(multiply(2, phase))))
+
+    def values(n: Array, M: int) -> Array:
+        phase = _phase(n, M)
+        return add(
+            subtract(0.42, multiply(0.5, cos(phase))), multiply(0.08, cos(multiply(2, phase)))
+        )
+
+    return _window(M, values)
 
 
 def hamming(M: int) -> Array:
     """The Hamming window of ``M`` points."""
-    M = operator.index(M)
-    n = _window(M)
-    if n is None:
-        return _ones(M)
-    return subtract(0.54, multiply(0.46, cos(divide(multiply(2 * np.pi, n), M - 1))))
+    return _window(M, lambda n, M: subtract(0.54, multiply(0.46, cos(_phase(n, M)))))
 
 
 def hanning(M: int) -> Array:
     """The Hann window of ``M`` points."""
-    M = operator.index(M)
-    n = _window(M)
-    if n is None:
-        return _ones(M)
-    return multiply(0.5, subtract(1, cos(divide(multiply(2 * np.pi, n), M - 1))))
+    return _window(M, lambda n, M: multiply(0.5, subtract(1, cos(_phase(n, M)))))
 
 
 def kaiser(M: int, beta: ArrayLike) -> Array:
     """The Kaiser window of ``M`` points and shape ``beta``."""
-    M = operator.index(M)
-    n = _window(M)
-    if n is None:
-        return _ones(M)
-    alpha = 0.5 * (M - 1)
-    ratio = divide(subtract(n, alpha), alpha)
-    return divide(i0(multiply(beta, sqrt(subtract(1, multiply(ratio, ratio))))), i0(beta))
+
+    def values(n: Array, M: int) -> Array:
+        alpha = 0.5 * (M - 1)
+        ratio = divide(subtract(n, alpha), alpha)
+        return divide(i0(multiply(beta, sqrt(subtract(1, multiply(ratio, ratio))))), i0(beta))
+
+    return _window(M, values)

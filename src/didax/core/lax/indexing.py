@@ -40,7 +40,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Sequence
-from typing import Any, Final, TypedDict, Unpack, final
+from typing import Final, TypedDict, TypeVar, Unpack, final
 
 import attrs
 import numpy as np
@@ -302,6 +302,20 @@ def _check_batching(
         )
 
 
+def _check_index_map(
+    index_map: tuple[int, ...], name: str, operand: ShapedArray, indices: ShapedArray
+) -> None:
+    """``index_map`` (gather's ``start_index_map``, scatter's ``scatter_dims_to_operand_dims``):
+    distinct operand axes, one per entry of an index vector."""
+    if len(index_map) != indices.shape[-1]:
+        raise shape_failure(
+            f"{name} {index_map} needs one entry per index vector "
+            f"element ({indices.shape[-1]}, the indices' last axis)"
+        )
+    _in_range(index_map, operand.ndim, name)
+    _distinct(index_map, name)
+
+
 def _check_fill_value(mode: GatherScatterMode, fill_value: object) -> None:
     if not isinstance(mode, GatherScatterMode):
         raise shape_failure(f"mode must be a GatherScatterMode, got {mode!r}")
@@ -320,13 +334,7 @@ def _gather_abstract_eval(
     _sorted(dn.offset_dims, "offset_dims")
     _distinct(dn.offset_dims, "offset_dims")
     _in_range(dn.offset_dims, out_rank, "offset_dims")
-    if len(dn.start_index_map) != indices.shape[-1]:
-        raise shape_failure(
-            f"start_index_map {dn.start_index_map} needs one entry per index vector "
-            f"element ({indices.shape[-1]}, the indices' last axis)"
-        )
-    _in_range(dn.start_index_map, operand.ndim, "start_index_map")
-    _distinct(dn.start_index_map, "start_index_map")
+    _check_index_map(dn.start_index_map, "start_index_map", operand, indices)
     _sorted(dn.collapsed_slice_dims, "collapsed_slice_dims")
     _in_range(dn.collapsed_slice_dims, operand.ndim, "collapsed_slice_dims")
     _distinct(dn.collapsed_slice_dims, "collapsed_slice_dims")
@@ -389,38 +397,24 @@ def _indices(i: object) -> ArrayLike:
     return as_array(np.asarray(i))
 
 
-def _gather_dnums(d: Any) -> GatherDimensionNumbers:
-    if isinstance(d, GatherDimensionNumbers):
-        return d
-    try:  # JAX's NamedTuple, or anything with the same fields
-        return GatherDimensionNumbers(
-            d.offset_dims,
-            d.collapsed_slice_dims,
-            d.start_index_map,
-            getattr(d, "operand_batching_dims", ()),
-            getattr(d, "start_indices_batching_dims", ()),
-        )
-    except AttributeError:
-        raise TypeError(
-            f"dimension_numbers must be a GatherDimensionNumbers, got {type(d).__name__}"
-        ) from None
+_Dnums = TypeVar("_Dnums", GatherDimensionNumbers, ScatterDimensionNumbers)
 
 
-def _scatter_dnums(d: Any) -> ScatterDimensionNumbers:
-    if isinstance(d, ScatterDimensionNumbers):
+def _dnums(cls: type[_Dnums], d: object) -> _Dnums:
+    """``d`` as ``cls``: JAX's NamedTuple, or anything with the same fields (the batching
+    ones optional, as in JAX's before batching dims)."""
+    if isinstance(d, cls):
         return d
     try:
-        return ScatterDimensionNumbers(
-            d.update_window_dims,
-            d.inserted_window_dims,
-            d.scatter_dims_to_operand_dims,
-            getattr(d, "operand_batching_dims", ()),
-            getattr(d, "scatter_indices_batching_dims", ()),
-        )
+        fields = {
+            f.name: getattr(d, f.name) if f.default is attrs.NOTHING else getattr(d, f.name, ())
+            for f in attrs.fields(cls)
+        }
     except AttributeError:
         raise TypeError(
-            f"dimension_numbers must be a ScatterDimensionNumbers, got {type(d).__name__}"
+            f"dimension_numbers must be a {cls.__name__}, got {type(d).__name__}"
         ) from None
+    return cls(**fields)
 
 
 def fill_value_param(fill_value: object, dtype: DType) -> bool | int | float | None:
@@ -473,7 +467,7 @@ def gather(
         gather_p,
         operand,
         _indices(start_indices),
-        dimension_numbers=_gather_dnums(dimension_numbers),
+        dimension_numbers=_dnums(GatherDimensionNumbers, dimension_numbers),
         slice_sizes=_ints(slice_sizes),
         unique_indices=bool(unique_indices),
         indices_are_sorted=bool(indices_are_sorted),

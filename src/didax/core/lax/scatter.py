@@ -34,13 +34,14 @@ from didax.core.lax.indexing import (
     ScatterDimensionNumbers,
     _check_batching,
     _check_fill_value,
+    _check_index_map,
     _check_indices,
     _disjoint,
     _distinct,
+    _dnums,
     _in_range,
     _indices,
     _operand,
-    _scatter_dnums,
     _sorted,
 )
 from didax.core.lax.operands import bind_value
@@ -141,13 +142,9 @@ def _scatter_rule(kinds: str, what: str) -> AbstractEvalRule:
                 f"the window has rank {window_rank} (update_window_dims, inserted_window_dims "
                 f"and operand_batching_dims), the operand {operand.ndim}"
             )
-        if len(dn.scatter_dims_to_operand_dims) != indices.shape[-1]:
-            raise shape_failure(
-                f"scatter_dims_to_operand_dims {dn.scatter_dims_to_operand_dims} needs one "
-                f"entry per index vector element ({indices.shape[-1]}, the indices' last axis)"
-            )
-        _in_range(dn.scatter_dims_to_operand_dims, operand.ndim, "scatter_dims_to_operand_dims")
-        _distinct(dn.scatter_dims_to_operand_dims, "scatter_dims_to_operand_dims")
+        _check_index_map(
+            dn.scatter_dims_to_operand_dims, "scatter_dims_to_operand_dims", operand, indices
+        )
         window_axes = [
             d
             for d in range(operand.ndim)
@@ -218,7 +215,7 @@ def _scatter_function(prim: Primitive, name: str, doc: str) -> ScatterFunction:
             operand,
             _indices(scatter_indices),
             _operand(updates),
-            dimension_numbers=_scatter_dnums(dimension_numbers),
+            dimension_numbers=_dnums(ScatterDimensionNumbers, dimension_numbers),
             indices_are_sorted=bool(indices_are_sorted),
             unique_indices=bool(unique_indices),
             mode=GatherScatterMode.from_any(mode),
