@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
@@ -36,7 +36,7 @@ from didax.api.numpy import manipulation as mnp
 from didax.api.numpy.array_types import Array
 from didax.api.numpy.decompositions import qr
 from didax.api.numpy.matrices import diagonal
-from didax.api.numpy.operands import as_result, astype, operand
+from didax.api.numpy.operands import as_result, astype, named, operand
 from didax.api.prng import KeyLike
 from didax.core import dtypes
 from didax.core.dtypes import DType, DTypeLike
@@ -117,6 +117,22 @@ def _real_of(dtype: DType) -> DType:
     return dtypes.canonicalize(np.array(0, dtype).real.dtype)
 
 
+_Draw = Callable[[KeyLike, tuple[int, ...], DType], Array]
+
+
+def _initializer(name: str, dtype: DTypeLike, draw: _Draw) -> Initializer:
+    """The initializer ``name`` returns: ``draw(key, shape, dtype)`` with the shape a tuple,
+    the dtype canonical (``dtype`` by default) and ``out_sharding`` refused."""
+
+    def init(
+        key: KeyLike, shape: Sequence[int], dtype: DTypeLike = dtype, out_sharding: object = None
+    ) -> Array:
+        _no_sharding(name, out_sharding)
+        return draw(key, _shape(shape), _dtype(dtype))
+
+    return init
+
+
 def zeros(
     key: KeyLike, shape: Sequence[int], dtype: DTypeLike = None, out_sharding: object = None
 ) -> Array:
@@ -146,39 +162,25 @@ def constant(value: ArrayLike, dtype: DTypeLike = None) -> Initializer:
     Array([-7., -7.], dtype=float32)
     """
 
-    def init(
-        key: KeyLike, shape: Sequence[int], dtype: DTypeLike = dtype, out_sharding: object = None
-    ) -> Array:
-        _no_sharding("constant", out_sharding)
-        return creation.full(shape, value, _dtype(dtype))
-
-    return init
+    return _initializer("constant", dtype, lambda key, shape, dt: creation.full(shape, value, dt))
 
 
 def uniform(scale: ArrayLike = 1e-2, dtype: DTypeLike = None) -> Initializer:
     """An initializer drawing uniformly from ``[0, scale)``."""
-
-    def init(
-        key: KeyLike, shape: Sequence[int], dtype: DTypeLike = dtype, out_sharding: object = None
-    ) -> Array:
-        _no_sharding("uniform", out_sharding)
-        dt = _dtype(dtype)
-        return enp.multiply(random.uniform(key, shape, dt), _scalar(scale, dt))
-
-    return init
+    return _initializer(
+        "uniform",
+        dtype,
+        lambda key, shape, dt: enp.multiply(random.uniform(key, shape, dt), _scalar(scale, dt)),
+    )
 
 
 def normal(stddev: ArrayLike = 1e-2, dtype: DTypeLike = None) -> Initializer:
     """An initializer drawing from a centred normal of deviation ``stddev``."""
-
-    def init(
-        key: KeyLike, shape: Sequence[int], dtype: DTypeLike = dtype, out_sharding: object = None
-    ) -> Array:
-        _no_sharding("normal", out_sharding)
-        dt = _dtype(dtype)
-        return enp.multiply(random.normal(key, shape, dt), _scalar(stddev, dt))
-
-    return init
+    return _initializer(
+        "normal",
+        dtype,
+        lambda key, shape, dt: enp.multiply(random.normal(key, shape, dt), _scalar(stddev, dt)),
+    )
 
 
 def truncated_normal(
@@ -192,15 +194,11 @@ def truncated_normal(
     (No correction of the deviation for the truncation: ``variance_scaling`` has one.)
     """
 
-    def init(
-        key: KeyLike, shape: Sequence[int], dtype: DTypeLike = dtype, out_sharding: object = None
-    ) -> Array:
-        _no_sharding("truncated_normal", out_sharding)
-        dt = _dtype(dtype)
+    def draw(key: KeyLike, shape: tuple[int, ...], dt: DType) -> Array:
         draws = random.truncated_normal(key, lower, upper, shape, dt)
         return enp.multiply(draws, _scalar(stddev, dt))
 
-    return init
+    return _initializer("truncated_normal", dtype, draw)
 
 
 def _size(shape: tuple[int, ...], axes: Axes) -> int:
@@ -284,12 +282,7 @@ def variance_scaling(
     ((64, 32), dtype('float32'))
     """
 
-    def init(
-        key: KeyLike, shape: Sequence[int], dtype: DTypeLike = dtype, out_sharding: object = None
-    ) -> Array:
-        _no_sharding("variance_scaling", out_sharding)
-        shp = _shape(shape)
-        dt = _dtype(dtype)
+    def draw(key: KeyLike, shp: tuple[int, ...], dt: DType) -> Array:
         fan_in, fan_out = compute_fans(shp, in_axis, out_axis, batch_axis)
         variance = _scalar(scale / _denominator(mode, fan_in, fan_out), dt)
         real = not _is_complex(dt)
@@ -310,52 +303,45 @@ def variance_scaling(
             return enp.multiply(_complex_uniform(key, shp, dt), enp.sqrt(variance))
         raise ValueError(f"invalid distribution for variance scaling initializer: {distribution}")
 
-    return init
+    return _initializer("variance_scaling", dtype, draw)
 
 
-def glorot_uniform(
-    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: DTypeLike = None
-) -> Initializer:
-    """``variance_scaling(1.0, "fan_avg", "uniform")`` (also ``xavier_uniform``)."""
-    return variance_scaling(1.0, "fan_avg", "uniform", in_axis, out_axis, batch_axis, dtype)
+class VarianceScalingPreset(Protocol):
+    """The signature of ``glorot_uniform`` and the other fixed ``variance_scaling``s."""
+
+    __name__: str
+
+    def __call__(
+        self,
+        in_axis: Axes = -2,
+        out_axis: Axes = -1,
+        batch_axis: Axes = (),
+        dtype: DTypeLike = None,
+    ) -> Initializer: ...
 
 
-def glorot_normal(
-    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: DTypeLike = None
-) -> Initializer:
-    """``variance_scaling(1.0, "fan_avg", "truncated_normal")`` (also ``xavier_normal``)."""
-    return variance_scaling(
-        1.0, "fan_avg", "truncated_normal", in_axis, out_axis, batch_axis, dtype
-    )
+def _preset(
+    name: str, scale: float, mode: Mode, distribution: Distribution, also: str = ""
+) -> VarianceScalingPreset:
+    """``variance_scaling(scale, mode, distribution)`` as the public factory ``name``."""
+
+    def preset(
+        in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: DTypeLike = None
+    ) -> Initializer:
+        return variance_scaling(scale, mode, distribution, in_axis, out_axis, batch_axis, dtype)
+
+    doc = f"``variance_scaling({scale}, {mode!r}, {distribution!r})``{also}."
+    return named(preset, name, doc.replace("'", '"'))
 
 
-def lecun_uniform(
-    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: DTypeLike = None
-) -> Initializer:
-    """``variance_scaling(1.0, "fan_in", "uniform")``."""
-    return variance_scaling(1.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
-
-
-def lecun_normal(
-    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: DTypeLike = None
-) -> Initializer:
-    """``variance_scaling(1.0, "fan_in", "truncated_normal")``."""
-    return variance_scaling(1.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
-
-
-def he_uniform(
-    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: DTypeLike = None
-) -> Initializer:
-    """``variance_scaling(2.0, "fan_in", "uniform")`` (also ``kaiming_uniform``)."""
-    return variance_scaling(2.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
-
-
-def he_normal(
-    in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: DTypeLike = None
-) -> Initializer:
-    """``variance_scaling(2.0, "fan_in", "truncated_normal")`` (also ``kaiming_normal``)."""
-    return variance_scaling(2.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
-
+glorot_uniform = _preset("glorot_uniform", 1.0, "fan_avg", "uniform", " (also ``xavier_uniform``)")
+glorot_normal = _preset(
+    "glorot_normal", 1.0, "fan_avg", "truncated_normal", " (also ``xavier_normal``)"
+)
+lecun_uniform = _preset("lecun_uniform", 1.0, "fan_in", "uniform")
+lecun_normal = _preset("lecun_normal", 1.0, "fan_in", "truncated_normal")
+he_uniform = _preset("he_uniform", 2.0, "fan_in", "uniform", " (also ``kaiming_uniform``)")
+he_normal = _preset("he_normal", 2.0, "fan_in", "truncated_normal", " (also ``kaiming_normal``)")
 
 xavier_uniform = glorot_uniform
 xavier_normal = glorot_normal
@@ -385,12 +371,7 @@ def orthogonal(
     True
     """
 
-    def init(
-        key: KeyLike, shape: Sequence[int], dtype: DTypeLike = dtype, out_sharding: object = None
-    ) -> Array:
-        _no_sharding("orthogonal", out_sharding)
-        shp = _shape(shape)
-        dt = _dtype(dtype)
+    def draw(key: KeyLike, shp: tuple[int, ...], dt: DType) -> Array:
         if len(shp) < 2:
             raise ValueError("orthogonal initializer requires at least a 2D shape")
         if any(d == 0 for d in shp):
@@ -401,7 +382,7 @@ def orthogonal(
         q = mnp.moveaxis(mnp.reshape(q, (*rows, n_cols)), -1, column_axis)
         return enp.multiply(_scalar(scale, dt), q)
 
-    return init
+    return _initializer("orthogonal", dtype, draw)
 
 
 def delta_orthogonal(
@@ -412,12 +393,7 @@ def delta_orthogonal(
     Zero but at the spatial centre, which holds an orthogonal ``(in, out)`` matrix.
     """
 
-    def init(
-        key: KeyLike, shape: Sequence[int], dtype: DTypeLike = dtype, out_sharding: object = None
-    ) -> Array:
-        _no_sharding("delta_orthogonal", out_sharding)
-        shp = _shape(shape)
-        dt = _dtype(dtype)
+    def draw(key: KeyLike, shp: tuple[int, ...], dt: DType) -> Array:
         if len(shp) not in (3, 4, 5):
             raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
         if shp[-1] < shp[-2]:
@@ -427,4 +403,4 @@ def delta_orthogonal(
         out: Array = creation.zeros(shp, dt).at[centre].set(matrix)
         return out
 
-    return init
+    return _initializer("delta_orthogonal", dtype, draw)
