@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
 from didax.core.basearray import Value
-from didax.core.lax.fft import FftType, fft_p
+from didax.core.lax.fft import FftParams, FftType, fft_p
 from didax.core.values import get_aval
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
 from didax.interpreters.flops import FLOPS_RULES, Cost, Operand
@@ -40,14 +40,10 @@ __all__: list[str] = []
 
 @JVP_RULES.defines(fft_p)
 def _fft_jvp(
-    primals: Sequence[Any],
-    tangents: Sequence[Any],
-    *,
-    fft_type: FftType,
-    fft_lengths: tuple[int, ...],
+    primals: Sequence[Any], tangents: Sequence[Any], **params: Unpack[FftParams]
 ) -> tuple[Any, Any]:
+    # Linear: the transform of the tangent.
     (x,), (t,) = primals, tangents
-    params = {"fft_type": fft_type, "fft_lengths": fft_lengths}
     return fft_p.bind(x, **params), fft_p.bind(instantiate_zeros(t), **params)
 
 
@@ -91,16 +87,11 @@ def _fft_transpose(
 
 @BATCH_RULES.defines(fft_p)
 def _fft_batch(
-    axis_size: int,
-    args: Sequence[Any],
-    dims: Sequence[Dim],
-    *,
-    fft_type: FftType,
-    fft_lengths: tuple[int, ...],
+    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Unpack[FftParams]
 ) -> tuple[Any, Dim]:
+    # The transform acts on the trailing axes: the batch axis goes in front.
     (x,), (d,) = args, dims
-    x = bdim_at_front(x, d, axis_size)
-    return fft_p.bind(x, fft_type=fft_type, fft_lengths=fft_lengths), 0
+    return fft_p.bind(bdim_at_front(x, d, axis_size), **params), 0
 
 
 @FLOPS_RULES.defines(fft_p)

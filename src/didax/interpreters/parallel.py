@@ -30,14 +30,14 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Final, NoReturn
+from typing import Any, Final, NoReturn, Unpack
 
 import numpy as np
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
 from didax.core.basearray import HostArray, Value
-from didax.core.lax.parallel import COLLECTIVE_PRIMITIVES
+from didax.core.lax.parallel import COLLECTIVE_PRIMITIVES, AllToAllParams
 from didax.core.primitive import Primitive
 from didax.core.sharding import Mesh, NamedSharding, PartitionSpec
 from didax.core.values import ArrayLike, get_aval
@@ -160,28 +160,13 @@ def _ppermute_transpose(
 
 @TRANSPOSE_RULES.defines(lax.all_to_all_p)
 def _all_to_all_transpose(
-    ct: Value | Zero,
-    x: UndefinedPrimal,
-    *,
-    axes: tuple[str, ...],
-    axis_size: int,
-    split_axis: int,
-    concat_axis: int,
-    tiled: bool,
+    ct: Value | Zero, x: UndefinedPrimal, **params: Unpack[AllToAllParams]
 ) -> list[Any]:
     # Each piece goes back where it came from: the axes' roles swap.
     if isinstance(ct, Zero):
         return [Zero(x.aval)]
-    return [
-        lax.all_to_all_p.bind(
-            ct,
-            axes=axes,
-            axis_size=axis_size,
-            split_axis=concat_axis,
-            concat_axis=split_axis,
-            tiled=tiled,
-        )
-    ]
+    swapped = {**params, "split_axis": params["concat_axis"], "concat_axis": params["split_axis"]}
+    return [lax.all_to_all_p.bind(ct, **swapped)]
 
 
 @TRANSPOSE_RULES.defines(lax.sharding_constraint_p)

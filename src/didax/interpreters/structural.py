@@ -23,13 +23,14 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
 from didax.core import dtypes, lax
 from didax.core.basearray import HostArray
 from didax.core.lax.structural import (
+    BroadcastInDimParams,
     broadcast_in_dim_p,
     concatenate_p,
     copy_p,
@@ -233,14 +234,11 @@ def _concatenate_batch(
 
 @TRANSPOSE_RULES.defines(broadcast_in_dim_p)
 def _broadcast_in_dim_transpose(
-    ct: ArrayLike,
-    x: UndefinedPrimal,
-    *,
-    shape: tuple[int, ...],
-    broadcast_dimensions: tuple[int, ...],
+    ct: ArrayLike, x: UndefinedPrimal, **params: Unpack[BroadcastInDimParams]
 ) -> list[Any]:
     # Sum over the new axes and over the operand's size-1 axes that were
     # stretched; the stretched ones come back as size-1 axes.
+    shape, broadcast_dimensions = params["shape"], params["broadcast_dimensions"]
     in_shape = x.aval.shape
     stretched = tuple(
         i for i, d in enumerate(broadcast_dimensions) if in_shape[i] == 1 and shape[d] != 1

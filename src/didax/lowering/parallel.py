@@ -29,7 +29,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core import lax
 from didax.core.abstract import ShapedArray
-from didax.core.lax.parallel import AllGatherParams, PsumScatterParams
+from didax.core.lax.parallel import AllGatherParams, AllToAllParams, PsumScatterParams
 from didax.core.sharding import Mesh, NamedSharding
 from didax.lowering.mlir import (
     LOWERING_RULES,
@@ -159,22 +159,16 @@ def _psum_scatter_lowering(
 
 @LOWERING_RULES.defines(lax.all_to_all_p)
 def _all_to_all_lowering(
-    ctx: LoweringRuleContext,
-    x: IrValue,
-    *,
-    axes: tuple[str, ...],
-    axis_size: int,
-    split_axis: int,
-    concat_axis: int,
-    tiled: bool,
+    ctx: LoweringRuleContext, x: IrValue, **params: Unpack[AllToAllParams]
 ) -> list[IrValue]:
-    groups = _groups(ctx, "all_to_all", axes)
+    groups = _groups(ctx, "all_to_all", params["axes"])
+    axis_size = params["axis_size"]
     if axis_size == 1:
         return [x]
     op = hlo.AllToAllOp(
         [x],
-        split_axis,
-        concat_axis,
+        params["split_axis"],
+        params["concat_axis"],
         axis_size,
         groups,
         channel_handle=_channel(ctx.module_context),

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Final, final
+from typing import Final, Unpack, final
 
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -39,6 +39,7 @@ from didax.core.lax.reductions import reduce_max_p, reduce_min_p, reduce_sum_p
 from didax.core.lax.selection import clamp_p, select_n_p
 from didax.core.lax.shape_poly import dim_as_value_p
 from didax.core.lax.structural import (
+    BroadcastInDimParams,
     broadcast_in_dim_p,
     concatenate_p,
     expand_dims_p,
@@ -178,12 +179,10 @@ def _broadcast_in_dim(
     sizes: SymbolicSizes,
     ctx: LoweringRuleContext,
     x: IrValue,
-    *,
-    shape: tuple[int, ...],
-    broadcast_dimensions: tuple[int, ...],
+    **params: Unpack[BroadcastInDimParams],
 ) -> list[IrValue]:
-    dims = dense_i64(broadcast_dimensions)
-    operand = sizes.shape_operand(shape)
+    dims = dense_i64(params["broadcast_dimensions"])
+    operand = sizes.shape_operand(params["shape"])
     return [hlo.dynamic_broadcast_in_dim(_result_type(ctx), x, operand, dims)]
 
 

@@ -17,12 +17,15 @@ Design rules:
 
 from __future__ import annotations
 
+from typing import Unpack
+
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
 from didax.core.dtypes import DType
 from didax.core.lax import structural
+from didax.core.lax.structural import BroadcastInDimParams
 from didax.lowering.mlir import (
     LOWERING_RULES,
     IrValue,
@@ -38,41 +41,19 @@ __all__: list[str] = []
 
 @LOWERING_RULES.defines(structural.broadcast_in_dim_p)
 def _broadcast_in_dim_lowering(
-    ctx: LoweringRuleContext,
-    x: IrValue,
-    *,
-    shape: tuple[int, ...],
-    broadcast_dimensions: tuple[int, ...],
+    ctx: LoweringRuleContext, x: IrValue, **params: Unpack[BroadcastInDimParams]
 ) -> list[IrValue]:
-    return [
-        hlo.broadcast_in_dim(aval_to_ir_type(ctx.avals_out[0]), x, dense_i64(broadcast_dimensions))
-    ]
-
-
-def _reshape_to_out(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
-    # Row-major reshapes, as NumPy's: squeeze and expand_dims are reshapes too.
-    return [hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), x)]
+    dims = dense_i64(params["broadcast_dimensions"])
+    return [hlo.broadcast_in_dim(aval_to_ir_type(ctx.avals_out[0]), x, dims)]
 
 
 @LOWERING_RULES.defines(structural.reshape_p)
-def _reshape_lowering(
-    ctx: LoweringRuleContext, x: IrValue, *, new_sizes: tuple[int, ...]
-) -> list[IrValue]:
-    return _reshape_to_out(ctx, x)
-
-
 @LOWERING_RULES.defines(structural.squeeze_p)
-def _squeeze_lowering(
-    ctx: LoweringRuleContext, x: IrValue, *, dimensions: tuple[int, ...]
-) -> list[IrValue]:
-    return _reshape_to_out(ctx, x)
-
-
 @LOWERING_RULES.defines(structural.expand_dims_p)
-def _expand_dims_lowering(
-    ctx: LoweringRuleContext, x: IrValue, *, dimensions: tuple[int, ...]
-) -> list[IrValue]:
-    return _reshape_to_out(ctx, x)
+def _reshape_lowering(ctx: LoweringRuleContext, x: IrValue, **params: object) -> list[IrValue]:
+    # Row-major reshapes to the result's shape, as NumPy's: squeeze and
+    # expand_dims are reshapes too.
+    return [hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), x)]
 
 
 @LOWERING_RULES.defines(structural.transpose_p)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, TypedDict
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
@@ -55,6 +55,13 @@ class FftType(enum.IntEnum):
 
 
 fft_p: Final = Primitive("fft")
+
+
+class FftParams(TypedDict):
+    """``fft_p``'s params, as its rules receive them (``**params: Unpack[FftParams]``)."""
+
+    fft_type: FftType
+    fft_lengths: tuple[int, ...]
 
 
 @ABSTRACT_EVAL.defines(fft_p)

@@ -117,6 +117,13 @@ class PsumScatterParams(_Collective):
     scatter_dimension: int
 
 
+class AllToAllParams(_Collective):
+    """``all_to_all_p``'s params, as its rules receive them (``**params: Unpack[...]``)."""
+
+    split_axis: int
+    concat_axis: int
+
+
 # --- the axis environment ---------------------------------------------------------------
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import builtins
 import math
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, TypedDict
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -95,6 +95,13 @@ unstack_p, optimization_barrier_p = primitives(
 )
 # JAX's copy of a runtime array (jnp.array(x, copy=True)): the identity, kept in programs.
 copy_p: Final = Primitive("copy")
+
+
+class BroadcastInDimParams(TypedDict):
+    """``broadcast_in_dim_p``'s params, as its rules receive them (``**params: Unpack[...]``)."""
+
+    shape: tuple[int, ...]
+    broadcast_dimensions: tuple[int, ...]
 
 
 # --- typing ---------------------------------------------------------------------------
