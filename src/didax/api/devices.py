@@ -100,35 +100,33 @@ def process_indices(backend: str | None = None) -> list[int]:
     return list(range(xla.process_count()))
 
 
+def _renamed(old: str, new: str) -> None:
+    """JAX's deprecation warning of its ``host_*`` aliases, word for word (its names are
+    ``old``, as JAX spells them), pointing at the caller's caller."""
+    warnings.warn(
+        f"jax.{old} has been renamed to jax.{new}. This alias "
+        "will eventually be removed; please update your code.",
+        stacklevel=3,
+    )
+
+
 def host_count(backend: str | None = None) -> int:
     """``process_count()`` under its old name (``jax.host_count``, deprecated as in JAX)."""
-    warnings.warn(
-        "jax.process_count has been renamed to jax.process_count. This alias "
-        "will eventually be removed; please update your code.",
-        stacklevel=2,
-    )
+    _renamed("process_count", "process_count")
     _one_backend("host_count", backend)
     return xla.process_count()
 
 
 def host_id(backend: str | None = None) -> int:
     """``process_index()`` under its old name (``jax.host_id``, deprecated as in JAX)."""
-    warnings.warn(
-        "jax.process_index has been renamed to jax.process_index. This alias "
-        "will eventually be removed; please update your code.",
-        stacklevel=2,
-    )
+    _renamed("process_index", "process_index")
     _one_backend("host_id", backend)
     return xla.process_index()
 
 
 def host_ids(backend: str | None = None) -> list[int]:
     """``process_indices()`` under its old name (``jax.host_ids``, deprecated as in JAX)."""
-    warnings.warn(
-        "jax.process_indexs has been renamed to jax.process_indices. This alias "
-        "will eventually be removed; please update your code.",
-        stacklevel=2,
-    )
+    _renamed("process_indexs", "process_indices")
     return process_indices(backend)
 
 

@@ -206,14 +206,6 @@ def _unstack_batch(
     return outs, [0] * len(outs)
 
 
-@BATCH_RULES.defines(stack_p)
-def _stack_batch(
-    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], *, axis: int
-) -> tuple[Any, Any]:
-    args = [bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)]
-    return stack_p.bind(*args, axis=axis + 1), 0
-
-
 @BATCH_RULES.defines(optimization_barrier_p)
 def _optimization_barrier_batch(
     axis_size: int, args: Sequence[Any], dims: Sequence[Dim]
@@ -221,12 +213,20 @@ def _optimization_barrier_batch(
     return optimization_barrier_p.bind(*args), list(dims)
 
 
-@BATCH_RULES.defines(concatenate_p)
-def _concatenate_batch(
-    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], *, dimension: int
-) -> tuple[Any, Any]:
-    args = [bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)]
-    return concatenate_p.bind(*args, dimension=dimension + 1), 0
+def _all_at_front(prim: Primitive, axis: str) -> None:
+    """``prim``'s batching: every operand batched at its front, the axis param ``axis`` one up."""
+
+    def rule(
+        axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: int
+    ) -> tuple[Any, Any]:
+        args = [bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)]
+        return prim.bind(*args, **{axis: params[axis] + 1}), 0
+
+    BATCH_RULES.register(prim, rule)
+
+
+_all_at_front(stack_p, "axis")
+_all_at_front(concatenate_p, "dimension")
 
 
 # --- transpose ------------------------------------------------------------------------------
