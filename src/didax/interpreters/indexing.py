@@ -26,8 +26,9 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final, Unpack
+from typing import Any, Final, TypeVar, Unpack
 
+import attrs
 import numpy as np
 
 from didax.core import lax
@@ -37,6 +38,7 @@ from didax.core.lax.indexing import (
     GatherDimensionNumbers,
     GatherParams,
     GatherScatterMode,
+    ScatterDimensionNumbers,
     default_fill_value,
     fill_value_param,
     gather_shape,
@@ -222,6 +224,24 @@ def _shift(dims: Sequence[int], by: int = 1) -> tuple[int, ...]:
     return tuple(d + by for d in dims)
 
 
+_Dnums = TypeVar("_Dnums", GatherDimensionNumbers, ScatterDimensionNumbers)
+
+
+def _both_batched(dn: _Dnums) -> _Dnums:
+    """``dn`` once the operand and the indices have each a batch axis in front, indexed
+    together: every axis one up, the new axis first among the batching axes of both.
+
+    The same for a gather and a scatter, whose fields mirror each other in order.
+    """
+    return type(dn)(*_batched_fields(attrs.astuple(dn, recurse=False)))
+
+
+def _batched_fields(fields: tuple[Sequence[int], ...]) -> list[tuple[int, ...]]:
+    shifted = [_shift(f) for f in fields]
+    # The last two fields are the batching axes of the operand and of the indices.
+    return shifted[:3] + [(0, *dims) for dims in shifted[3:]]
+
+
 @BATCH_RULES.defines(lax.gather_p)
 def _gather_batch(
     axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Unpack[GatherParams]
@@ -273,17 +293,10 @@ def _gather_batch(
         return out, 0
     # Both batched: the batch axes are batching axes of the operand and the indices.
     operand = bdim_at_front(operand, d_operand, axis_size)
-    new = GatherDimensionNumbers(
-        offset_dims=_shift(dn.offset_dims),
-        collapsed_slice_dims=_shift(dn.collapsed_slice_dims),
-        start_index_map=_shift(dn.start_index_map),
-        operand_batching_dims=(0, *_shift(dn.operand_batching_dims)),
-        start_indices_batching_dims=(0, *_shift(dn.start_indices_batching_dims)),
-    )
     out = lax.gather_p.bind(
         operand,
         indices,
-        dimension_numbers=new,
+        dimension_numbers=_both_batched(dn),
         slice_sizes=(1 if axis_size else 0, *slice_sizes),
         unique_indices=unique_indices,
         indices_are_sorted=indices_are_sorted,

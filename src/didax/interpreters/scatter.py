@@ -46,7 +46,13 @@ from didax.core.values import ArrayLike, get_aval
 from didax.interpreters.batching import BATCH_RULES, Dim, bdim_at_front
 from didax.interpreters.evaluation import IMPL_RULES, ImplRule
 from didax.interpreters.flops import FLOPS_RULES, Cost, FlopsRule, Operand
-from didax.interpreters.indexing import _FILL, _index_arrays, _not_linear, _shift
+from didax.interpreters.indexing import (
+    _FILL,
+    _both_batched,
+    _index_arrays,
+    _not_linear,
+    _shift,
+)
 from didax.interpreters.jvp import JVP_RULES, JVPRule, Zero, instantiate_zeros
 from didax.interpreters.transpose import (
     TRANSPOSE_RULES,
@@ -403,13 +409,7 @@ def _scatter_batcher(prim: Primitive) -> None:
             )
         else:
             indices = bdim_at_front(indices, d_indices, axis_size)
-            new = ScatterDimensionNumbers(
-                update_window_dims=_shift(dn.update_window_dims),
-                inserted_window_dims=_shift(dn.inserted_window_dims),
-                scatter_dims_to_operand_dims=_shift(dn.scatter_dims_to_operand_dims),
-                operand_batching_dims=(0, *_shift(dn.operand_batching_dims)),
-                scatter_indices_batching_dims=(0, *_shift(dn.scatter_indices_batching_dims)),
-            )
+            new = _both_batched(dn)
         return prim.bind(operand, indices, updates, dimension_numbers=new, **params), 0
 
     BATCH_RULES.register(prim, rule)

@@ -191,26 +191,19 @@ def default_fill_value(dtype: DType) -> bool | int | float:
     return True
 
 
+# The two dimension-number classes are mirror images field by field, in order
+# (update_window_dims is offset_dims's mirror, and so on): each converts to
+# the other by position.
+
+
 def gather_dnums_of_scatter(dnums: ScatterDimensionNumbers) -> GatherDimensionNumbers:
     """The gather that reads what the scatter ``dnums`` writes (its transpose, for scatter-add)."""
-    return GatherDimensionNumbers(
-        offset_dims=dnums.update_window_dims,
-        collapsed_slice_dims=dnums.inserted_window_dims,
-        start_index_map=dnums.scatter_dims_to_operand_dims,
-        operand_batching_dims=dnums.operand_batching_dims,
-        start_indices_batching_dims=dnums.scatter_indices_batching_dims,
-    )
+    return GatherDimensionNumbers(*attrs.astuple(dnums, recurse=False))
 
 
 def scatter_dnums_of_gather(dnums: GatherDimensionNumbers) -> ScatterDimensionNumbers:
     """The scatter that writes where the gather ``dnums`` reads (its transpose is a scatter-add)."""
-    return ScatterDimensionNumbers(
-        update_window_dims=dnums.offset_dims,
-        inserted_window_dims=dnums.collapsed_slice_dims,
-        scatter_dims_to_operand_dims=dnums.start_index_map,
-        operand_batching_dims=dnums.operand_batching_dims,
-        scatter_indices_batching_dims=dnums.start_indices_batching_dims,
-    )
+    return ScatterDimensionNumbers(*attrs.astuple(dnums, recurse=False))
 
 
 def scatter_slice_sizes(
