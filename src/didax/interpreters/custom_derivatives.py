@@ -74,7 +74,11 @@ def is_differentiable(aval: ShapedArray) -> bool:
     return dtypes.is_inexact(aval.dtype)
 
 
-def _check_no_const_tangents(tangents: Sequence[Any], num_consts: int, what: str) -> None:
+def _explicit_args(
+    primals: Sequence[Any], tangents: Sequence[Any], num_consts: int, what: str
+) -> tuple[Sequence[Any], Sequence[Any]]:
+    """The primals and tangents of the explicit arguments, past the ``num_consts`` closed-over
+    values, whose tangents must be zero (JAX's rule and error)."""
     if any(not isinstance(t, Zero) for t in tangents[:num_consts]):
         raise TypeError(
             f"Detected differentiation of a {what} function with respect to a closed-over "
@@ -82,6 +86,7 @@ def _check_no_const_tangents(tangents: Sequence[Any], num_consts: int, what: str
             f"differentiate the {what} function with respect to explicit input parameters. "
             "Pass the closed-over value into the function as an argument, and adapt its rule."
         )
+    return primals[num_consts:], tangents[num_consts:]
 
 
 def _float_tangents(
@@ -123,10 +128,9 @@ def _custom_jvp_call_jvp(
     jvp: CustomRule,
     num_consts: int,
 ) -> tuple[list[Any], list[Any]]:
-    _check_no_const_tangents(tangents, num_consts, "custom_jvp")
+    primals, tangents = _explicit_args(primals, tangents, num_consts, "custom_jvp")
     arg_avals = call_jaxpr.in_avals[num_consts:]
-    float_tangents = _float_tangents(tangents[num_consts:], arg_avals, jvp.symbolic_zeros)
-    outs, float_t = jvp(primals[num_consts:], float_tangents)
+    outs, float_t = jvp(primals, _float_tangents(tangents, arg_avals, jvp.symbolic_zeros))
     return outs, _spread(float_t, call_jaxpr.out_avals)
 
 
@@ -202,17 +206,15 @@ def _custom_vjp_call_jvp(
     bwd: CustomRule,
     num_consts: int,
 ) -> tuple[list[Any], list[Any]]:
-    _check_no_const_tangents(tangents, num_consts, "custom_vjp")
-    arg_avals = call_jaxpr.in_avals[num_consts:]
+    primals, tangents = _explicit_args(primals, tangents, num_consts, "custom_vjp")
     if fwd.symbolic_zeros:  # the rule is told which inputs have nonzero tangents
-        perturbed = [not isinstance(t, Zero) for t in tangents[num_consts:]]
-        outs, res = fwd(primals[num_consts:], perturbed)
+        outs, res = fwd(primals, [not isinstance(t, Zero) for t in tangents])
     else:
-        outs, res = fwd(primals[num_consts:])
+        outs, res = fwd(primals)
     out_avals = tuple(Zero.like(a).aval for a in call_jaxpr.out_avals if is_differentiable(a))
     lin_outs = custom_lin_p.bind(
         *res,
-        *_float_tangents(tangents[num_consts:], arg_avals),
+        *_float_tangents(tangents, call_jaxpr.in_avals[num_consts:]),
         bwd=bwd,
         num_res=len(res),
         out_avals=out_avals,

@@ -21,7 +21,7 @@ from didax.core.lax.cumulative import cumlogsumexp_p, cummax_p, cummin_p, cumpro
 from didax.core.primitive import Primitive
 from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext
 from didax.lowering.rules import compare, max_identity, maximum, min_identity, minimum
-from didax.lowering.scan_ops import Combine, cumulative
+from didax.lowering.scan_ops import Combine, Scan, cumulative
 
 __all__: list[str] = []
 
@@ -45,7 +45,8 @@ def _scan_rule(
     def rule(ctx: LoweringRuleContext, x: IrValue, *, axis: int, reverse: bool) -> list[IrValue]:
         aval = ctx.avals_in[0]
         unit = None if identity is None else identity(aval.dtype)
-        return [cumulative(x, aval.shape, aval.dtype, axis, reverse, combine(aval.dtype), unit)]
+        scan = Scan(aval.shape, aval.dtype, axis, reverse, combine(aval.dtype), unit)
+        return [cumulative(x, scan)]
 
     LOWERING_RULES.register(prim, rule)
 
@@ -67,4 +68,4 @@ def _cumsum_lowering(
     # lowering.scan_ops: one reduce_window for short axes, an associative
     # scan (O(n) additions in O(log n) depth) for long ones.
     aval = ctx.avals_in[0]
-    return [cumulative(x, aval.shape, aval.dtype, axis, reverse, hlo.add, 0)]
+    return [cumulative(x, Scan(aval.shape, aval.dtype, axis, reverse, hlo.add, 0))]

@@ -32,8 +32,9 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Final, TypeAlias
+from typing import Final, TypeAlias, final
 
+import attrs
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -41,7 +42,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from didax.core.dtypes import DType
 from didax.lowering.mlir import IrValue, constant, dense_i64, dtype_to_ir_type
 
-__all__ = ["WINDOW_MAX_LENGTH", "Combine", "associative_scan", "cumulative", "window_scan"]
+__all__ = ["WINDOW_MAX_LENGTH", "Combine", "Scan", "associative_scan", "cumulative", "window_scan"]
 
 # Combines two arrays of one type (and shape) element-wise into one more.
 Combine: TypeAlias = Callable[[IrValue, IrValue], IrValue]
@@ -61,19 +62,25 @@ def _with(shape: Sequence[int], axis: int, size: int) -> list[int]:
     return out
 
 
-def associative_scan(
-    x: IrValue,
-    shape: Sequence[int],
-    dtype: DType,
-    axis: int,
-    reverse: bool,
-    combine: Combine,
-) -> IrValue:
-    """The inclusive scan of ``x`` (of ``shape`` and ``dtype``) along ``axis`` by ``combine``.
+@final
+@attrs.frozen
+class Scan:
+    """An inclusive scan along ``axis`` of an operand of ``shape`` and ``dtype``, by the
+    associative ``combine`` (from the end where ``reverse``); ``identity`` is ``combine``'s,
+    None where it has none."""
 
-    ``combine`` must be associative; ``reverse`` scans from the end.
-    """
-    element = dtype_to_ir_type(dtype)
+    shape: tuple[int, ...]
+    dtype: DType
+    axis: int
+    reverse: bool
+    combine: Combine
+    identity: bool | int | float | complex | None = None
+
+
+def associative_scan(x: IrValue, scan: Scan) -> IrValue:
+    """``scan`` of ``x`` by JAX's recursion (pairs, then the half, then the interleave)."""
+    shape, axis, combine = scan.shape, scan.axis, scan.combine
+    element = dtype_to_ir_type(scan.dtype)
 
     def tensor(shape: Sequence[int]) -> ir.RankedTensorType:
         return ir.RankedTensorType.get(list(shape), element)
@@ -94,7 +101,7 @@ def associative_scan(
         last = _slice_axis(even, _with(shape, axis, m), axis, k, m)
         return hlo.concatenate([out, last], axis)
 
-    def scan(x: IrValue, n: int) -> IrValue:
+    def halves(x: IrValue, n: int) -> IrValue:
         if n < 2:
             return x
         full = _with(shape, axis, n)
@@ -103,7 +110,7 @@ def associative_scan(
         pairs = combine(
             _slice_axis(x, full, axis, 0, n - 1, 2), _slice_axis(x, full, axis, 1, n, 2)
         )
-        odd = scan(pairs, half)  # the results at positions 1, 3, 5, ...
+        odd = halves(pairs, half)  # the results at positions 1, 3, 5, ...
         # The results at 2, 4, ...: the one before, combined with the element.
         rest = (n - 1) // 2
         before = _slice_axis(odd, _with(shape, axis, half), axis, 0, rest) if rest < half else odd
@@ -112,38 +119,31 @@ def associative_scan(
         evens = first if even is None else hlo.concatenate([first, even], axis)
         return interleave(evens, odd, rest + 1, half, list(shape))
 
-    n = shape[axis]
-    if reverse:
+    if scan.reverse:
         x = hlo.reverse(x, dense_i64([axis]))
-    out = scan(x, n)
-    return hlo.reverse(out, dense_i64([axis])) if reverse else out
+    out = halves(x, shape[axis])
+    return hlo.reverse(out, dense_i64([axis])) if scan.reverse else out
 
 
 # The longest axis lowered as one reduce_window (see the design rules).
 WINDOW_MAX_LENGTH: Final = 2048
 
 
-def window_scan(
-    x: IrValue,
-    shape: Sequence[int],
-    dtype: DType,
-    axis: int,
-    reverse: bool,
-    combine: Combine,
-    identity: bool | int | float | complex,
-) -> IrValue:
-    """The inclusive scan as one ``reduce_window`` as long as the axis.
+def window_scan(x: IrValue, scan: Scan) -> IrValue:
+    """``scan`` of ``x`` as one ``reduce_window`` as long as the axis.
 
     Padded with ``n - 1`` identities before the axis (after it, for
     ``reverse``): output ``i`` combines inputs ``0..i`` (``i..n-1``).
     """
+    shape, dtype, axis, identity = scan.shape, scan.dtype, scan.axis, scan.identity
+    assert identity is not None, "a window scan pads with the identity"
     n, ndim = shape[axis], len(shape)
     if n == 0:
         return x
     window = [1] * ndim
     window[axis] = n
     padding = np.zeros((ndim, 2), np.int64)
-    padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
+    padding[axis] = (0, n - 1) if scan.reverse else (n - 1, 0)
     element = dtype_to_ir_type(dtype)
     op = hlo.ReduceWindowOp(
         [ir.RankedTensorType.get(list(shape), element)],
@@ -156,20 +156,12 @@ def window_scan(
     scalar = ir.RankedTensorType.get((), element)
     block = op.regions[0].blocks.append(scalar, scalar)
     with ir.InsertionPoint(block):
-        hlo.return_([combine(*block.arguments)])
+        hlo.return_([scan.combine(*block.arguments)])
     return op.result
 
 
-def cumulative(
-    x: IrValue,
-    shape: Sequence[int],
-    dtype: DType,
-    axis: int,
-    reverse: bool,
-    combine: Combine,
-    identity: bool | int | float | complex | None,
-) -> IrValue:
-    """The inclusive scan by ``combine``: a window for short axes, else the associative scan."""
-    if identity is not None and shape[axis] <= WINDOW_MAX_LENGTH:
-        return window_scan(x, shape, dtype, axis, reverse, combine, identity)
-    return associative_scan(x, shape, dtype, axis, reverse, combine)
+def cumulative(x: IrValue, scan: Scan) -> IrValue:
+    """``scan`` of ``x``: a window for short axes, else the associative scan."""
+    if scan.identity is not None and scan.shape[scan.axis] <= WINDOW_MAX_LENGTH:
+        return window_scan(x, scan)
+    return associative_scan(x, scan)

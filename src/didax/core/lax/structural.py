@@ -156,15 +156,21 @@ def _expand_dims_abstract_eval(x: ShapedArray, *, dimensions: tuple[int, ...]) -
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
-@ABSTRACT_EVAL.defines(concatenate_p)
-def _concatenate_abstract_eval(*xs: ShapedArray, dimension: int) -> ShapedArray:
+def _first_of_one_dtype(xs: tuple[ShapedArray, ...]) -> ShapedArray:
+    """The first of ``xs`` (concatenate's or stack's operands): at least one, all of its dtype."""
     if not xs:
         raise shape_failure("needs at least one operand")
     first = xs[0]
+    if builtins.any(x.dtype != first.dtype for x in xs):
+        raise dtype_failure("operands must have equal dtypes")
+    return first
+
+
+@ABSTRACT_EVAL.defines(concatenate_p)
+def _concatenate_abstract_eval(*xs: ShapedArray, dimension: int) -> ShapedArray:
+    first = _first_of_one_dtype(xs)
     check_axes((dimension,), first.ndim, "dimension")
     for x in xs:
-        if x.dtype != first.dtype:
-            raise dtype_failure("operands must have equal dtypes")
         if x.ndim != first.ndim or builtins.any(
             a != b
             for i, (a, b) in enumerate(zip(x.shape, first.shape, strict=True))
@@ -216,12 +222,8 @@ def _tile_abstract_eval(x: ShapedArray, *, reps: tuple[int, ...]) -> ShapedArray
 
 @ABSTRACT_EVAL.defines(stack_p)
 def _stack_abstract_eval(*xs: ShapedArray, axis: int) -> ShapedArray:
-    if not xs:
-        raise shape_failure("needs at least one operand")
-    first = xs[0]
+    first = _first_of_one_dtype(xs)
     check_axes((axis,), first.ndim + 1, "axis")
-    if builtins.any(x.dtype != first.dtype for x in xs):
-        raise dtype_failure("operands must have equal dtypes")
     if builtins.any(x.shape != first.shape for x in xs):
         shapes = ", ".join(str(x.shape) for x in xs)
         raise shape_failure(f"all operands must have the same shape, got {shapes}")
