@@ -72,9 +72,8 @@ def _cumulative_rule(kinds: str, what: str) -> AbstractEvalRule:
     return rule
 
 
-ABSTRACT_EVAL.register(cumprod_p, _cumulative_rule("iufc", "numbers"))
-ABSTRACT_EVAL.register(cummax_p, _cumulative_rule("iufc", "numbers"))
-ABSTRACT_EVAL.register(cummin_p, _cumulative_rule("iufc", "numbers"))
+for _p in (cumprod_p, cummax_p, cummin_p):
+    ABSTRACT_EVAL.register(_p, _cumulative_rule("iufc", "numbers"))
 ABSTRACT_EVAL.register(cumlogsumexp_p, _cumulative_rule("f", "floating-point numbers"))
 
 

@@ -330,16 +330,18 @@ def all_to_all_one(
         elif concat < split:
             x = expand_dims(x, (concat,))
             split += 1
-    out = bind_value(
-        all_to_all_p,
-        as_operand(x),
-        axes=axes,
-        axis_size=size,
-        split_axis=split,
-        concat_axis=concat,
-        tiled=bool(tiled),
-    )
+    out = _bind_collective(all_to_all_p, x, axes, tiled, split_axis=split, concat_axis=concat)
     return out if tiled or split == concat else squeeze(out, (split,))
+
+
+def _bind_collective(
+    prim: Primitive, x: ArrayLike, axes: tuple[str, ...], tiled: object, **axis_param: int
+) -> Value:
+    """``prim`` (all_gather, psum_scatter, all_to_all) on ``x``: its params in their order,
+    the axis params (already normalized) between the axes' size and ``tiled``."""
+    return bind_value(
+        prim, as_operand(x), axes=axes, axis_size=_size_of(axes), **axis_param, tiled=bool(tiled)
+    )
 
 
 def all_gather_one(x: ArrayLike, axis_name: AxisName, axis: int = 0, tiled: bool = False) -> Value:
@@ -349,14 +351,7 @@ def all_gather_one(x: ArrayLike, axis_name: AxisName, axis: int = 0, tiled: bool
     axis = int(axis)
     if axis < 0:
         axis += ndim if tiled else ndim + 1
-    return bind_value(
-        all_gather_p,
-        as_operand(x),
-        axes=axes,
-        axis_size=_size_of(axes),
-        axis=axis,
-        tiled=bool(tiled),
-    )
+    return _bind_collective(all_gather_p, x, axes, tiled, axis=axis)
 
 
 def psum_scatter_one(
@@ -368,14 +363,7 @@ def psum_scatter_one(
     d = int(scatter_dimension)
     if d < 0:
         d += ndim
-    return bind_value(
-        psum_scatter_p,
-        as_operand(x),
-        axes=axes,
-        axis_size=_size_of(axes),
-        scatter_dimension=d,
-        tiled=bool(tiled),
-    )
+    return _bind_collective(psum_scatter_p, x, axes, tiled, scatter_dimension=d)
 
 
 def ppermute_one(x: ArrayLike, axis_name: AxisName, perm: Sequence[tuple[int, int]]) -> Value:

@@ -105,10 +105,10 @@ def _reduction_rule(kinds: str, what: str, keep_weak: bool = True) -> AbstractEv
     return rule
 
 
-ABSTRACT_EVAL.register(reduce_sum_p, _reduction_rule("iufc", "numbers"))
-ABSTRACT_EVAL.register(reduce_prod_p, _reduction_rule("iufc", "numbers"))
-ABSTRACT_EVAL.register(reduce_max_p, _reduction_rule("biufc", "arrays"))
-ABSTRACT_EVAL.register(reduce_min_p, _reduction_rule("biufc", "arrays"))
+for _p in (reduce_sum_p, reduce_prod_p):
+    ABSTRACT_EVAL.register(_p, _reduction_rule("iufc", "numbers"))
+for _p in (reduce_max_p, reduce_min_p):
+    ABSTRACT_EVAL.register(_p, _reduction_rule("biufc", "arrays"))
 for _p in LOGICAL_REDUCTIONS:
     ABSTRACT_EVAL.register(_p, _reduction_rule("biu", "booleans or integers", keep_weak=False))
 

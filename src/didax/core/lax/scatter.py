@@ -168,11 +168,10 @@ def _scatter_rule(kinds: str, what: str) -> AbstractEvalRule:
 
 
 ABSTRACT_EVAL.register(scatter_p, _scatter_rule("biufc", "arrays"))
-ABSTRACT_EVAL.register(scatter_add_p, _scatter_rule("iufc", "numbers"))
-ABSTRACT_EVAL.register(scatter_sub_p, _scatter_rule("iufc", "numbers"))
-ABSTRACT_EVAL.register(scatter_mul_p, _scatter_rule("iufc", "numbers"))
-ABSTRACT_EVAL.register(scatter_min_p, _scatter_rule("biuf", "arrays"))
-ABSTRACT_EVAL.register(scatter_max_p, _scatter_rule("biuf", "arrays"))
+for _p in (scatter_add_p, scatter_sub_p, scatter_mul_p):
+    ABSTRACT_EVAL.register(_p, _scatter_rule("iufc", "numbers"))
+for _p in (scatter_min_p, scatter_max_p):
+    ABSTRACT_EVAL.register(_p, _scatter_rule("biuf", "arrays"))
 
 
 # --- didax.lax wrappers ----------------------------------------------------------------
