@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, final
 
 import attrs
 import numpy as np
@@ -212,7 +212,31 @@ def _pair(out: Any, what: str, name: str) -> tuple[Any, Any]:
 # --- custom_jvp ----------------------------------------------------------------------------
 
 
-class custom_jvp:
+class _CustomFunction:
+    """What ``custom_jvp`` and ``custom_vjp`` share: the function they wrap (whose name and
+    docstring they take), its ``nondiff_argnums``, and the tracing of a call."""
+
+    symbolic_zeros: bool = False
+
+    if TYPE_CHECKING:
+        # Each subclass's: bind its primitive on the traced call.
+        def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self._name = getattr(fun, "__name__", "fun")
+
+    def _trace(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], name: str
+    ) -> tuple[_Split, Jaxpr, tuple[Any, ...], PyTreeDef]:
+        """The call's arguments split into static and traced, and ``fun`` traced on them."""
+        split = _Split(_resolve_args(self.fun, args, kwargs), self.nondiff_argnums, name)
+        return (split, *_trace_call(self.fun, split, self._name))
+
+
+class custom_jvp(_CustomFunction):
     """A function with a user-defined jvp rule (JAX's ``jax.custom_jvp``).
 
     >>> import didax as dx
@@ -228,13 +252,7 @@ class custom_jvp:
     1.0
     """
 
-    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
-        self.jvp: Callable[..., Any] | None = None
-        self.symbolic_zeros = False
-        self._name = getattr(fun, "__name__", "fun")
+    jvp: Callable[..., Any] | None = None
 
     def defjvp(self, jvp: Callable[..., Any], symbolic_zeros: bool = False) -> Callable[..., Any]:
         """Sets the rule ``jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)``.
@@ -270,8 +288,7 @@ class custom_jvp:
         name = f"custom_jvp function {self._name}"
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for {name} using defjvp.")
-        split = _Split(_resolve_args(self.fun, args, kwargs), self.nondiff_argnums, name)
-        call_jaxpr, consts, out_tree = _trace_call(self.fun, split, self._name)
+        split, call_jaxpr, consts, out_tree = self._trace(args, kwargs, name)
         out_avals = call_jaxpr.out_avals
         rule = self.jvp
 
@@ -356,7 +373,7 @@ def _float_leaves(
 # --- custom_vjp ----------------------------------------------------------------------------
 
 
-class custom_vjp:
+class custom_vjp(_CustomFunction):
     """A function with user-defined reverse-mode rules (JAX's ``jax.custom_vjp``).
 
     >>> import didax as dx
@@ -373,14 +390,8 @@ class custom_vjp:
     1.0
     """
 
-    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
-        self.fwd: Callable[..., Any] | None = None
-        self.bwd: Callable[..., Any] | None = None
-        self.symbolic_zeros = False
-        self._name = getattr(fun, "__name__", "fun")
+    fwd: Callable[..., Any] | None = None
+    bwd: Callable[..., Any] | None = None
 
     def defvjp(
         self, fwd: Callable[..., Any], bwd: Callable[..., Any], symbolic_zeros: bool = False
@@ -395,8 +406,7 @@ class custom_vjp:
         if self.fwd is None or self.bwd is None:
             raise AttributeError(f"No VJP defined for {name} using defvjp.")
         fwd_fun, bwd_fun = self.fwd, self.bwd
-        split = _Split(_resolve_args(self.fun, args, kwargs), self.nondiff_argnums, name)
-        call_jaxpr, consts, out_tree = _trace_call(self.fun, split, self._name)
+        split, call_jaxpr, consts, out_tree = self._trace(args, kwargs, name)
         out_avals = call_jaxpr.out_avals
         res_tree: list[PyTreeDef] = []
         dyn_trees: list[PyTreeDef] = [tree_util.tree_structure(a) for a in split.dyn]
