@@ -56,9 +56,12 @@ def out_info(entry: Entry) -> Any:
 class _Signature:
     """What a lowered and a compiled program say of their signature."""
 
-    _entry: Entry
-    _in_tree: Any
-    _donated: frozenset[int]
+    def __init__(
+        self, entry: Entry, in_tree: Any = None, donated: frozenset[int] = frozenset()
+    ) -> None:
+        self._entry = entry
+        self._in_tree = in_tree
+        self._donated = donated
 
     @property
     def args_info(self) -> Any:
@@ -94,11 +97,9 @@ class Staged(_Signature):
         in_tree: Any = None,
         donated: frozenset[int] = frozenset(),
     ) -> None:
-        self._entry = entry
+        super().__init__(entry, in_tree, donated)
         self._name = name
         self._layout = layout
-        self._in_tree = in_tree
-        self._donated = donated
 
 
 @final
@@ -150,10 +151,8 @@ class Compiled(_Signature):
         in_tree: Any = None,
         donated: frozenset[int] = frozenset(),
     ) -> None:
-        self._entry = entry
+        super().__init__(entry, in_tree, donated)
         self._compiled = compiled
-        self._in_tree = in_tree
-        self._donated = donated
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         leaves = tree_util.tree_leaves((args, kwargs))
