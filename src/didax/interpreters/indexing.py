@@ -227,19 +227,38 @@ def _shift(dims: Sequence[int], by: int = 1) -> tuple[int, ...]:
 _Dnums = TypeVar("_Dnums", GatherDimensionNumbers, ScatterDimensionNumbers)
 
 
+def _operand_batched(dn: _Dnums) -> _Dnums:
+    """``dn`` once the operand (alone) has a batch axis in front: one more window axis, taken
+    whole, first of the result's (a scatter's updates'); the operand's axes one up."""
+    return type(dn)(*_batched_fields(attrs.astuple(dn, recurse=False), indices=False))
+
+
 def _both_batched(dn: _Dnums) -> _Dnums:
     """``dn`` once the operand and the indices have each a batch axis in front, indexed
-    together: every axis one up, the new axis first among the batching axes of both.
-
-    The same for a gather and a scatter, whose fields mirror each other in order.
-    """
-    return type(dn)(*_batched_fields(attrs.astuple(dn, recurse=False)))
+    together: every axis one up, the new axis first among the batching axes of both."""
+    return type(dn)(*_batched_fields(attrs.astuple(dn, recurse=False), indices=True))
 
 
-def _batched_fields(fields: tuple[Sequence[int], ...]) -> list[tuple[int, ...]]:
-    shifted = [_shift(f) for f in fields]
-    # The last two fields are the batching axes of the operand and of the indices.
-    return shifted[:3] + [(0, *dims) for dims in shifted[3:]]
+def _batched_fields(fields: tuple[Sequence[int], ...], indices: bool) -> list[tuple[int, ...]]:
+    # The same for a gather and a scatter, whose fields mirror each other in
+    # order: window axes, collapsed (inserted) axes, the index map, the batching
+    # axes of the operand and of the indices.
+    window, collapsed, index_map, operand_batch, indices_batch = fields
+    if not indices:
+        return [
+            (0, *_shift(window)),
+            _shift(collapsed),
+            _shift(index_map),
+            _shift(operand_batch),
+            tuple(indices_batch),
+        ]
+    return [
+        _shift(window),
+        _shift(collapsed),
+        _shift(index_map),
+        (0, *_shift(operand_batch)),
+        (0, *_shift(indices_batch)),
+    ]
 
 
 @BATCH_RULES.defines(lax.gather_p)
@@ -253,13 +272,7 @@ def _gather_batch(
     if d_indices is None:
         # The batch axis is one more offset axis, taken whole.
         operand = bdim_at_front(operand, d_operand, axis_size)
-        new = GatherDimensionNumbers(
-            offset_dims=(0, *_shift(dn.offset_dims)),
-            collapsed_slice_dims=_shift(dn.collapsed_slice_dims),
-            start_index_map=_shift(dn.start_index_map),
-            operand_batching_dims=_shift(dn.operand_batching_dims),
-            start_indices_batching_dims=dn.start_indices_batching_dims,
-        )
+        new = _operand_batched(dn)
         out = lax.gather_p.bind(
             operand,
             indices,

@@ -51,7 +51,7 @@ from didax.interpreters.indexing import (
     _both_batched,
     _index_arrays,
     _not_linear,
-    _shift,
+    _operand_batched,
 )
 from didax.interpreters.jvp import JVP_RULES, JVPRule, Zero, instantiate_zeros
 from didax.interpreters.transpose import (
@@ -400,13 +400,7 @@ def _scatter_batcher(prim: Primitive) -> None:
         operand = bdim_at_front(operand, d_operand, axis_size)
         updates = bdim_at_front(updates, d_updates, axis_size)
         if d_indices is None:
-            new = ScatterDimensionNumbers(
-                update_window_dims=(0, *_shift(dn.update_window_dims)),
-                inserted_window_dims=_shift(dn.inserted_window_dims),
-                scatter_dims_to_operand_dims=_shift(dn.scatter_dims_to_operand_dims),
-                operand_batching_dims=_shift(dn.operand_batching_dims),
-                scatter_indices_batching_dims=dn.scatter_indices_batching_dims,
-            )
+            new = _operand_batched(dn)
         else:
             indices = bdim_at_front(indices, d_indices, axis_size)
             new = _both_batched(dn)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+import attrs
 import numpy as np
 
 from didax.api.numpy.array_types import Array
@@ -36,17 +37,28 @@ from didax.core.lax.indexing import (
 )
 
 
-def _reorient(
-    v: Any, rev_axes: list[int], squeeze_axes: list[int], newaxis_dims: list[int]
-) -> Array:
-    """A slice's window as the index asks: axes reversed, integer axes dropped, new axes added."""
-    if rev_axes:
-        v = lax.rev(v, rev_axes)
-    if squeeze_axes:
-        v = lax.squeeze(v, squeeze_axes)
-    if newaxis_dims:
-        v = lax.expand_dims(v, newaxis_dims)
-    return as_result(v)
+@attrs.define
+class _Reorient:
+    """What a slice's window needs to be as the index asks, gathered axis by axis: the axes
+    to reverse (negative steps), to drop (integer indices) and to add (``None``)."""
+
+    rev_axes: list[int] = attrs.Factory(list)
+    squeeze_axes: list[int] = attrs.Factory(list)
+    newaxis_dims: list[int] = attrs.Factory(list)
+
+    def add_newaxis(self, sliced: int) -> None:
+        """A ``None`` after ``sliced`` operand axes: its position in the result."""
+        self.newaxis_dims.append(sliced - len(self.squeeze_axes) + len(self.newaxis_dims))
+
+    def __call__(self, v: Any) -> Array:
+        rev, squeeze, new = self.rev_axes, self.squeeze_axes, self.newaxis_dims
+        if rev:
+            v = lax.rev(v, rev)
+        if squeeze:
+            v = lax.squeeze(v, squeeze)
+        if new:
+            v = lax.expand_dims(v, new)
+        return as_result(v)
 
 
 # --- route 1: a static slice ---------------------------------------------------------------
@@ -65,12 +77,10 @@ def _static_slice(
     starts: list[int] = []
     limits: list[int] = []
     strides: list[int] = []
-    rev_axes: list[int] = []
-    squeeze_axes: list[int] = []
-    newaxis_dims: list[int] = []
+    reorient = _Reorient()
     for p in _expand_ellipsis(parsed, shape):
         if p.kind is _Kind.NONE:
-            newaxis_dims.append(len(starts) - len(squeeze_axes) + len(newaxis_dims))
+            reorient.add_newaxis(len(starts))
         elif p.kind is _Kind.INTEGER:
             (axis,) = p.axes
             n = shape[axis]
@@ -83,7 +93,7 @@ def _static_slice(
             starts.append(i)
             limits.append(i + 1)
             strides.append(1)
-            squeeze_axes.append(axis)
+            reorient.squeeze_axes.append(axis)
         else:
             (axis,) = p.axes
             n = shape[axis]
@@ -94,7 +104,7 @@ def _static_slice(
                 starts.append(first)
                 limits.append(builtins.max(first, start + 1))
                 strides.append(-step)
-                rev_axes.append(axis)
+                reorient.rev_axes.append(axis)
             else:
                 starts.append(start)
                 limits.append(builtins.max(start, stop))
@@ -104,7 +114,7 @@ def _static_slice(
     )
     if not trivial:
         v = lax.slice(v, starts, limits, strides)
-    return _reorient(v, rev_axes, squeeze_axes, newaxis_dims)
+    return reorient(v)
 
 
 # --- route 2: a dynamic slice --------------------------------------------------------------
@@ -131,13 +141,11 @@ def _dynamic_slice(
             return None
     starts: list[Any] = []
     sizes: list[int] = []
-    rev_axes: list[int] = []
-    squeeze_axes: list[int] = []
-    newaxis_dims: list[int] = []
+    reorient = _Reorient()
     trivial = True
     for p in _expand_ellipsis(parsed, shape):
         if p.kind is _Kind.NONE:
-            newaxis_dims.append(len(starts) - len(squeeze_axes) + len(newaxis_dims))
+            reorient.add_newaxis(len(starts))
         elif p.kind in (_Kind.INTEGER, _Kind.ARRAY):
             trivial = False
             (axis,) = p.axes
@@ -145,7 +153,7 @@ def _dynamic_slice(
                 return None  # the gather route says why it fails
             starts.append(p.index)
             sizes.append(1)
-            squeeze_axes.append(axis)
+            reorient.squeeze_axes.append(axis)
         else:
             if not _full_slice(p.index):
                 trivial = False
@@ -155,7 +163,7 @@ def _dynamic_slice(
                 first = stop + 1 + builtins.abs(start - stop - 1) % -step
                 starts.append(first)
                 sizes.append(builtins.max(0, start + 1 - first))
-                rev_axes.append(axis)
+                reorient.rev_axes.append(axis)
             else:
                 starts.append(start)
                 sizes.append(builtins.max(0, stop - start))
@@ -171,4 +179,4 @@ def _dynamic_slice(
                 i = astype(i, dtype) if len(starts) > 1 else i
                 normalized.append(_wrap_negative(i, n) if normalize else i)
         v = lax.dynamic_slice(v, normalized, sizes)
-    return _reorient(v, rev_axes, squeeze_axes, newaxis_dims)
+    return reorient(v)
