@@ -27,6 +27,7 @@ import numpy as np
 from didax.core import dtypes, lax
 from didax.core.basearray import HostArray, Value
 from didax.core.lax.slicing import (
+    PaddingConfig,
     SliceParams,
     dynamic_slice_p,
     dynamic_update_slice_p,
@@ -102,7 +103,7 @@ def _dynamic_update_slice_impl(x: HostArray, update: HostArray, *starts: HostArr
 
 @IMPL_RULES.defines(pad_p)
 def _pad_impl(
-    x: HostArray, padding_value: HostArray, *, padding_config: tuple[tuple[int, int, int], ...]
+    x: HostArray, padding_value: HostArray, *, padding_config: PaddingConfig
 ) -> HostArray:
     # Interior padding first, then non-negative edges, then crop negative edges.
     shape = [n + max(0, n - 1) * i for n, (_, _, i) in zip(x.shape, padding_config, strict=True)]
@@ -156,11 +157,7 @@ front_batcher(
 
 @BATCH_RULES.defines(pad_p)
 def _pad_batch(
-    axis_size: int,
-    args: Sequence[Any],
-    dims: Sequence[Dim],
-    *,
-    padding_config: tuple[tuple[int, int, int], ...],
+    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], *, padding_config: PaddingConfig
 ) -> tuple[Any, Any]:
     (x, padval), (dx, dp) = args, dims
     x = bdim_at_front(x, dx, axis_size)
@@ -315,7 +312,7 @@ def _pad_transpose(
     x: PrimalOrUndefined,
     padding_value: PrimalOrUndefined,
     *,
-    padding_config: tuple[tuple[int, int, int], ...],
+    padding_config: PaddingConfig,
 ) -> list[Any]:
     # The operand's cotangent: undo the edge padding (negative edges were
     # crops, whose elements get zeros), then take every (interior + 1)-th.

@@ -19,14 +19,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from didax.core import dtypes
 from didax.core.abstract import ShapedArray
-from didax.core.lax.slicing import (
-    SliceParams,
-    dynamic_slice_p,
-    dynamic_update_slice_p,
-    pad_p,
-    slice_p,
-    slice_params,
-)
+from didax.core.lax import slicing
 from didax.lowering import mlir
 from didax.lowering.mlir import LOWERING_RULES, IrValue, LoweringRuleContext
 
@@ -59,13 +52,13 @@ def _same_type_indices(
     ]
 
 
-@LOWERING_RULES.defines(slice_p)
+@LOWERING_RULES.defines(slicing.slice_p)
 def _slice_lowering(
     ctx: LoweringRuleContext,
     x: IrValue,
-    **params: Unpack[SliceParams],
+    **params: Unpack[slicing.SliceParams],
 ) -> list[IrValue]:
-    start_indices, limit_indices, strides = slice_params(params)
+    start_indices, limit_indices, strides = slicing.slice_params(params)
     return [
         hlo.slice(
             x, mlir.dense_i64(start_indices), mlir.dense_i64(limit_indices), mlir.dense_i64(strides)
@@ -73,7 +66,7 @@ def _slice_lowering(
     ]
 
 
-@LOWERING_RULES.defines(dynamic_slice_p)
+@LOWERING_RULES.defines(slicing.dynamic_slice_p)
 def _dynamic_slice_lowering(
     ctx: LoweringRuleContext, x: IrValue, *starts: IrValue, slice_sizes: tuple[int, ...]
 ) -> list[IrValue]:
@@ -84,7 +77,7 @@ def _dynamic_slice_lowering(
     return [hlo.dynamic_slice(x, indices, mlir.dense_i64(slice_sizes))]
 
 
-@LOWERING_RULES.defines(dynamic_update_slice_p)
+@LOWERING_RULES.defines(slicing.dynamic_update_slice_p)
 def _dynamic_update_slice_lowering(
     ctx: LoweringRuleContext, x: IrValue, update: IrValue, *starts: IrValue
 ) -> list[IrValue]:
@@ -94,13 +87,13 @@ def _dynamic_update_slice_lowering(
     return [hlo.dynamic_update_slice(x, update, indices)]
 
 
-@LOWERING_RULES.defines(pad_p)
+@LOWERING_RULES.defines(slicing.pad_p)
 def _pad_lowering(
     ctx: LoweringRuleContext,
     x: IrValue,
     padding_value: IrValue,
     *,
-    padding_config: tuple[tuple[int, int, int], ...],
+    padding_config: slicing.PaddingConfig,
 ) -> list[IrValue]:
     # stablehlo.pad has the impl's semantics: interior padding first, then the
     # edges, negative edges cropping.

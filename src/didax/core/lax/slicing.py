@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from typing import TypedDict, Unpack
+from typing import TypeAlias, TypedDict, Unpack
 
 import numpy as np
 
@@ -61,6 +61,11 @@ __all__ = [
 slice_p, dynamic_slice_p, dynamic_update_slice_p, pad_p = primitives(
     "slice", "dynamic_slice", "dynamic_update_slice", "pad"
 )
+
+
+# pad's ``padding_config``: per axis, the elements added before it, after it
+# and between its elements (negative edges crop).
+PaddingConfig: TypeAlias = tuple[tuple[int, int, int], ...]
 
 
 class SliceParams(TypedDict):
@@ -135,7 +140,7 @@ def _dynamic_update_slice_abstract_eval(
 
 @ABSTRACT_EVAL.defines(pad_p)
 def _pad_abstract_eval(
-    x: ShapedArray, padding_value: ShapedArray, *, padding_config: tuple[tuple[int, int, int], ...]
+    x: ShapedArray, padding_value: ShapedArray, *, padding_config: PaddingConfig
 ) -> ShapedArray:
     if padding_value.shape != () or padding_value.dtype != x.dtype:
         raise dtype_failure(
