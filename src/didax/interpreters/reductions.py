@@ -27,7 +27,7 @@ Design rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Any, Final, TypedDict, Unpack
 
 import numpy as np
 
@@ -223,16 +223,22 @@ for _p in (*REDUCTIONS, *LOGICAL_REDUCTIONS, argmax_p, argmin_p):
     FLOPS_RULES.register(_p, _reduction_flops)
 
 
+class _ReduceParams(TypedDict):
+    """``reduce_p``'s params, as its rules here receive them (``**params: Unpack[...]``)."""
+
+    jaxpr: ClosedJaxpr
+    dimensions: tuple[int, ...]
+
+
 @FLOPS_RULES.defines(reduce_p)
 def _reduce_flops(
     operands: Sequence[Operand],
     out_avals: Sequence[ShapedArray],
     /,
-    *,
-    jaxpr: ClosedJaxpr,
-    dimensions: tuple[int, ...],
+    **params: Unpack[_ReduceParams],
 ) -> Counted:
     # XLA's HandleReduce: the reducer's cost once per combination.
+    jaxpr = params["jaxpr"]
     scalars = [Operand(v.aval) for v in jaxpr.jaxpr.in_binders]
     body = count_jaxpr(jaxpr.jaxpr, scalars).cost
     combinations = max(0, operands[0].aval.size - out_avals[0].size)
@@ -281,12 +287,9 @@ def _reduce_tree(
 
 @JVP_RULES.defines(reduce_p)
 def _reduce_jvp(
-    primals: Sequence[Any],
-    tangents: Sequence[Any],
-    *,
-    jaxpr: ClosedJaxpr,
-    dimensions: tuple[int, ...],
+    primals: Sequence[Any], tangents: Sequence[Any], **params: Unpack[_ReduceParams]
 ) -> tuple[list[Any], list[Any]]:
+    jaxpr, dimensions = params["jaxpr"], params["dimensions"]
     xs, inits = _split(primals)
     t_xs, t_inits = _split(tangents)
     if any(not isinstance(t, Zero) for t in t_inits):
@@ -318,13 +321,9 @@ def _reduce_jvp(
 
 @BATCH_RULES.defines(reduce_p)
 def _reduce_batch(
-    axis_size: int,
-    args: Sequence[Any],
-    dims: Sequence[Dim],
-    *,
-    jaxpr: ClosedJaxpr,
-    dimensions: tuple[int, ...],
+    axis_size: int, args: Sequence[Any], dims: Sequence[Dim], **params: Unpack[_ReduceParams]
 ) -> tuple[list[Any], list[Dim]]:
+    jaxpr, dimensions = params["jaxpr"], params["dimensions"]
     xs, inits = _split(args)
     x_dims, init_dims = _split(dims)
     if any(d is not None for d in init_dims):
