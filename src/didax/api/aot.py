@@ -57,7 +57,10 @@ class _Signature:
     """What a lowered and a compiled program say of their signature."""
 
     def __init__(
-        self, entry: Entry, in_tree: Any = None, donated: frozenset[int] = frozenset()
+        self,
+        entry: Entry,
+        in_tree: tree_util.PyTreeDef | None = None,
+        donated: frozenset[int] = frozenset(),
     ) -> None:
         self._entry = entry
         self._in_tree = in_tree

@@ -220,7 +220,7 @@ class _CustomFunction:
 
     if TYPE_CHECKING:
         # Each subclass's: bind its primitive on the traced call.
-        def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+        def __call__(self, *args: object, **kwargs: object) -> object: ...
 
     def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
         functools.update_wrapper(self, fun)
