@@ -311,6 +311,26 @@ def _only_this_axis(prim: Primitive, axes: tuple[str, ...], name: str) -> None:
         )
 
 
+_AxisRule = Callable[..., tuple[Any, Dim]]
+
+
+def _over_vmapped_axis(prim: Primitive) -> Callable[[_AxisRule], _AxisRule]:
+    """Registers ``rule(size, args, dims, **params)`` as ``prim``'s named batching rule for
+    a collective over vmap's axis alone (others mixed in are refused, here once)."""
+
+    def register(rule: _AxisRule) -> _AxisRule:
+        def named(
+            size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+        ) -> tuple[Any, Dim]:
+            _only_this_axis(prim, params["axes"], name)
+            return rule(size, args, dims, **params)
+
+        NAMED_BATCH_RULES.register(prim, named)
+        return rule
+
+    return register
+
+
 def _named_reduction(prim: Primitive, reduce: Callable[[Value, tuple[int, ...]], Value]) -> None:
     def rule(
         size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
@@ -336,11 +356,10 @@ _named_reduction(lax.pmax_p, lax.reduce_max)
 _named_reduction(lax.pmin_p, lax.reduce_min)
 
 
-@NAMED_BATCH_RULES.defines(lax.all_gather_p)
+@_over_vmapped_axis(lax.all_gather_p)
 def _all_gather_named(
-    size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+    size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
 ) -> tuple[Any, Dim]:
-    _only_this_axis(lax.all_gather_p, params["axes"], name)
     x = _at_front(args[0], dims[0], size)  # (size, *member)
     axis: int = params["axis"]
     member = get_aval(x).shape[1:]
@@ -352,11 +371,10 @@ def _all_gather_named(
     return lax.reshape(stacked, shape), None
 
 
-@NAMED_BATCH_RULES.defines(lax.psum_scatter_p)
+@_over_vmapped_axis(lax.psum_scatter_p)
 def _psum_scatter_named(
-    size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+    size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
 ) -> tuple[Any, Dim]:
-    _only_this_axis(lax.psum_scatter_p, params["axes"], name)
     d: int = params["scatter_dimension"]
     x, xd = args[0], dims[0]
     total = lax.mul(x, lax.full_like(x, size)) if xd is None else lax.reduce_sum(x, (xd,))
@@ -367,11 +385,10 @@ def _psum_scatter_named(
     return lax.reshape(total, split), d
 
 
-@NAMED_BATCH_RULES.defines(lax.ppermute_p)
+@_over_vmapped_axis(lax.ppermute_p)
 def _ppermute_named(
-    size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+    size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
 ) -> tuple[Any, Dim]:
-    _only_this_axis(lax.ppermute_p, params["axes"], name)
     x = _at_front(args[0], dims[0], size)
     source = {dst: src for src, dst in params["perm"]}
     shape = get_aval(x).shape
@@ -405,13 +422,12 @@ def _move(x: ArrayLike, src: int, dst: int) -> Value:
     return lax.transpose(x, perm)
 
 
-@NAMED_BATCH_RULES.defines(lax.all_to_all_p)
+@_over_vmapped_axis(lax.all_to_all_p)
 def _all_to_all_named(
-    size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+    size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
 ) -> tuple[Any, Dim]:
     # Position i receives piece i of every position's split_axis, in order of
     # the sender: with the positions as a batch axis, that is a reshuffle.
-    _only_this_axis(lax.all_to_all_p, params["axes"], name)
     x, d = args[0], dims[0]
     if d is None:
         x, d = bdim_at_front(x, None, size), 0
@@ -427,9 +443,8 @@ def _all_to_all_named(
     return _split_axis(gathered, split, size), split
 
 
-@NAMED_BATCH_RULES.defines(lax.axis_index_p)
+@_over_vmapped_axis(lax.axis_index_p)
 def _axis_index_named(
-    size: int, name: str, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
+    size: int, args: Sequence[Any], dims: Sequence[Dim], /, **params: Any
 ) -> tuple[Any, Dim]:
-    _only_this_axis(lax.axis_index_p, params["axes"], name)
     return lax.iota(np.dtype(np.int32), size), 0
