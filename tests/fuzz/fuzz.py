@@ -88,17 +88,14 @@ BATCH: Final = 2  # vmap's batch size
 BUNDLE: Final = 8  # programs drawn at once, compiled together (per mode) where they agree
 X64_SHARE: Final = 2 / 3  # the share of programs in 64-bit mode; the rest are float32
 # Most of the time is XLA compiling each new program, both libraries' the
-# same way, so the search compiles without LLVM's optimisations (faster: the
-# figures are in docs/performance.md): that changes how the code is
-# generated, for didax's programs and JAX's alike, not what they mean --
-# except where XLA's CPU compiler gets it wrong at -O0 (the eager float32
-# jvp of ``truncated_normal``, left out of the steps). Not also with XLA's
-# older CPU emitters (``--xla_cpu_use_fusion_emitters=false``), though the
-# two together compile faster still: together they get that jvp wrong in
-# float64 too. ``--optimized`` searches with XLA's defaults.
+# same way, so the search compiles without LLVM's optimisations (figures in
+# docs/performance.md): how the code is generated, not what it means --
+# except where XLA gets it wrong at -O0 (the eager float32 jvp of
+# ``truncated_normal``, left out of the steps). ``--optimized``: XLA's defaults.
 FAST_COMPILE: Final = "--xla_backend_optimization_level=0"
-# JAX's bundled reference alone compiles with the older emitters as well
-# (``jax_bundle_outcomes``); ``--optimized`` clears it.
+# JAX's bundled reference alone also compiles with XLA's older CPU emitters
+# (about half the time): with -O0 they get that jvp wrong in float64 too, so
+# a pair that disagrees is confirmed against the usual compile.
 FAST_REFERENCE: dict[str, Any] = {"xla_cpu_use_fusion_emitters": False}
 
 JAX_NS: Final = SimpleNamespace(
@@ -362,10 +359,7 @@ def jax_bundle_outcomes(
     def bundle(*per_program: Arrays) -> list[dict[str, Any]]:
         return [fn(*xs) for fn, xs in zip(fns, per_program, strict=True)]
 
-    # XLA's older CPU emitters compile a bundle in about half the time, but
-    # reject FFTs' layouts more often (``_eager``) and round some functions
-    # apart from the newer ones: a pair that disagrees is compared again
-    # alone (``_check_bundle``), against the reference compiled as usual.
+    # ``FAST_REFERENCE``, but not for FFTs: XLA's CPU FFT rejects more layouts there (``_eager``).
     fast = FAST_REFERENCE and not any(_has_fft(steps) for steps, _ in programs)
     with jax.enable_x64(x64):
         try:
