@@ -27,6 +27,17 @@ of an eager dispatch, and a compile, per operation -- the same values to
 round-off), computing what several share once (``_DERIVED``); a
 transformation that raises is traced on its own so only it raises.
 
+Programs are drawn ``--bundle`` at a time (8) and compiled together, per
+mode: JAX's reference of all of them in one ``jax.jit``, didax's ``jit``
+and ``jit(grad)`` of all of them in one ``didax.jit`` each. A bundle
+returns each program's result separately, computed from that program's
+own inputs (``transform(f_k)(*xs_k)``, never the transformation of a sum),
+so a pair is still one program under one transformation, compared on its
+own with JAX's. Where a bundle raises, each program runs alone (today's
+path, ``jax_outcomes`` and ``compare``), and a pair that disagrees is
+compared again alone before it counts as a mismatch, so attribution,
+shrinking and "where JAX raises, didax must raise too" are as unbundled.
+
 Use: ``python tests/fuzz/fuzz.py --seconds 60 --seed 0`` (``nox -s fuzz --
 --seconds 60``) prints the number of program x transformation pairs run and,
 for a mismatch, the shrunk program, which it appends to
@@ -39,7 +50,6 @@ as fast as it can (``FAST_COMPILE``) unless ``--optimized`` is given.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import multiprocessing
 import os
@@ -62,22 +72,31 @@ import didax.numpy as dnp
 
 if __package__ in (None, ""):  # run as a script: the steps' module is found from the root
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from tests.fuzz.fuzz_steps import N, eager_only, random_op, rtol_of, step_fn
+from tests.fuzz.fuzz_compare import (
+    Step,
+    _case,
+    _describe,
+    _differs,
+    _record,
+    _summary,
+    error_kind,
+    tolerance,
+)
+from tests.fuzz.fuzz_steps import N, eager_only, fft_step, random_op, step_fn
 
 BATCH: Final = 2  # vmap's batch size
+BUNDLE: Final = 8  # programs drawn at once, compiled together (per mode) where they agree
 X64_SHARE: Final = 2 / 3  # the share of programs in 64-bit mode; the rest are float32
-RTOL_32: Final = 2e-4  # the relative tolerance of a program in 32-bit mode, at least
-REGRESSIONS: Final = Path(__file__).with_name("regressions.json")
 # Most of the time is XLA compiling each new program, both libraries' the
-# same way, so the search compiles without LLVM's optimisations (faster: the
-# figures are in docs/performance.md): that changes how the code is
-# generated, for didax's programs and JAX's alike, not what they mean --
-# except where XLA's CPU compiler gets it wrong at -O0 (the eager float32
-# jvp of ``truncated_normal``, left out of the steps). Not also with XLA's
-# older CPU emitters (``--xla_cpu_use_fusion_emitters=false``), though the
-# two together compile faster still: together they get that jvp wrong in
-# float64 too. ``--optimized`` searches with XLA's defaults.
+# same way, so the search compiles without LLVM's optimisations (figures in
+# docs/performance.md): how the code is generated, not what it means --
+# except where XLA gets it wrong at -O0 (the eager float32 jvp of
+# ``truncated_normal``, left out of the steps). ``--optimized``: XLA's defaults.
 FAST_COMPILE: Final = "--xla_backend_optimization_level=0"
+# JAX's bundled reference alone also compiles with XLA's older CPU emitters
+# (about half the time): with -O0 they get that jvp wrong in float64 too, so
+# a pair that disagrees is confirmed against the usual compile.
+FAST_REFERENCE: dict[str, Any] = {"xla_cpu_use_fusion_emitters": False}
 
 JAX_NS: Final = SimpleNamespace(
     np=jnp,
@@ -105,8 +124,6 @@ DIDAX_NS: Final = SimpleNamespace(
     custom_vjp=didax.custom_vjp,
     random=didax.random,
 )
-
-Step = tuple[str, tuple[int, ...]]  # (operation, which earlier values it reads)
 
 
 def _apply(ns: Any, op: str, a: Any, b: Any) -> Any:
@@ -199,13 +216,16 @@ Outcome = tuple[Any, Exception | None]  # a result, or the error raised instead
 # JAX's reference computes each distinct computation once: inside its one
 # ``jax.jit``, ``jit(f)`` is ``f`` traced again and ``jit(grad(f))`` is the
 # first of ``grad(f, argnums=(0, 1))``; ``vjp`` at a ones cotangent is
-# ``(f, grad(f, argnums=(0, 1)))`` (JAX's ``grad`` is its ``vjp``). Tracing
+# ``(f, grad(f, argnums=(0, 1)))`` (JAX's ``grad`` is its ``vjp``), and
+# ``linearize`` is ``jvp`` (JAX's ``linearize`` is its ``jvp``, partly evaluated). Tracing
 # and lowering the copies cost as much as the rest, and XLA would merge them.
 # Where anything raises, each is computed on its own (``jax_outcomes``).
 _DERIVED: Final[dict[str, tuple[tuple[str, ...], Callable[..., Any]]]] = {
     "jit": (("eval",), lambda out: out),
     "jit(grad)": (("grad",), lambda grads: grads[0]),
     "vjp": (("eval", "grad"), lambda out, grads: (out, grads)),
+    # ``linearize`` then its linear map at the tangents is ``jvp`` at them.
+    "linearize": (("jvp",), lambda out_and_tangent: out_and_tangent),
 }
 
 
@@ -224,6 +244,35 @@ def _derive(names: Sequence[str], results: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _reference(steps: Sequence[Step], which: Sequence[str]) -> Callable[..., dict[str, Any]]:
+    """JAX's function of a program's inputs giving its transformations ``which``."""
+    f = program(JAX_NS, steps)
+
+    def all_of(*arrays: Any) -> dict[str, Any]:
+        thunks = _transformations(JAX_NS, f, *_split(arrays))
+        return {name: thunks[name]() for name in which}
+
+    return all_of
+
+
+def _on_host(results: Any) -> Any:
+    # Read inside the caller's ``try``: XLA reports a failure when the result is read.
+    return jax.tree_util.tree_map(np.asarray, results)
+
+
+# Where a step's error shows only when run (a custom_vjp under jvp: JAX
+# raises eagerly even for an unused step, while jit drops it with the dead
+# code), forward mode's transformations run eagerly; the others give the
+# same outcome jitted, which costs one compile instead of a dispatch (and a
+# compile) per operation.
+_FORWARD: Final = ("jvp", "linearize")
+
+
+def _eager_names(steps: Sequence[Step], names: Sequence[str]) -> list[str]:
+    """The transformations of ``names`` whose JAX reference runs eagerly."""
+    return [n for n in names if n in _FORWARD and any(eager_only(op) for op, _ in steps)]
+
+
 def jax_outcomes(
     steps: Sequence[Step], seed: int, x64: bool, names: Sequence[str] = TRANSFORMATIONS
 ) -> dict[str, Outcome]:
@@ -235,42 +284,26 @@ def jax_outcomes(
     transformation is traced on its own (cheap: no compile) to find those
     that raise, and the others are compiled together again.
     """
-    f = program(JAX_NS, steps)
-
-    def run(which: Sequence[str]) -> Callable[..., dict[str, Any]]:
-        def all_of(*arrays: Any) -> dict[str, Any]:
-            thunks = _transformations(JAX_NS, f, *_split(arrays))
-            return {name: thunks[name]() for name in which}
-
-        return all_of
 
     def fetched(which: Sequence[str], jitted: bool) -> dict[str, Any]:
-        # On the host inside the ``try``: XLA reports a failure when the result is read.
-        results = (jax.jit(run(which)) if jitted else run(which))(*arrays)
-        host: dict[str, Any] = jax.tree_util.tree_map(np.asarray, results)
+        fn = _reference(steps, which)
+        host: dict[str, Any] = _on_host((jax.jit(fn) if jitted else fn)(*arrays))
         return host
 
     def traced_error(name: str) -> Exception | None:
         try:
-            jax.jit(run([name])).trace(*arrays)
+            jax.jit(_reference(steps, [name])).trace(*arrays)
         except Exception as e:
             return e
         return None
 
     arrays = inputs(seed, x64)
-    # Where a step's error shows only when run (a custom_vjp under jvp: JAX
-    # raises eagerly even for an unused step, while jit drops it with the dead
-    # code), forward mode's transformations run eagerly; the others give
-    # the same outcome jitted, which costs one compile instead of a dispatch
-    # (and a compile) per operation.
-    forward = ("jvp", "linearize")
-    eager = [n for n in names if n in forward and any(eager_only(op) for op, _ in steps)]
+    eager = _eager_names(steps, names)
     with jax.enable_x64(x64):
         outcomes = {name: _eager(partial(fetched, [name], False), name, False) for name in eager}
         together = [n for n in names if n not in eager]
-        bases = _bases(together)
         try:
-            shared = fetched(bases, True)
+            shared = fetched(_bases(together), True)
             return outcomes | {k: (v, None) for k, v in _derive(together, shared).items()}
         except Exception:
             pass  # one of them raises: those that trace, together again
@@ -301,6 +334,67 @@ def jax_outcomes(
         return outcomes
 
 
+Program = tuple[Sequence[Step], int]  # a program's steps and its inputs' seed
+
+
+def jax_bundle_outcomes(
+    programs: Sequence[Program], x64: bool, retry: bool = True
+) -> list[dict[str, Outcome]]:
+    """``jax_outcomes`` of each of several programs (one mode), all compiled in one ``jax.jit``.
+
+    The bundle returns each program's transformations separately, computed
+    from that program's own inputs only, so each is what ``jax_outcomes``
+    gives (the same computation, compiled beside others). Where the bundle
+    raises, each program is traced alone: those that raise go alone
+    (``jax_outcomes``, which sorts out which transformations raise), the
+    others are bundled again, and if that raises too, each goes alone.
+    """
+    plans = [_eager_names(steps, TRANSFORMATIONS) for steps, _ in programs]
+    fns = [
+        _reference(steps, _bases([n for n in TRANSFORMATIONS if n not in eager]))
+        for (steps, _), eager in zip(programs, plans, strict=True)
+    ]
+    arrays = [inputs(seed, x64) for _, seed in programs]
+
+    def bundle(*per_program: Arrays) -> list[dict[str, Any]]:
+        return [fn(*xs) for fn, xs in zip(fns, per_program, strict=True)]
+
+    # ``FAST_REFERENCE``, but not for FFTs: XLA's CPU FFT rejects more layouts there (``_eager``).
+    fast = FAST_REFERENCE and not any(_has_fft(steps) for steps, _ in programs)
+    with jax.enable_x64(x64):
+        try:
+            lowered = jax.jit(bundle).trace(*arrays).lower()
+            shared = _on_host(lowered.compile(FAST_REFERENCE if fast else None)(*arrays))
+        except Exception:
+            shared = None
+        if shared is None:
+            alone = [not retry or _trace_raises(fn, xs) for fn, xs in zip(fns, arrays, strict=True)]
+            rest = [p for p, a in zip(programs, alone, strict=True) if not a]
+            again = iter(jax_bundle_outcomes(rest, x64, retry=False) if rest else [])
+            return [
+                jax_outcomes(steps, seed, x64) if a else next(again)
+                for (steps, seed), a in zip(programs, alone, strict=True)
+            ]
+        results = []
+        for (steps, seed), eager, mine in zip(programs, plans, shared, strict=True):
+            outcomes = jax_outcomes(steps, seed, x64, eager) if eager else {}
+            together = [n for n in TRANSFORMATIONS if n not in eager]
+            results.append(outcomes | {k: (v, None) for k, v in _derive(together, mine).items()})
+        return results
+
+
+def _has_fft(steps: Sequence[Step]) -> bool:
+    return any(fft_step(op) for op, _ in steps)
+
+
+def _trace_raises(fn: Callable[..., Any], arrays: Arrays) -> bool:
+    try:
+        jax.jit(fn).trace(*arrays)
+    except Exception:
+        return True
+    return False
+
+
 def _eager(fetch: Callable[[], dict[str, Any]], name: str, without_jit: bool) -> Outcome:
     """JAX's outcome run eagerly: the reference where its jitted run raised.
 
@@ -318,51 +412,6 @@ def _eager(fetch: Callable[[], dict[str, Any]], name: str, without_jit: bool) ->
         return fetch()[name], None
     except Exception as e:
         return None, e
-
-
-def error_kind(error: BaseException) -> type[BaseException]:
-    """The builtin exception class nearest ``error``'s own: what a caller's ``except`` sees.
-
-    JAX's ``ConcretizationTypeError`` and didax's are both ``TypeError``;
-    jaxlib's ``JaxRuntimeError`` is a ``RuntimeError``; a class that derives
-    from ``Exception`` directly is ``Exception``.
-    """
-    return next(c for c in type(error).__mro__ if c.__module__ == "builtins")
-
-
-def _describe(error: BaseException) -> str:
-    first_line = (str(error).strip().splitlines() or [""])[0]
-    kind = error_kind(error).__name__
-    name = type(error).__name__
-    return f"{kind} ({name}: {first_line})" if name != kind else f"{kind}: {first_line}"
-
-
-def _summary(value: Any) -> str:
-    leaves = jax.tree_util.tree_leaves(value)
-    return ", ".join(f"{np.asarray(v).dtype}{list(np.shape(v))}" for v in leaves) or "no arrays"
-
-
-def tolerance(steps: Sequence[Step], x64: bool) -> float:
-    """The relative tolerance of a program: its least precise step's, or 32-bit mode's."""
-    return max([rtol_of(op) for op, _ in steps] + [1e-7 if x64 else RTOL_32])
-
-
-def _differs(got: Any, want: Any, rtol: float) -> str | None:
-    got_leaves, want_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
-    if len(got_leaves) != len(want_leaves):
-        return f"{len(got_leaves)} results, JAX {len(want_leaves)}"
-    for g, w in zip(got_leaves, want_leaves, strict=True):
-        g, w = np.asarray(g), np.asarray(w)
-        if g.shape != w.shape or g.dtype != w.dtype:
-            return f"result {g.dtype}{list(g.shape)}, JAX {w.dtype}{list(w.shape)}"
-        # Absolute slack in proportion to the result's size: round-off is the
-        # intermediates', and a small entry can be a difference of large ones.
-        scale = float(np.max(np.abs(w), initial=1.0, where=np.isfinite(w)))
-        # 16-bit steps round intermediates at rtol: an entry's error is rtol of the largest.
-        slack = rtol * scale * (1.0 if rtol >= 1e-2 else 1e-2)
-        if not np.allclose(g, w, rtol=rtol, atol=slack, equal_nan=True):
-            return f"values differ:\n{g}\nJAX:\n{w}"
-    return None
 
 
 def compare(
@@ -396,6 +445,48 @@ def compare(
     return _differs(got, want_value, tolerance(steps, x64))
 
 
+# didax's jitted transformations, bundled: each program's function of its
+# own inputs, jitted together (``jit`` is ``jit(f)``, ``jit(grad)`` is
+# ``jit(grad(f))``: per program, not the gradient of a sum).
+_BUNDLED: Final[dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]]] = {
+    "jit": lambda f: f,
+    "jit(grad)": lambda f: didax.grad(f),
+}
+
+
+def didax_bundle_agrees(
+    programs: Sequence[Program], x64: bool, name: str, wants: Sequence[Outcome]
+) -> list[bool]:
+    """Whether each program's didax ``name`` (jitted), compiled in one bundle, is JAX's ``want``.
+
+    A program where JAX raised is left out (didax must raise alone); where
+    the bundle raises, none agrees here. A program that does not agree is
+    compared alone by the caller (``compare``), as if never bundled.
+    """
+    fns, xs, where = [], [], []
+    for k, ((steps, seed), (_, error)) in enumerate(zip(programs, wants, strict=True)):
+        if error is None:
+            fns.append(_BUNDLED[name](program(DIDAX_NS, steps)))
+            xs.append(_split(inputs(seed, x64))[0])
+            where.append(k)
+    agrees = [False] * len(programs)
+    if not fns:
+        return agrees
+
+    def bundle(*per_program: Arrays) -> list[Any]:
+        return [fn(*x) for fn, x in zip(fns, per_program, strict=True)]
+
+    try:
+        with didax.enable_x64(x64):
+            got = _on_host(didax.jit(bundle)(*xs))
+    except Exception:
+        return agrees
+    for k, mine in zip(where, got, strict=True):
+        steps, _ = programs[k]
+        agrees[k] = _differs(mine, wants[k][0], tolerance(steps, x64)) is None
+    return agrees
+
+
 def random_program(rng: np.random.Generator, length: int) -> list[Step]:
     return [
         (random_op(rng), (int(rng.integers(0, 64)), int(rng.integers(0, 64))))
@@ -416,54 +507,57 @@ def shrink(steps: list[Step], seed: int, transformation: str, x64: bool = True) 
     return steps
 
 
-def load_regressions() -> list[dict[str, Any]]:
-    if not REGRESSIONS.exists():
-        return []
-    cases: list[dict[str, Any]] = json.loads(REGRESSIONS.read_text())
-    return cases
-
-
-def _case(steps: list[Step], seed: int, transformation: str, x64: bool) -> dict[str, Any]:
-    return {
-        "steps": [[op, list(ix)] for op, ix in steps],
-        "seed": seed,
-        "transformation": transformation,
-        "x64": x64,
-    }
-
-
-def _record(case: dict[str, Any]) -> None:
-    cases = load_regressions()
-    if case not in cases:
-        cases.append(case)
-        REGRESSIONS.write_text(json.dumps(cases, indent=1) + "\n")
-
-
-def steps_of(case: dict[str, Any]) -> list[Step]:
-    return [(str(op), (int(ix[0]), int(ix[1]))) for op, ix in case["steps"]]
-
-
 Found = list[tuple[dict[str, Any], str]]  # (the shrunk case, its report) per failure
 
 
 def _search(
-    seconds: float, seed: int, max_length: int, programs: int | None, verbose: bool
+    seconds: float,
+    seed: int,
+    max_length: int,
+    programs: int | None,
+    verbose: bool,
+    bundle: int = 1,
 ) -> tuple[int, Found]:
     rng = np.random.default_rng(seed)
     deadline = time.monotonic() + seconds
-    pairs, found, made = 0, [], 0
+    found: Found = []
+    pairs, made = 0, 0
     while (made < programs) if programs is not None else (time.monotonic() < deadline):
-        made += 1
-        steps = random_program(rng, int(rng.integers(1, max_length + 1)))
-        input_seed = int(rng.integers(0, 2**31))
-        x64 = bool(rng.random() < X64_SHARE)
-        outcomes = jax_outcomes(steps, input_seed, x64)
+        size = bundle if programs is None else min(bundle, programs - made)
+        drawn: list[tuple[list[Step], int, bool]] = []
+        for _ in range(size):  # each program's own draws, in the order of an unbundled search
+            steps = random_program(rng, int(rng.integers(1, max_length + 1)))
+            drawn.append((steps, int(rng.integers(0, 2**31)), bool(rng.random() < X64_SHARE)))
+        made += size
+        # A bundle per mode (enable_x64 is for a whole computation), and those
+        # with FFTs apart (compiled otherwise: ``jax_bundle_outcomes``).
+        for x64, fft in [(True, False), (True, True), (False, False), (False, True)]:
+            group: list[Program] = [
+                (steps, s) for steps, s, mode in drawn if (mode, _has_fft(steps)) == (x64, fft)
+            ]
+            if group:
+                pairs += _check_bundle(group, x64, found, verbose)
+    return pairs, found
+
+
+def _check_bundle(group: Sequence[Program], x64: bool, found: Found, verbose: bool) -> int:
+    """Compares each program of ``group`` under each transformation; returns the pairs run."""
+    outcomes = jax_bundle_outcomes(group, x64)
+    bundled = {
+        name: didax_bundle_agrees(group, x64, name, [o[name] for o in outcomes])
+        for name in _BUNDLED
+    }
+    pairs = 0
+    for k, (steps, input_seed) in enumerate(group):
         for transformation in TRANSFORMATIONS:
             pairs += 1
-            why = compare(steps, input_seed, transformation, x64, outcomes[transformation])
-            if why is None:
+            if transformation in bundled and bundled[transformation][k]:
                 continue
-            small = shrink(steps, input_seed, transformation, x64)
+            why = compare(steps, input_seed, transformation, x64, outcomes[k][transformation])
+            # Confirmed alone, against JAX's reference compiled as usual (not bundled).
+            if why is None or compare(steps, input_seed, transformation, x64) is None:
+                continue
+            small = shrink(list(steps), input_seed, transformation, x64)
             report = (
                 f"{transformation} of {small} (inputs seed {input_seed}, x64 {x64}): "
                 f"{compare(small, input_seed, transformation, x64) or why}"
@@ -471,12 +565,14 @@ def _search(
             if verbose:
                 print("MISMATCH", report, flush=True)
             found.append((_case(small, input_seed, transformation, x64), report))
-    return pairs, found
+    return pairs
 
 
-def _search_job(args: tuple[float, int, int]) -> tuple[int, Found]:
-    seconds, seed, max_length = args
-    return _search(seconds, seed, max_length, None, verbose=True)
+def _search_job(args: tuple[float, int, int, int]) -> tuple[int, Found]:
+    seconds, seed, max_length, bundle = args
+    if FAST_COMPILE not in os.environ.get("XLA_FLAGS", ""):  # ``--optimized``: as the parent
+        FAST_REFERENCE.clear()
+    return _search(seconds, seed, max_length, None, verbose=True, bundle=bundle)
 
 
 def fuzz(
@@ -487,6 +583,7 @@ def fuzz(
     programs: int | None = None,
     jobs: int = 1,
     verbose: bool = False,
+    bundle: int = BUNDLE,
 ) -> tuple[int, list[str]]:
     """Runs random programs for ``seconds`` (or ``programs`` of them, whatever the time).
 
@@ -497,11 +594,11 @@ def fuzz(
     a single-process run.
     """
     if jobs == 1:
-        pairs, found = _search(seconds, seed, max_length, programs, verbose)
+        pairs, found = _search(seconds, seed, max_length, programs, verbose, bundle)
     else:
         # Spawned, not forked: a fork of a process running XLA's threads can deadlock.
         context = multiprocessing.get_context("spawn")
-        tasks = [(seconds, seed + k * 1_000_003, max_length) for k in range(jobs)]
+        tasks = [(seconds, seed + k * 1_000_003, max_length, bundle) for k in range(jobs)]
         with context.Pool(jobs) as pool:
             results = pool.map(_search_job, tasks)
         pairs = sum(n for n, _ in results)
@@ -518,6 +615,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-length", type=int, default=8)
     parser.add_argument("--jobs", type=int, default=1, help="processes searching at once")
+    parser.add_argument("--bundle", type=int, default=BUNDLE, help="programs per compile")
     parser.add_argument(
         "--optimized",
         action="store_true",
@@ -528,8 +626,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Set before either library starts its backend; spawned jobs inherit it.
         flags = os.environ.get("XLA_FLAGS", "")
         os.environ["XLA_FLAGS"] = f"{flags} {FAST_COMPILE}".strip()
+    else:
+        FAST_REFERENCE.clear()  # a spawned job clears its own (``_search_job``)
     start = time.monotonic()
-    pairs, failures = fuzz(args.seconds, args.seed, args.max_length, jobs=args.jobs, verbose=True)
+    pairs, failures = fuzz(
+        args.seconds, args.seed, args.max_length, jobs=args.jobs, verbose=True, bundle=args.bundle
+    )
     elapsed = time.monotonic() - start
     # CPU seconds too (this process's and its finished jobs'): on a shared
     # machine the wall-clock rate says as much about the other load.

@@ -463,6 +463,10 @@ def eager_only(op: str) -> bool:
     return any(FAMILIES[FAMILY_OF[leaf]].eager_reference for leaf in leaf_ops(op))
 
 
+def fft_step(op: str) -> bool:
+    return any(FAMILY_OF[leaf] == "fft" for leaf in leaf_ops(op))
+
+
 def random_op(rng: np.random.Generator) -> str:
     """A family uniformly, then one of its steps (control flow: a wrapper, then its body)."""
     family = str(rng.choice(sorted(FAMILIES)))

@@ -10,6 +10,7 @@ from typing import Any
 import jax
 import numpy as np
 import pytest
+from tests.fuzz.fuzz_compare import load_regressions, steps_of
 
 import didax
 
@@ -33,10 +34,10 @@ def test_fixed_seed_slice_agrees_with_jax() -> None:
     assert failures == []
 
 
-@pytest.mark.parametrize("case", fz.load_regressions(), ids=lambda c: c["transformation"])
+@pytest.mark.parametrize("case", load_regressions(), ids=lambda c: c["transformation"])
 def test_regressions(case: dict[str, Any]) -> None:
     x64 = case.get("x64", True)
-    assert fz.compare(fz.steps_of(case), case["seed"], case["transformation"], x64) is None
+    assert fz.compare(steps_of(case), case["seed"], case["transformation"], x64) is None
 
 
 def test_a_planted_bug_is_found_and_shrunk(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -90,6 +91,58 @@ def test_jax_raising_agrees_only_with_didax_raising(monkeypatch: pytest.MonkeyPa
     didax_error = didax.errors.ConcretizationTypeError("a didax message")
     _sin_raises(monkeypatch, in_jax=jax_error, in_didax=didax_error)
     assert fz.compare(steps, 3, "vmap") is None
+
+
+_OK: Any = [("cos", (0, 1)), ("tanh", (2, 0))]
+_SIN: Any = [("sin", (0, 1))]
+_SOME: Any = ["eval", "jit", "jit(grad)", "grad"]  # fewer transformations, for time
+
+
+def test_a_bundle_gives_each_program_its_own_outcomes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fz, "TRANSFORMATIONS", _SOME)
+    group = [(_OK, 1), ([("dot", (0, 1)), ("sort", (2, 2))], 2), ([("custom_vjp", (0, 0))], 3)]
+    bundled = fz.jax_bundle_outcomes(group, True)
+    for (steps, seed), outcomes in zip(group, bundled, strict=True):
+        alone = fz.jax_outcomes(steps, seed, True)
+        for name in _SOME:
+            assert outcomes[name][1] is None
+            assert fz._differs(outcomes[name][0], alone[name][0], 1e-7) is None
+    for name in fz._BUNDLED:
+        wants = [o[name] for o in bundled]
+        assert fz.didax_bundle_agrees(group, True, name, wants) == [True] * 3
+        # A wrong reference for the second program: only it disagrees.
+        wants[1] = (jax.tree_util.tree_map(lambda v: v + 1.0, wants[1][0]), None)
+        assert fz.didax_bundle_agrees(group, True, name, wants) == [True, False, True]
+
+
+def test_a_program_raising_in_a_bundle_goes_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # JAX refuses ``sin``; didax's ``tanh`` is wrong: the bundle falls back,
+    # the raising program alone, the other bundled again, and both compared.
+    monkeypatch.setattr(fz, "TRANSFORMATIONS", _SOME)
+    monkeypatch.setattr(fz, "shrink", lambda steps, *args: steps)
+    apply, alone = fz._apply, fz.jax_outcomes
+    went_alone: list[Any] = []
+
+    def patched(ns: Any, op: str, a: Any, b: Any) -> Any:
+        if op == "sin" and ns is fz.JAX_NS:
+            raise TypeError("refused by JAX")
+        return apply(ns, op, a, b) * (2.0 if op == "tanh" and ns is fz.DIDAX_NS else 1.0)
+
+    def spied(steps: Any, *args: Any) -> Any:
+        went_alone.append(list(steps))
+        return alone(steps, *args)
+
+    monkeypatch.setattr(fz, "_apply", patched)
+    monkeypatch.setattr(fz, "jax_outcomes", spied)
+    outcomes = fz.jax_bundle_outcomes([(_OK, 4), (_SIN, 5)], True)
+    assert went_alone == [_SIN]
+    assert all(outcomes[0][n][1] is None for n in _SOME)
+    assert all(isinstance(outcomes[1][n][1], TypeError) for n in _SOME)
+    found: Any = []
+    assert fz._check_bundle([(_OK, 4), (_SIN, 5)], True, found, verbose=False) == 8
+    reports = sorted(report.split(" (inputs")[0] for _, report in found)
+    assert reports == sorted(f"{n} of {s}" for s in (_OK, _SIN) for n in _SOME)
+    assert all("JAX raised TypeError" in r for _, r in found if "sin" in r.split(" (inputs")[0])
 
 
 def test_error_kinds_are_the_nearest_builtin_class() -> None:
