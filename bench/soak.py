@@ -11,7 +11,8 @@ Two phases, one process:
 
 The resident set size (``/proc/self/statm``) is sampled along the way. The
 script prints, for each phase, the RSS after warm-up (the first tenth of
-the phase) and at the end, and the growth between them, and exits 1 when a
+the phase; for new shapes at least twice the compile cache's size, up to
+half the phase) and at the end, and the growth between them, and exits 1 when a
 growth reaches ``--max-growth`` (default 5%). It writes the curve to ``--plot`` (default
 ``soak_rss.png``; with matplotlib, the ``plot`` extra, if installed, else a
 plainer chart drawn here with zlib alone); the samples go to ``--samples`` (CSV, default
@@ -34,6 +35,7 @@ import numpy as np
 
 import didax as dx
 import didax.numpy as dnp
+from didax.lowering.dispatch import COMPILE_CACHE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
 import train_mlp
@@ -49,17 +51,23 @@ def rss_mib() -> float:
 
 
 def run_phase(
-    name: str, total: int, step: Callable[[int], object], samples: list[tuple[str, int, float]]
+    name: str,
+    total: int,
+    step: Callable[[int], object],
+    samples: list[tuple[str, int, float]],
+    warm_at: int,
+    verbose: bool = False,
 ) -> tuple[float, float]:
-    """Runs ``step(i)`` for i < total, sampling RSS 200 times; (RSS after warm-up, at the end)."""
+    """Runs ``step(i)`` for i < total, sampling RSS 200 times; (RSS after warm_at, at the end)."""
     every = max(total // 200, 1)
-    warm_at = max(total // 10, 1)
     warm = float("nan")
     start = time.perf_counter()
     for i in range(total):
         step(i)
         if (i + 1) % every == 0 or i + 1 == total:
             samples.append((name, i + 1, rss_mib()))
+            if verbose:  # the curve so far, for a run that may be stopped
+                print(f"{name},{i + 1},{samples[-1][2]:.2f}", flush=True)
         if i + 1 == warm_at:
             warm = rss_mib()
     end = rss_mib()
@@ -236,6 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-growth", type=float, default=0.05)
     parser.add_argument("--plot", default="soak_rss.png")
     parser.add_argument("--samples", default="soak_rss.csv", help="the samples, as CSV")
+    parser.add_argument("--verbose", action="store_true", help="print each sample as taken")
     args = parser.parse_args(argv)
     samples: list[tuple[str, int, float]] = []
     growths: dict[str, float] = {}
@@ -243,7 +252,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("training", args.steps, training(args.steps)),
         ("new shapes", args.shapes, new_shapes()),
     ):
-        warm, end = run_phase(name, total, step, samples)
+        if total == 0:  # a phase may be skipped (``--steps 0``)
+            continue
+        warm_at = max(total // 10, 1)
+        if name == "new shapes":
+            # Warm once the compile cache is full and has evicted as many
+            # again (when the run is long enough): until then it is filling
+            # with executables, which is not growth.
+            warm_at = min(max(warm_at, 2 * COMPILE_CACHE.maxsize), max(total // 2, 1))
+        warm, end = run_phase(name, total, step, samples, warm_at, args.verbose)
         growths[name] = (end - warm) / warm
     with open(args.samples, "w") as f:
         f.write("phase,iteration,rss_mib\n")
