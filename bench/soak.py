@@ -11,8 +11,8 @@ Two phases, one process:
 
 The resident set size (``/proc/self/statm``) is sampled along the way. The
 script prints, for each phase, the RSS after warm-up (the first tenth of
-the phase; for new shapes at least twice the compile cache's size, up to
-half the phase) and at the end, and the growth between them, and exits 1 when a
+the phase; for new shapes at least 4 times the compile cache's size, up
+to half the phase) and at the end, and the growth between them, and exits 1 when a
 growth reaches ``--max-growth`` (default 5%). It writes the curve to ``--plot`` (default
 ``soak_rss.png``; with matplotlib, the ``plot`` extra, if installed, else a
 plainer chart drawn here with zlib alone); the samples go to ``--samples`` (CSV, default
@@ -256,10 +256,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         warm_at = max(total // 10, 1)
         if name == "new shapes":
-            # Warm once the compile cache is full and has evicted as many
-            # again (when the run is long enough): until then it is filling
-            # with executables, which is not growth.
-            warm_at = min(max(warm_at, 2 * COMPILE_CACHE.maxsize), max(total // 2, 1))
+            # Warm once the compile cache is full and glibc's per-thread
+            # malloc arenas have grown to their working size (when the run is
+            # long enough): until then executables fill the cache, which is
+            # not growth. The arenas level off after about 4 cache-fulls
+            # (docs/performance.md, "Soak").
+            warm_at = min(max(warm_at, 4 * COMPILE_CACHE.maxsize), max(total // 2, 1))
         warm, end = run_phase(name, total, step, samples, warm_at, args.verbose)
         growths[name] = (end - warm) / warm
     with open(args.samples, "w") as f:
