@@ -36,3 +36,5 @@ def test_soak_slice(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert rows[-1].startswith("new shapes,20,")
     assert "training: 200 iterations" in out
     assert "new shapes: 20 iterations" in out
+    # The curve is drawn with or without matplotlib (the script's own PNG writer).
+    assert Path(plot).read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
