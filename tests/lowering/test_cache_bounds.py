@@ -9,6 +9,8 @@ dispatch, not a cycle through either.
 from __future__ import annotations
 
 import gc
+import platform
+import sys
 import weakref
 from collections.abc import Callable
 
@@ -17,6 +19,7 @@ import pytest
 
 import didax as dx
 import didax.numpy as dnp
+from didax.lowering import host_memory
 from didax.lowering.compiled import COMPILE_CACHE, Compiled
 
 _KEPT = 3
@@ -45,3 +48,28 @@ def test_programs_evicted_from_both_caches_are_freed(monkeypatch: pytest.MonkeyP
     alive = [(p() is not None, d() is not None) for p, d in refs]
     # The last _KEPT programs stay cached; every older one, with its C++ fast path, is gone.
     assert alive == [(False, False)] * (_SHAPES - _KEPT) + [(True, True)] * _KEPT
+
+
+def test_every_nth_compile_returns_free_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    # glibc keeps what compiles free in its arenas; didax trims them every
+    # TRIM_EVERY compiles (host_memory), whichever path compiles.
+    trims: list[int] = []
+
+    def release() -> bool:
+        trims.append(1)
+        return True
+
+    monkeypatch.setattr(host_memory, "TRIM_EVERY", 2)
+    monkeypatch.setattr(host_memory, "release_free_memory", release)
+    scale = 1.0 + 1 / 7907  # programs no other test compiles
+    f = dx.jit(lambda a: a * scale)
+    for n in range(1, 5):
+        np.testing.assert_allclose(np.asarray(f(np.ones(n, np.float32))), scale, rtol=1e-6)
+    assert len(trims) == 2
+
+
+def test_the_trim_runs_where_glibc_is() -> None:
+    # This suite runs on glibc Linux (CI's images): the trim must be found there.
+    if not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc":
+        pytest.skip("malloc_trim is glibc's")
+    assert host_memory.release_free_memory()

@@ -48,6 +48,7 @@ from jaxlib import xla_client
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo, stablehlo
 
+from didax.lowering.host_memory import note_compile
 from didax.lowering.versions import check_version
 
 # jaxlib's own types, declared for mypy in typings/jaxlib/_jax.pyi.
@@ -224,6 +225,7 @@ def compile(module: ir.Module | str | bytes) -> Executable:  # noqa: A001 - the 
     A module goes to XLA as MLIR bytecode, which parses faster than text;
     the options are ``compile_options()``.
     """
+    note_compile()
     program = module_bytecode(module) if isinstance(module, ir.Module) else module
     return _backend().compile_and_load(program, [device()], compile_options())
 
@@ -243,6 +245,7 @@ def compile_with_callbacks(
     JAX's ``backend_compile_and_load`` passes them; such a program is never
     kept on disk, since its callbacks live in this process.
     """
+    note_compile()
     devices = _jaxlib.DeviceList((device(),))
     # This overload (a module object, a DeviceList, callbacks) is missing from jaxlib's stubs.
     compile_and_load: Any = _backend().compile_and_load
@@ -278,6 +281,7 @@ def compile_spmd(
     choose_outputs: Sequence[bool],
 ) -> Executable:
     """Compiles a module annotated with shardings for all of ``program_devices`` (in order)."""
+    note_compile()
     program = module_bytecode(module) if isinstance(module, ir.Module) else module
     options = spmd_compile_options([d.id for d in program_devices], choose_outputs)
     return _backend().compile_and_load(program, list(program_devices), options)
