@@ -163,7 +163,13 @@ class Array(Value):
     @staticmethod
     def from_buffer(buffer: Any, aval: ShapedArray) -> Array:
         """An Array over a device buffer (a compiled program's result)."""
-        return Array._made(aval, None, buffer, aval)
+        # ``_made`` written out: the jit hit path's every call comes here.
+        out = object.__new__(Array)
+        out._aval = aval
+        out._host = None
+        out._buffer = buffer
+        out._key = aval
+        return out
 
     @staticmethod
     def from_sharded(buffer: Any, aval: ShapedArray, sharding: Sharding) -> Array:
@@ -323,8 +329,11 @@ class Array(Value):
         return device
 
     def block_until_ready(self) -> Array:
-        if self._buffer is not None:
-            _backend.block_until_ready(self.buffer)
+        buffer = self._buffer
+        if buffer is not None:
+            if buffer is _DELETED:
+                raise self._deleted_error()
+            _backend.block_until_ready(buffer)
         return self
 
     def copy(self) -> Array:

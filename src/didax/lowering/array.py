@@ -43,8 +43,8 @@ class XlaBackend:
     def to_host(self, buffer: xla.Buffer) -> np.ndarray[Any, Any]:
         return xla.to_host(buffer)
 
-    def block_until_ready(self, buffer: xla.Buffer) -> None:
-        xla.block_until_ready(buffer)
+    # The adapter's own function: one Python call fewer after every jitted call waited for.
+    block_until_ready = staticmethod(xla.block_until_ready)
 
     def default_device(self) -> xla.Device:
         return xla.device()

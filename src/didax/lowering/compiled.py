@@ -158,8 +158,22 @@ class Compiled(_Inspectable):
         return [wrap(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
 
     def run_single(self, const_buffers: Sequence[xla.Buffer], args: Sequence[Any]) -> Array:
-        """``run`` for a program with one result (the jit hit path's common case)."""
-        (out,) = self._execute(*call_values(const_buffers, args))
+        """``run`` for a program with one result (the jit hit path's common case).
+
+        ``_execute`` written out: after a program over megabytes the
+        interpreter's own data has left the CPU's caches, and each Python
+        call on this path then costs microseconds, not tenths
+        (docs/performance.md, "Dispatch internals").
+        """
+        values, host = call_values(const_buffers, args)
+        try:
+            if host:
+                (out,) = self.host_arguments.call(self.fast.with_x64, values)
+            else:
+                (out,) = self.fast.on_device(*values)
+        except RuntimeError as e:
+            self.note_out_of_memory(e)
+            raise
         return Array.from_buffer(out, self.out_avals[0])
 
     def _execute(self, values: list[Any], host: bool) -> list[xla.Buffer]:
