@@ -166,3 +166,68 @@ def test_every_family_is_drawn_often_and_every_draw_is_a_step() -> None:
         st.step_fn("no_such_step")
     with pytest.raises(ValueError, match="bad control-flow step"):
         st.step_fn("cond:sin")  # cond takes two bodies
+
+
+def _jax_eager(steps: Any, seed: int, name: str) -> Any:
+    """JAX's eager run of ``name``: its result, or the error it raises."""
+    try:
+        return fz.on_host(fz._reference(steps, [name])(*fz.inputs(seed)))[name], None
+    except Exception as e:
+        return None, e
+
+
+# The custom_vjp step is dead (nothing reads value 2) or live (the result).
+_DEAD_CUSTOM_VJP: Any = [("custom_vjp", (0, 0)), ("sin", (1, 1))]
+_LIVE_CUSTOM_VJP: Any = [("sin", (1, 1)), ("custom_vjp", (2, 0))]
+_IN_A_BODY: Any = [("cond:custom_vjp:sin", (0, 1))]  # ``custom_lin`` inside a branch
+
+
+@pytest.mark.parametrize(
+    ("steps", "name", "raises"),
+    [
+        (_DEAD_CUSTOM_VJP, "jvp", True),  # JAX's eager jvp runs every equation
+        (_DEAD_CUSTOM_VJP, "linearize", False),  # its linear map drops the dead one
+        (_LIVE_CUSTOM_VJP, "jvp", True),
+        (_LIVE_CUSTOM_VJP, "linearize", True),
+        (_IN_A_BODY, "jvp", True),
+    ],
+)
+def test_forward_mode_over_custom_vjp_is_decided_as_jax_runs_it(
+    steps: Any, name: str, raises: bool
+) -> None:
+    want, error = _jax_eager(steps, 7, name)
+    assert (error is not None) == raises
+    with jax.enable_x64(True):
+        decided, eager = fz._forward_outcomes(steps, [name], fz.inputs(7))
+    assert eager == []
+    assert (name in decided) == raises
+    got, got_error = fz.jax_outcomes(steps, 7, True, [name])[name]
+    if raises:
+        assert error is not None
+        assert got_error is not None
+        assert fz.error_kind(got_error) is fz.error_kind(error) is TypeError
+    else:
+        assert got_error is None
+        assert fz._differs(got, want, 1e-7) is None  # the jitted reference, JAX's eager values
+
+
+def test_forward_mode_that_jax_refuses_traced_runs_eagerly(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A step that reads a value in Python: eagerly (jvp's primals are
+    # concrete) JAX accepts it; traced it raises, so the eager run decides.
+    apply = fz._apply
+
+    def concrete_sin(ns: Any, op: str, a: Any, b: Any) -> Any:
+        if op == "sin" and ns is fz.JAX_NS:
+            return ns.np.sin(a) if bool(a[0, 0] < 100.0) else a
+        return apply(ns, op, a, b)
+
+    monkeypatch.setattr(fz, "_apply", concrete_sin)
+    with jax.enable_x64(True):
+        decided, eager = fz._forward_outcomes(_DEAD_CUSTOM_VJP, ["jvp", "linearize"], fz.inputs(7))
+    assert decided == {}
+    assert eager == ["jvp", "linearize"]
+    outcomes = fz.jax_outcomes(_DEAD_CUSTOM_VJP, 7, True, ["jvp", "linearize"])
+    assert isinstance(outcomes["jvp"][1], TypeError)
+    assert outcomes["linearize"][1] is None
+    want, _ = _jax_eager(_DEAD_CUSTOM_VJP, 7, "linearize")
+    assert fz._differs(outcomes["linearize"][0], want, 1e-7) is None
