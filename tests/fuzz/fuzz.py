@@ -30,7 +30,7 @@ Forward mode over a ``custom_vjp`` step is JAX's eager run (which raises
 wherever it evaluates the step, used or not), decided by tracing it, not
 running it (``_forward_outcomes``).
 
-Programs are drawn ``--bundle`` at a time (8) and compiled together, per
+Programs are drawn ``--bundle`` at a time (16) and compiled together, per
 mode: JAX's reference of all of them in one ``jax.jit``, didax's ``jit``
 and ``jit(grad)`` of all of them in one ``didax.jit`` each. A bundle
 returns each program's result separately, computed from that program's
@@ -101,7 +101,7 @@ from tests.fuzz.fuzz_reference import (
 from tests.fuzz.fuzz_steps import N, eager_only, random_op, step_fn
 
 BATCH: Final = 2  # vmap's batch size
-BUNDLE: Final = 8  # programs drawn at once, compiled together (per mode) where they agree
+BUNDLE: Final = 16  # programs drawn at once, compiled together (per mode) where they agree
 X64_SHARE: Final = 2 / 3  # the share of programs in 64-bit mode; the rest are float32
 # Most of the time is XLA compiling each new program, both libraries' the
 # same way, so the search compiles without LLVM's optimisations (figures in
@@ -163,13 +163,27 @@ def _transformations(
     }
 
 
-def _reference(steps: Sequence[Step], which: Sequence[str]) -> Callable[..., dict[str, Any]]:
-    """JAX's function of a program's inputs giving its transformations ``which``."""
+def _reference(
+    steps: Sequence[Step], which: Sequence[str], failed: dict[str, Exception] | None = None
+) -> Callable[..., dict[str, Any]]:
+    """JAX's function of a program's inputs giving its transformations ``which``.
+
+    With ``failed``, a transformation that raises is left out of the result
+    and its error kept there, so the others still give theirs.
+    """
     f = program(JAX_NS, steps)
 
     def all_of(*arrays: Any) -> dict[str, Any]:
         thunks = _transformations(JAX_NS, f, *split_inputs(arrays))
-        return {name: thunks[name]() for name in which}
+        if failed is None:
+            return {name: thunks[name]() for name in which}
+        results = {}
+        for name in which:
+            try:
+                results[name] = thunks[name]()
+            except Exception as e:
+                failed[name] = e
+        return results
 
     return all_of
 
@@ -285,10 +299,13 @@ def jax_bundle_outcomes(
 
     The bundle returns each program's transformations separately, computed
     from that program's own inputs only, so each is what ``jax_outcomes``
-    gives (the same computation, compiled beside others). Where the bundle
-    raises, each program is traced alone: those that raise go alone
-    (``jax_outcomes``, which sorts out which transformations raise), the
-    others are bundled again, and if that raises too, each goes alone.
+    gives (the same computation, compiled beside others). A transformation
+    that raises when traced is left out of the bundle, and it and those
+    computed from it go alone (``jax_outcomes``, which sorts out which of
+    them raise); the program's others stay in the bundle. Where the bundle
+    still raises (XLA's failure), each program is traced alone: those that
+    raise go alone, the others are bundled again, and if that raises too,
+    each goes alone.
     """
     arrays = [inputs(seed, x64) for _, seed in programs]
     with jax.enable_x64(x64):
@@ -296,9 +313,10 @@ def jax_bundle_outcomes(
             _forward_outcomes(steps, TRANSFORMATIONS, xs)
             for (steps, _), xs in zip(programs, arrays, strict=True)
         ]
+    failed: list[dict[str, Exception]] = [{} for _ in programs]  # filled when traced
     fns = [
-        _reference(steps, bases([n for n in TRANSFORMATIONS if n not in {*decided, *eager}]))
-        for (steps, _), (decided, eager) in zip(programs, plans, strict=True)
+        _reference(steps, bases([n for n in TRANSFORMATIONS if n not in {*decided, *eager}]), lost)
+        for (steps, _), (decided, eager), lost in zip(programs, plans, failed, strict=True)
     ]
 
     def bundle(*per_program: Arrays) -> list[dict[str, Any]]:
@@ -321,8 +339,12 @@ def jax_bundle_outcomes(
                 for (steps, seed), a in zip(programs, alone, strict=True)
             ]
         results = []
-        for (steps, seed), (decided, eager), mine in zip(programs, plans, shared, strict=True):
-            outcomes = decided | (jax_outcomes(steps, seed, x64, eager) if eager else {})
+        for (steps, seed), (decided, eager), lost, mine in zip(
+            programs, plans, failed, shared, strict=True
+        ):
+            traced = [n for n in TRANSFORMATIONS if n not in {*decided, *eager}]
+            solo = eager + [n for n in traced if not lost.keys().isdisjoint(bases([n]))]
+            outcomes = decided | (jax_outcomes(steps, seed, x64, solo) if solo else {})
             together = [n for n in TRANSFORMATIONS if n not in outcomes]
             results.append(outcomes | {k: (v, None) for k, v in derive(together, mine).items()})
         return results

@@ -145,6 +145,53 @@ def test_a_program_raising_in_a_bundle_goes_alone(monkeypatch: pytest.MonkeyPatc
     assert all("JAX raised TypeError" in r for _, r in found if "sin" in r.split(" (inputs")[0])
 
 
+def test_a_transformation_raising_in_a_bundle_goes_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # JAX refuses the gradient of a loop with a traced trip count (a while
+    # loop) when traced: only ``grad`` and what is computed from it leave
+    # the bundle; the program's ``eval`` and ``jit`` and the other program stay.
+    monkeypatch.setattr(fz, "TRANSFORMATIONS", _SOME)
+    alone, went_alone = fz.jax_outcomes, []
+
+    def spied(steps: Any, seed: int, x64: bool, names: Any = _SOME) -> Any:
+        went_alone.append((list(steps), list(names)))
+        return alone(steps, seed, x64, names)
+
+    monkeypatch.setattr(fz, "jax_outcomes", spied)
+    loop: Any = [("fori_traced:sin", (0, 1))]
+    bundled = fz.jax_bundle_outcomes([(_OK, 4), (loop, 6)], True)
+    assert went_alone == [(loop, ["jit(grad)", "grad"])]
+    assert isinstance(bundled[1]["jit(grad)"][1], Exception)
+    for (steps, seed), outcomes in zip([(_OK, 4), (loop, 6)], bundled, strict=True):
+        unbundled = alone(steps, seed, True)
+        for name in _SOME:
+            (got, error), (want, want_error) = outcomes[name], unbundled[name]
+            assert (error is None) == (want_error is None), name
+            if error is None:
+                assert fz._differs(got, want, 1e-7) is None
+
+
+def test_a_bundle_failing_in_xla_is_compiled_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # XLA's failure shows when the bundle's results are read: no program
+    # raises traced alone, so they are bundled again, and give their own outcomes.
+    monkeypatch.setattr(fz, "TRANSFORMATIONS", _SOME)
+    read, reads = fz.on_host, []
+
+    def failing_once(results: Any) -> Any:
+        reads.append(results)
+        if len(reads) == 1:
+            raise RuntimeError("as XLA's failure, read from a result")
+        return read(results)
+
+    monkeypatch.setattr(fz, "on_host", failing_once)
+    group = [(_OK, 1), ([("dot", (0, 1))], 2)]
+    bundled = fz.jax_bundle_outcomes(group, True)
+    assert len(reads) == 2
+    for (steps, seed), outcomes in zip(group, bundled, strict=True):
+        unbundled = fz.jax_outcomes(steps, seed, True)
+        for name in _SOME:
+            assert fz._differs(outcomes[name][0], unbundled[name][0], 1e-7) is None
+
+
 def test_error_kinds_are_the_nearest_builtin_class() -> None:
     assert fz.error_kind(jax.errors.JaxRuntimeError("x")) is RuntimeError
     assert fz.error_kind(didax.errors.ShapeError("x")) is TypeError
