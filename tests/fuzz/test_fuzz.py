@@ -98,15 +98,23 @@ _SIN: Any = [("sin", (0, 1))]
 _SOME: Any = ["eval", "jit", "jit(grad)", "grad"]  # fewer transformations, for time
 
 
+def _assert_as_unbundled(group: Any, bundled: Any) -> None:
+    """Each program's bundled outcomes are what it gets alone: the same errors or values."""
+    for (steps, seed), outcomes in zip(group, bundled, strict=True):
+        alone = fz.jax_outcomes(steps, seed, True, _SOME)
+        for name in _SOME:
+            (got, error), (want, want_error) = outcomes[name], alone[name]
+            assert (error is None) == (want_error is None), name
+            if error is None:
+                assert fz._differs(got, want, 1e-7) is None
+
+
 def test_a_bundle_gives_each_program_its_own_outcomes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fz, "TRANSFORMATIONS", _SOME)
     group = [(_OK, 1), ([("dot", (0, 1)), ("sort", (2, 2))], 2), ([("custom_vjp", (0, 0))], 3)]
     bundled = fz.jax_bundle_outcomes(group, True)
-    for (steps, seed), outcomes in zip(group, bundled, strict=True):
-        alone = fz.jax_outcomes(steps, seed, True)
-        for name in _SOME:
-            assert outcomes[name][1] is None
-            assert fz._differs(outcomes[name][0], alone[name][0], 1e-7) is None
+    assert all(o[name][1] is None for o in bundled for name in _SOME)
+    _assert_as_unbundled(group, bundled)
     for name in fz._BUNDLED:
         wants = [o[name] for o in bundled]
         assert fz.didax_bundle_agrees(group, True, name, wants) == [True] * 3
@@ -161,13 +169,7 @@ def test_a_transformation_raising_in_a_bundle_goes_alone(monkeypatch: pytest.Mon
     bundled = fz.jax_bundle_outcomes([(_OK, 4), (loop, 6)], True)
     assert went_alone == [(loop, ["jit(grad)", "grad"])]
     assert isinstance(bundled[1]["jit(grad)"][1], Exception)
-    for (steps, seed), outcomes in zip([(_OK, 4), (loop, 6)], bundled, strict=True):
-        unbundled = alone(steps, seed, True)
-        for name in _SOME:
-            (got, error), (want, want_error) = outcomes[name], unbundled[name]
-            assert (error is None) == (want_error is None), name
-            if error is None:
-                assert fz._differs(got, want, 1e-7) is None
+    _assert_as_unbundled([(_OK, 4), (loop, 6)], bundled)
 
 
 def test_a_bundle_failing_in_xla_is_compiled_again(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -186,10 +188,7 @@ def test_a_bundle_failing_in_xla_is_compiled_again(monkeypatch: pytest.MonkeyPat
     group = [(_OK, 1), ([("dot", (0, 1))], 2)]
     bundled = fz.jax_bundle_outcomes(group, True)
     assert len(reads) == 2
-    for (steps, seed), outcomes in zip(group, bundled, strict=True):
-        unbundled = fz.jax_outcomes(steps, seed, True)
-        for name in _SOME:
-            assert fz._differs(outcomes[name][0], unbundled[name][0], 1e-7) is None
+    _assert_as_unbundled(group, bundled)
 
 
 def test_error_kinds_are_the_nearest_builtin_class() -> None:
@@ -215,10 +214,11 @@ def test_every_family_is_drawn_often_and_every_draw_is_a_step() -> None:
         st.step_fn("cond:sin")  # cond takes two bodies
 
 
-def _jax_eager(steps: Any, seed: int, name: str) -> Any:
+def _jax_eager(steps: Any, seed: int, name: str, x64: bool = True) -> Any:
     """JAX's eager run of ``name``: its result, or the error it raises."""
     try:
-        return fz.on_host(fz._reference(steps, [name])(*fz.inputs(seed)))[name], None
+        with jax.enable_x64(x64):
+            return fz.on_host(fz._reference(steps, [name])(*fz.inputs(seed, x64)))[name], None
     except Exception as e:
         return None, e
 
@@ -278,3 +278,26 @@ def test_forward_mode_that_jax_refuses_traced_runs_eagerly(monkeypatch: pytest.M
     assert outcomes["linearize"][1] is None
     want, _ = _jax_eager(_DEAD_CUSTOM_VJP, 7, "linearize")
     assert fz._differs(outcomes["linearize"][0], want, 1e-7) is None
+
+
+@pytest.mark.slow
+def test_forward_mode_decided_by_tracing_is_jaxs_eager_run_on_random_programs() -> None:
+    # The decision against the run it stands for, on random programs holding
+    # a custom_vjp step (``nox -s slow``; docs/performance.md has a larger count).
+    from tests.fuzz.fuzz_steps import eager_only
+
+    rng, checked = np.random.default_rng(31), 0
+    while checked < 40:
+        steps = fz.random_program(rng, int(rng.integers(1, 9)))
+        seed, x64 = int(rng.integers(0, 2**31)), bool(rng.random() < fz.X64_SHARE)
+        if not any(eager_only(op) for op, _ in steps):
+            continue
+        checked += 1
+        outcomes = fz.jax_outcomes(steps, seed, x64, ["jvp", "linearize"])
+        for name, (got, error) in outcomes.items():
+            want, want_error = _jax_eager(steps, seed, name, x64)
+            assert (error is None) == (want_error is None), (name, steps, seed, x64)
+            if error is None:
+                assert fz._differs(got, want, fz.tolerance(steps, x64)) is None
+            else:
+                assert fz.error_kind(error) is fz.error_kind(want_error)
