@@ -24,10 +24,13 @@ error, didax's result) is a mismatch. didax runs each transformation as a
 user would (eagerly, or jitted where the transformation says so); JAX, the
 reference, runs all ten in one ``jax.jit`` (one compile per program instead
 of an eager dispatch, and a compile, per operation -- the same values to
-round-off), computing what several share once (``_DERIVED``); a
+round-off), computing what several share once (``DERIVED``); a
 transformation that raises is traced on its own so only it raises.
+Forward mode over a ``custom_vjp`` step is JAX's eager run (which raises
+wherever it evaluates the step, used or not), decided by tracing it, not
+running it (``_forward_outcomes``).
 
-Programs are drawn ``--bundle`` at a time (8) and compiled together, per
+Programs are drawn ``--bundle`` at a time (16) and compiled together, per
 mode: JAX's reference of all of them in one ``jax.jit``, didax's ``jit``
 and ``jit(grad)`` of all of them in one ``didax.jit`` each. A bundle
 returns each program's result separately, computed from that program's
@@ -59,16 +62,12 @@ import traceback
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any, Final
 
 import jax
-import jax.numpy as jnp
 import numpy as np
-import numpy.typing as npt
 
 import didax
-import didax.numpy as dnp
 
 if __package__ in (None, ""):  # run as a script: the steps' module is found from the root
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -82,10 +81,27 @@ from tests.fuzz.fuzz_compare import (
     error_kind,
     tolerance,
 )
-from tests.fuzz.fuzz_steps import N, eager_only, fft_step, random_op, step_fn
+from tests.fuzz.fuzz_reference import (
+    DIDAX_NS,
+    JAX_NS,
+    TRANSFORMATIONS,
+    Arrays,
+    Outcome,
+    bases,
+    custom_lin_error,
+    derive,
+    has_fft,
+    inputs,
+    on_host,
+    run_eagerly,
+    runs_custom_lin,
+    split_inputs,
+    trace_raises,
+)
+from tests.fuzz.fuzz_steps import N, eager_only, random_op, step_fn
 
 BATCH: Final = 2  # vmap's batch size
-BUNDLE: Final = 8  # programs drawn at once, compiled together (per mode) where they agree
+BUNDLE: Final = 16  # programs drawn at once, compiled together (per mode) where they agree
 X64_SHARE: Final = 2 / 3  # the share of programs in 64-bit mode; the rest are float32
 # Most of the time is XLA compiling each new program, both libraries' the
 # same way, so the search compiles without LLVM's optimisations (figures in
@@ -98,40 +114,10 @@ FAST_COMPILE: Final = "--xla_backend_optimization_level=0"
 # a pair that disagrees is confirmed against the usual compile.
 FAST_REFERENCE: dict[str, Any] = {"xla_cpu_use_fusion_emitters": False}
 
-JAX_NS: Final = SimpleNamespace(
-    np=jnp,
-    lax=jax.lax,
-    jit=jax.jit,
-    grad=jax.grad,
-    jvp=jax.jvp,
-    vjp=jax.vjp,
-    vmap=jax.vmap,
-    linearize=jax.linearize,
-    custom_jvp=jax.custom_jvp,
-    custom_vjp=jax.custom_vjp,
-    random=jax.random,
-)
-DIDAX_NS: Final = SimpleNamespace(
-    np=dnp,
-    lax=didax.lax,
-    jit=didax.jit,
-    grad=didax.grad,
-    jvp=didax.jvp,
-    vjp=didax.vjp,
-    vmap=didax.vmap,
-    linearize=didax.linearize,
-    custom_jvp=didax.custom_jvp,
-    custom_vjp=didax.custom_vjp,
-    random=didax.random,
-)
-
 
 def _apply(ns: Any, op: str, a: Any, b: Any) -> Any:
     """One step: ``op`` of earlier values ``a`` and ``b`` (both (N, N)), giving (N, N)."""
     return step_fn(op)(ns, a, b)
-
-
-N_INPUTS: Final = 2
 
 
 def program(ns: Any, steps: Sequence[Step]) -> Callable[..., Any]:
@@ -144,9 +130,6 @@ def program(ns: Any, steps: Sequence[Step]) -> Callable[..., Any]:
         return ns.np.sum(values[-1] * values[-1]) / (N * N) + ns.np.sum(values[-1]) * 0.1
 
     return run
-
-
-Arrays = Sequence[Any]
 
 
 def _transformations(
@@ -180,97 +163,68 @@ def _transformations(
     }
 
 
-TRANSFORMATIONS: Final = [
-    "eval",
-    "jit",
-    "jvp",
-    "vmap",
-    "grad",
-    "vjp",
-    "linearize",
-    "jit(grad)",
-    "vmap(grad)",
-    "grad(grad)",
-]
+def _reference(
+    steps: Sequence[Step], which: Sequence[str], failed: dict[str, Exception] | None = None
+) -> Callable[..., dict[str, Any]]:
+    """JAX's function of a program's inputs giving its transformations ``which``.
 
-
-def inputs(seed: int, x64: bool = True) -> list[Any]:
-    """The program's inputs, then their tangents, then their batches (NumPy arrays)."""
-    rng = np.random.default_rng(seed)
-    dtype = np.float64 if x64 else np.float32
-    xs: list[npt.NDArray[np.floating[Any]]] = [
-        rng.normal(size=(N, N)).astype(dtype) for _ in range(N_INPUTS)
-    ]
-    t = [x * 0.3 + 0.1 for x in xs]
-    batched = [np.stack([x, x * -0.5 + 0.2]) for x in xs]
-    return xs + t + batched
-
-
-def _split(arrays: Arrays) -> tuple[Arrays, Arrays, Arrays]:
-    return arrays[:N_INPUTS], arrays[N_INPUTS : 2 * N_INPUTS], arrays[2 * N_INPUTS :]
-
-
-Outcome = tuple[Any, Exception | None]  # a result, or the error raised instead
-
-
-# JAX's reference computes each distinct computation once: inside its one
-# ``jax.jit``, ``jit(f)`` is ``f`` traced again and ``jit(grad(f))`` is the
-# first of ``grad(f, argnums=(0, 1))``; ``vjp`` at a ones cotangent is
-# ``(f, grad(f, argnums=(0, 1)))`` (JAX's ``grad`` is its ``vjp``), and
-# ``linearize`` is ``jvp`` (JAX's ``linearize`` is its ``jvp``, partly evaluated). Tracing
-# and lowering the copies cost as much as the rest, and XLA would merge them.
-# Where anything raises, each is computed on its own (``jax_outcomes``).
-_DERIVED: Final[dict[str, tuple[tuple[str, ...], Callable[..., Any]]]] = {
-    "jit": (("eval",), lambda out: out),
-    "jit(grad)": (("grad",), lambda grads: grads[0]),
-    "vjp": (("eval", "grad"), lambda out, grads: (out, grads)),
-    # ``linearize`` then its linear map at the tangents is ``jvp`` at them.
-    "linearize": (("jvp",), lambda out_and_tangent: out_and_tangent),
-}
-
-
-def _bases(names: Sequence[str]) -> list[str]:
-    """The distinct computations that give ``names``' references, in ``TRANSFORMATIONS``' order."""
-    needed = {b for n in names for b in _DERIVED.get(n, ((n,), None))[0]}
-    return [n for n in TRANSFORMATIONS if n in needed]
-
-
-def _derive(names: Sequence[str], results: dict[str, Any]) -> dict[str, Any]:
-    """Each of ``names``' results from the distinct computations' ``results``."""
-    out = {}
-    for name in names:
-        bases, derive = _DERIVED.get(name, ((name,), lambda r: r))
-        out[name] = derive(*(results[b] for b in bases))
-    return out
-
-
-def _reference(steps: Sequence[Step], which: Sequence[str]) -> Callable[..., dict[str, Any]]:
-    """JAX's function of a program's inputs giving its transformations ``which``."""
+    With ``failed``, a transformation that raises is left out of the result
+    and its error kept there, so the others still give theirs.
+    """
     f = program(JAX_NS, steps)
 
     def all_of(*arrays: Any) -> dict[str, Any]:
-        thunks = _transformations(JAX_NS, f, *_split(arrays))
-        return {name: thunks[name]() for name in which}
+        thunks = _transformations(JAX_NS, f, *split_inputs(arrays))
+        if failed is None:
+            return {name: thunks[name]() for name in which}
+        results = {}
+        for name in which:
+            try:
+                results[name] = thunks[name]()
+            except Exception as e:
+                failed[name] = e
+        return results
 
     return all_of
 
 
-def _on_host(results: Any) -> Any:
-    # Read inside the caller's ``try``: XLA reports a failure when the result is read.
-    return jax.tree_util.tree_map(np.asarray, results)
-
-
 # Where a step's error shows only when run (a custom_vjp under jvp: JAX
 # raises eagerly even for an unused step, while jit drops it with the dead
-# code), forward mode's transformations run eagerly; the others give the
-# same outcome jitted, which costs one compile instead of a dispatch (and a
-# compile) per operation.
+# code), forward mode's reference is JAX's eager run, decided without
+# running it (``_forward_outcomes``); the others give the same outcome jitted.
 _FORWARD: Final = ("jvp", "linearize")
 
 
 def _eager_names(steps: Sequence[Step], names: Sequence[str]) -> list[str]:
-    """The transformations of ``names`` whose JAX reference runs eagerly."""
+    """The transformations of ``names`` whose reference is JAX's eager run."""
     return [n for n in names if n in _FORWARD and any(eager_only(op) for op, _ in steps)]
+
+
+def _forward_outcomes(
+    steps: Sequence[Step], names: Sequence[str], arrays: Arrays
+) -> tuple[dict[str, Outcome], list[str]]:
+    """JAX's eager outcomes of ``names`` decided by tracing alone, and those still to run.
+
+    In JAX a custom_vjp function under forward mode emits a ``custom_lin``
+    equation whose evaluation raises; eagerly every equation is evaluated
+    (``jvp`` binds it at once, ``linearize``'s linear map after removing dead
+    code), so JAX's eager run raises exactly where the same transformation
+    traced (``make_jaxpr``, nothing run) holds one. Where it holds none, the
+    jitted reference gives the eager run's values. Where tracing itself
+    raises (eagerly JAX may accept what it refuses traced), the eager run
+    is left to decide. Call within the program's ``enable_x64``.
+    """
+    decided: dict[str, Outcome] = {}
+    eager = []
+    for name in _eager_names(steps, names):
+        try:
+            traced = jax.make_jaxpr(_reference(steps, [name]))(*arrays)
+        except Exception:
+            eager.append(name)
+            continue
+        if runs_custom_lin(traced.jaxpr):
+            decided[name] = (None, custom_lin_error())
+    return decided, eager
 
 
 def jax_outcomes(
@@ -287,7 +241,7 @@ def jax_outcomes(
 
     def fetched(which: Sequence[str], jitted: bool) -> dict[str, Any]:
         fn = _reference(steps, which)
-        host: dict[str, Any] = _on_host((jax.jit(fn) if jitted else fn)(*arrays))
+        host: dict[str, Any] = on_host((jax.jit(fn) if jitted else fn)(*arrays))
         return host
 
     def traced_error(name: str) -> Exception | None:
@@ -298,13 +252,14 @@ def jax_outcomes(
         return None
 
     arrays = inputs(seed, x64)
-    eager = _eager_names(steps, names)
     with jax.enable_x64(x64):
-        outcomes = {name: _eager(partial(fetched, [name], False), name, False) for name in eager}
-        together = [n for n in names if n not in eager]
+        outcomes, eager = _forward_outcomes(steps, names, arrays)
+        for name in eager:
+            outcomes[name] = run_eagerly(partial(fetched, [name], False), name, False)
+        together = [n for n in names if n not in outcomes]
         try:
-            shared = fetched(_bases(together), True)
-            return outcomes | {k: (v, None) for k, v in _derive(together, shared).items()}
+            shared = fetched(bases(together), True)
+            return outcomes | {k: (v, None) for k, v in derive(together, shared).items()}
         except Exception:
             pass  # one of them raises: those that trace, together again
         # Each on its own now (``jit(grad)`` differentiates in fewer inputs
@@ -330,7 +285,7 @@ def jax_outcomes(
             # too); an eager transformation is compared with JAX's eager one.
             compile_failed = isinstance(error, jax.errors.JaxRuntimeError)
             if not name.startswith("jit"):
-                outcomes[name] = _eager(partial(fetched, [name], False), name, compile_failed)
+                outcomes[name] = run_eagerly(partial(fetched, [name], False), name, compile_failed)
         return outcomes
 
 
@@ -344,31 +299,39 @@ def jax_bundle_outcomes(
 
     The bundle returns each program's transformations separately, computed
     from that program's own inputs only, so each is what ``jax_outcomes``
-    gives (the same computation, compiled beside others). Where the bundle
-    raises, each program is traced alone: those that raise go alone
-    (``jax_outcomes``, which sorts out which transformations raise), the
-    others are bundled again, and if that raises too, each goes alone.
+    gives (the same computation, compiled beside others). A transformation
+    that raises when traced is left out of the bundle, and it and those
+    computed from it go alone (``jax_outcomes``, which sorts out which of
+    them raise); the program's others stay in the bundle. Where the bundle
+    still raises (XLA's failure), each program is traced alone: those that
+    raise go alone, the others are bundled again, and if that raises too,
+    each goes alone.
     """
-    plans = [_eager_names(steps, TRANSFORMATIONS) for steps, _ in programs]
-    fns = [
-        _reference(steps, _bases([n for n in TRANSFORMATIONS if n not in eager]))
-        for (steps, _), eager in zip(programs, plans, strict=True)
-    ]
     arrays = [inputs(seed, x64) for _, seed in programs]
+    with jax.enable_x64(x64):
+        plans = [
+            _forward_outcomes(steps, TRANSFORMATIONS, xs)
+            for (steps, _), xs in zip(programs, arrays, strict=True)
+        ]
+    failed: list[dict[str, Exception]] = [{} for _ in programs]  # filled when traced
+    fns = [
+        _reference(steps, bases([n for n in TRANSFORMATIONS if n not in {*decided, *eager}]), lost)
+        for (steps, _), (decided, eager), lost in zip(programs, plans, failed, strict=True)
+    ]
 
     def bundle(*per_program: Arrays) -> list[dict[str, Any]]:
         return [fn(*xs) for fn, xs in zip(fns, per_program, strict=True)]
 
-    # ``FAST_REFERENCE``, but not for FFTs: XLA's CPU FFT rejects more layouts there (``_eager``).
-    fast = FAST_REFERENCE and not any(_has_fft(steps) for steps, _ in programs)
+    # ``FAST_REFERENCE``, but not for FFTs: XLA's CPU FFT rejects more layouts (``run_eagerly``).
+    fast = FAST_REFERENCE and not any(has_fft(steps) for steps, _ in programs)
     with jax.enable_x64(x64):
         try:
             lowered = jax.jit(bundle).trace(*arrays).lower()
-            shared = _on_host(lowered.compile(FAST_REFERENCE if fast else None)(*arrays))
+            shared = on_host(lowered.compile(FAST_REFERENCE if fast else None)(*arrays))
         except Exception:
             shared = None
         if shared is None:
-            alone = [not retry or _trace_raises(fn, xs) for fn, xs in zip(fns, arrays, strict=True)]
+            alone = [not retry or trace_raises(fn, xs) for fn, xs in zip(fns, arrays, strict=True)]
             rest = [p for p, a in zip(programs, alone, strict=True) if not a]
             again = iter(jax_bundle_outcomes(rest, x64, retry=False) if rest else [])
             return [
@@ -376,42 +339,15 @@ def jax_bundle_outcomes(
                 for (steps, seed), a in zip(programs, alone, strict=True)
             ]
         results = []
-        for (steps, seed), eager, mine in zip(programs, plans, shared, strict=True):
-            outcomes = jax_outcomes(steps, seed, x64, eager) if eager else {}
-            together = [n for n in TRANSFORMATIONS if n not in eager]
-            results.append(outcomes | {k: (v, None) for k, v in _derive(together, mine).items()})
+        for (steps, seed), (decided, eager), lost, mine in zip(
+            programs, plans, failed, shared, strict=True
+        ):
+            traced = [n for n in TRANSFORMATIONS if n not in {*decided, *eager}]
+            solo = eager + [n for n in traced if not lost.keys().isdisjoint(bases([n]))]
+            outcomes = decided | (jax_outcomes(steps, seed, x64, solo) if solo else {})
+            together = [n for n in TRANSFORMATIONS if n not in outcomes]
+            results.append(outcomes | {k: (v, None) for k, v in derive(together, mine).items()})
         return results
-
-
-def _has_fft(steps: Sequence[Step]) -> bool:
-    return any(fft_step(op) for op, _ in steps)
-
-
-def _trace_raises(fn: Callable[..., Any], arrays: Arrays) -> bool:
-    try:
-        jax.jit(fn).trace(*arrays)
-    except Exception:
-        return True
-    return False
-
-
-def _eager(fetch: Callable[[], dict[str, Any]], name: str, without_jit: bool) -> Outcome:
-    """JAX's outcome run eagerly: the reference where its jitted run raised.
-
-    Eagerly JAX may accept what it refuses traced: a loop bound computed
-    from the inputs is concrete there, so a fori_loop is a scan and has a
-    gradient; that is the reference for didax's eager transformation. And
-    where XLA itself failed on JAX's program (a ``JaxRuntimeError``: the CPU
-    FFT thunk rejects some layouts JAX's lowering gives it), JAX runs it
-    op by op, jit disabled, for the value the program means.
-    """
-    try:
-        if without_jit:
-            with jax.disable_jit():
-                return fetch()[name], None
-        return fetch()[name], None
-    except Exception as e:
-        return None, e
 
 
 def compare(
@@ -430,7 +366,7 @@ def compare(
     library's own class may differ, as they do between JAX versions.
     """
     want_value, jax_error = want or jax_outcomes(steps, seed, x64, [transformation])[transformation]
-    thunks = _transformations(DIDAX_NS, program(DIDAX_NS, steps), *_split(inputs(seed, x64)))
+    thunks = _transformations(DIDAX_NS, program(DIDAX_NS, steps), *split_inputs(inputs(seed, x64)))
     try:
         with didax.enable_x64(x64):  # read on the host here, where an error is caught
             got = jax.tree_util.tree_map(np.asarray, thunks[transformation]())
@@ -467,7 +403,7 @@ def didax_bundle_agrees(
     for k, ((steps, seed), (_, error)) in enumerate(zip(programs, wants, strict=True)):
         if error is None:
             fns.append(_BUNDLED[name](program(DIDAX_NS, steps)))
-            xs.append(_split(inputs(seed, x64))[0])
+            xs.append(split_inputs(inputs(seed, x64))[0])
             where.append(k)
     agrees = [False] * len(programs)
     if not fns:
@@ -478,7 +414,7 @@ def didax_bundle_agrees(
 
     try:
         with didax.enable_x64(x64):
-            got = _on_host(didax.jit(bundle)(*xs))
+            got = on_host(didax.jit(bundle)(*xs))
     except Exception:
         return agrees
     for k, mine in zip(where, got, strict=True):
@@ -533,7 +469,7 @@ def _search(
         # with FFTs apart (compiled otherwise: ``jax_bundle_outcomes``).
         for x64, fft in [(True, False), (True, True), (False, False), (False, True)]:
             group: list[Program] = [
-                (steps, s) for steps, s, mode in drawn if (mode, _has_fft(steps)) == (x64, fft)
+                (steps, s) for steps, s, mode in drawn if (mode, has_fft(steps)) == (x64, fft)
             ]
             if group:
                 pairs += _check_bundle(group, x64, found, verbose)

@@ -79,7 +79,7 @@ def _softplus_like(ns: Any) -> Any:
     return f
 
 
-def _cube_custom_vjp(ns: Any) -> Any:
+def cube_custom_vjp(ns: Any) -> Any:
     """``x**3 / 3`` with a custom VJP (its own derivative); forward mode of it raises, in both."""
 
     @ns.custom_vjp
@@ -119,7 +119,7 @@ ELEMENTWISE: Final = Family(
 )
 # Forward mode of a custom_vjp function raises, in either library, when run.
 CUSTOM_VJP: Final = Family(
-    {"custom_vjp": lambda ns, a, b: _cube_custom_vjp(ns)(ns.np.tanh(a))}, eager_reference=True
+    {"custom_vjp": lambda ns, a, b: cube_custom_vjp(ns)(ns.np.tanh(a))}, eager_reference=True
 )
 
 REDUCTIONS: Final = Family(

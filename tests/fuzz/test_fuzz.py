@@ -98,15 +98,23 @@ _SIN: Any = [("sin", (0, 1))]
 _SOME: Any = ["eval", "jit", "jit(grad)", "grad"]  # fewer transformations, for time
 
 
+def _assert_as_unbundled(group: Any, bundled: Any) -> None:
+    """Each program's bundled outcomes are what it gets alone: the same errors or values."""
+    for (steps, seed), outcomes in zip(group, bundled, strict=True):
+        alone = fz.jax_outcomes(steps, seed, True, _SOME)
+        for name in _SOME:
+            (got, error), (want, want_error) = outcomes[name], alone[name]
+            assert (error is None) == (want_error is None), name
+            if error is None:
+                assert fz._differs(got, want, 1e-7) is None
+
+
 def test_a_bundle_gives_each_program_its_own_outcomes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fz, "TRANSFORMATIONS", _SOME)
     group = [(_OK, 1), ([("dot", (0, 1)), ("sort", (2, 2))], 2), ([("custom_vjp", (0, 0))], 3)]
     bundled = fz.jax_bundle_outcomes(group, True)
-    for (steps, seed), outcomes in zip(group, bundled, strict=True):
-        alone = fz.jax_outcomes(steps, seed, True)
-        for name in _SOME:
-            assert outcomes[name][1] is None
-            assert fz._differs(outcomes[name][0], alone[name][0], 1e-7) is None
+    assert all(o[name][1] is None for o in bundled for name in _SOME)
+    _assert_as_unbundled(group, bundled)
     for name in fz._BUNDLED:
         wants = [o[name] for o in bundled]
         assert fz.didax_bundle_agrees(group, True, name, wants) == [True] * 3
@@ -145,6 +153,44 @@ def test_a_program_raising_in_a_bundle_goes_alone(monkeypatch: pytest.MonkeyPatc
     assert all("JAX raised TypeError" in r for _, r in found if "sin" in r.split(" (inputs")[0])
 
 
+def test_a_transformation_raising_in_a_bundle_goes_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # JAX refuses the gradient of a loop with a traced trip count (a while
+    # loop) when traced: only ``grad`` and what is computed from it leave
+    # the bundle; the program's ``eval`` and ``jit`` and the other program stay.
+    monkeypatch.setattr(fz, "TRANSFORMATIONS", _SOME)
+    alone, went_alone = fz.jax_outcomes, []
+
+    def spied(steps: Any, seed: int, x64: bool, names: Any = _SOME) -> Any:
+        went_alone.append((list(steps), list(names)))
+        return alone(steps, seed, x64, names)
+
+    monkeypatch.setattr(fz, "jax_outcomes", spied)
+    loop: Any = [("fori_traced:sin", (0, 1))]
+    bundled = fz.jax_bundle_outcomes([(_OK, 4), (loop, 6)], True)
+    assert went_alone == [(loop, ["jit(grad)", "grad"])]
+    assert isinstance(bundled[1]["jit(grad)"][1], Exception)
+    _assert_as_unbundled([(_OK, 4), (loop, 6)], bundled)
+
+
+def test_a_bundle_failing_in_xla_is_compiled_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # XLA's failure shows when the bundle's results are read: no program
+    # raises traced alone, so they are bundled again, and give their own outcomes.
+    monkeypatch.setattr(fz, "TRANSFORMATIONS", _SOME)
+    read, reads = fz.on_host, []
+
+    def failing_once(results: Any) -> Any:
+        reads.append(results)
+        if len(reads) == 1:
+            raise RuntimeError("as XLA's failure, read from a result")
+        return read(results)
+
+    monkeypatch.setattr(fz, "on_host", failing_once)
+    group = [(_OK, 1), ([("dot", (0, 1))], 2)]
+    bundled = fz.jax_bundle_outcomes(group, True)
+    assert len(reads) == 2
+    _assert_as_unbundled(group, bundled)
+
+
 def test_error_kinds_are_the_nearest_builtin_class() -> None:
     assert fz.error_kind(jax.errors.JaxRuntimeError("x")) is RuntimeError
     assert fz.error_kind(didax.errors.ShapeError("x")) is TypeError
@@ -166,3 +212,92 @@ def test_every_family_is_drawn_often_and_every_draw_is_a_step() -> None:
         st.step_fn("no_such_step")
     with pytest.raises(ValueError, match="bad control-flow step"):
         st.step_fn("cond:sin")  # cond takes two bodies
+
+
+def _jax_eager(steps: Any, seed: int, name: str, x64: bool = True) -> Any:
+    """JAX's eager run of ``name``: its result, or the error it raises."""
+    try:
+        with jax.enable_x64(x64):
+            return fz.on_host(fz._reference(steps, [name])(*fz.inputs(seed, x64)))[name], None
+    except Exception as e:
+        return None, e
+
+
+# The custom_vjp step is dead (nothing reads value 2) or live (the result).
+_DEAD_CUSTOM_VJP: Any = [("custom_vjp", (0, 0)), ("sin", (1, 1))]
+_LIVE_CUSTOM_VJP: Any = [("sin", (1, 1)), ("custom_vjp", (2, 0))]
+_IN_A_BODY: Any = [("cond:custom_vjp:sin", (0, 1))]  # ``custom_lin`` inside a branch
+
+
+@pytest.mark.parametrize(
+    ("steps", "name", "raises"),
+    [
+        (_DEAD_CUSTOM_VJP, "jvp", True),  # JAX's eager jvp runs every equation
+        (_DEAD_CUSTOM_VJP, "linearize", False),  # its linear map drops the dead one
+        (_LIVE_CUSTOM_VJP, "jvp", True),
+        (_LIVE_CUSTOM_VJP, "linearize", True),
+        (_IN_A_BODY, "jvp", True),
+    ],
+)
+def test_forward_mode_over_custom_vjp_is_decided_as_jax_runs_it(
+    steps: Any, name: str, raises: bool
+) -> None:
+    want, error = _jax_eager(steps, 7, name)
+    assert (error is not None) == raises
+    with jax.enable_x64(True):
+        decided, eager = fz._forward_outcomes(steps, [name], fz.inputs(7))
+    assert eager == []
+    assert (name in decided) == raises
+    got, got_error = fz.jax_outcomes(steps, 7, True, [name])[name]
+    if raises:
+        assert error is not None
+        assert got_error is not None
+        assert fz.error_kind(got_error) is fz.error_kind(error) is TypeError
+    else:
+        assert got_error is None
+        assert fz._differs(got, want, 1e-7) is None  # the jitted reference, JAX's eager values
+
+
+def test_forward_mode_that_jax_refuses_traced_runs_eagerly(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A step that reads a value in Python: eagerly (jvp's primals are
+    # concrete) JAX accepts it; traced it raises, so the eager run decides.
+    apply = fz._apply
+
+    def concrete_sin(ns: Any, op: str, a: Any, b: Any) -> Any:
+        if op == "sin" and ns is fz.JAX_NS:
+            return ns.np.sin(a) if bool(a[0, 0] < 100.0) else a
+        return apply(ns, op, a, b)
+
+    monkeypatch.setattr(fz, "_apply", concrete_sin)
+    with jax.enable_x64(True):
+        decided, eager = fz._forward_outcomes(_DEAD_CUSTOM_VJP, ["jvp", "linearize"], fz.inputs(7))
+    assert decided == {}
+    assert eager == ["jvp", "linearize"]
+    outcomes = fz.jax_outcomes(_DEAD_CUSTOM_VJP, 7, True, ["jvp", "linearize"])
+    assert isinstance(outcomes["jvp"][1], TypeError)
+    assert outcomes["linearize"][1] is None
+    want, _ = _jax_eager(_DEAD_CUSTOM_VJP, 7, "linearize")
+    assert fz._differs(outcomes["linearize"][0], want, 1e-7) is None
+
+
+@pytest.mark.slow
+def test_forward_mode_decided_by_tracing_is_jaxs_eager_run_on_random_programs() -> None:
+    # The decision against the run it stands for, on random programs holding
+    # a custom_vjp step (``nox -s slow``; docs/performance.md has a larger count).
+    from tests.fuzz.fuzz_steps import eager_only
+
+    rng, checked = np.random.default_rng(31), 0
+    while checked < 40:
+        steps = fz.random_program(rng, int(rng.integers(1, 9)))
+        seed, x64 = int(rng.integers(0, 2**31)), bool(rng.random() < fz.X64_SHARE)
+        if not any(eager_only(op) for op, _ in steps):
+            continue
+        checked += 1
+        outcomes = fz.jax_outcomes(steps, seed, x64, ["jvp", "linearize"])
+        for name, (got, error) in outcomes.items():
+            want, want_error = _jax_eager(steps, seed, name, x64)
+            assert (error is None) == (want_error is None), (name, steps, seed, x64)
+            if error is None:
+                assert fz._differs(got, want, fz.tolerance(steps, x64)) is None
+            else:
+                assert fz.error_kind(error) is fz.error_kind(want_error)
