@@ -463,3 +463,106 @@ def test_numpy_scalar_arguments_take_the_cache_hit_path(monkeypatch: pytest.Monk
     info = f.cache_info()
     assert info.misses == len(values)  # one trace per dtype
     assert len(slow_calls) == len(values)  # the other calls were cache hits on the hit path
+
+
+# --- the hot path: a repeat of the most recent signature on Arrays ------------
+
+
+def _slow_calls(monkeypatch: pytest.MonkeyPatch, f: Any) -> list[int]:
+    """Counts the calls that pass the hot path by (they reach ``_cache_key``)."""
+    calls: list[int] = []
+    key = f._cache_key
+
+    def counted(*args: Any) -> Any:
+        calls.append(1)
+        return key(*args)
+
+    monkeypatch.setattr(f, "_cache_key", counted)
+    return calls
+
+
+def test_repeated_calls_on_arrays_take_the_hot_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    f = dx.jit(lambda a, b: a * b + 1.0)
+    x, y = dnp.asarray(np.arange(3.0)), dnp.asarray(np.full(3, 2.0))
+    first = f(x, y)  # traced and compiled
+    slow = _slow_calls(monkeypatch, f)
+    hits = f.cache_info().hits
+    for _ in range(5):
+        out = f(x, y)
+        _close(out, np.arange(3.0) * 2 + 1)
+        assert isinstance(out, dx.Array)
+        assert out.aval == first.aval
+        out = f(out, y)  # a result of the same type goes on the hot path too
+    assert slow == []
+    assert f.cache_info().hits == hits + 10  # hot hits are counted
+    assert f.cache_info().misses == 1
+
+
+def test_the_hot_path_leaves_other_calls_to_the_usual_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each case where the recent entry must not answer: the usual path answers, rightly."""
+    f = dx.jit(lambda a: a * 2.0)
+    x = dnp.asarray(np.arange(3.0, dtype=np.float32))
+    f(x)
+    slow = _slow_calls(monkeypatch, f)
+    # Another shape (a new entry, traced), a NumPy argument, a keyword:
+    # each reaches the usual path.
+    for arg, kwargs, expected in [
+        (dnp.asarray(np.ones(4, np.float32)), {}, np.full(4, 2.0)),
+        (np.arange(3.0, dtype=np.float32), {}, np.arange(3.0) * 2),
+        (None, {"a": x}, np.arange(3.0) * 2),
+    ]:
+        before = len(slow)
+        _close(f(**kwargs) if arg is None else f(arg), expected)
+        assert len(slow) > before
+    # Under a transformation: traced, not run.
+    _close(dx.grad(lambda v: f(v).sum())(x), np.full(3, 2.0))
+    # An option overridden in this thread: its own mode, for the same Array.
+    m = dx.jit(lambda a: a * np.float64(2.0))
+    with dx.enable_x64(False):
+        assert m(x).dtype == np.float32  # the f64 scalar is made f32 in 32-bit mode
+    with dx.enable_x64(True):
+        assert m(x).dtype == np.float64
+        assert m(x).dtype == np.float64
+    with dx.enable_x64(False):
+        assert m(x).dtype == np.float32
+    # A deleted Array: the usual error, not a run on a freed buffer.
+    g = dx.jit(lambda a: a + 1.0, donate_argnums=0)
+    h = dx.jit(lambda a: a + 1.0)
+    z = dnp.asarray(np.ones(3, np.float32))
+    h(z)
+    g(z)
+    with pytest.raises(RuntimeError, match="deleted"):
+        h(z)
+    # debug_nans set process-wide: the hot path must not skip its check.
+    nan = dnp.asarray(np.array([np.nan], np.float32))
+    k = dx.jit(lambda a: a * 1.0)
+    k(nan)
+    dx.config.update("jax_debug_nans", True)
+    try:
+        with pytest.raises(FloatingPointError):
+            k(nan)
+    finally:
+        dx.config.update("jax_debug_nans", False)
+    # After clear_caches nothing is recent: the next call traces again.
+    dx.clear_caches()
+    assert f.cache_info().currsize == 0
+    f(x)
+    assert f.cache_info().misses == 1
+
+
+def test_the_hot_path_skips_jits_with_static_arguments_and_several_results() -> None:
+    st = dx.jit(lambda a, n: a * n, static_argnums=1)
+    x = dnp.asarray(np.arange(3.0, dtype=np.float32))
+    _close(st(x, 2), np.arange(3.0) * 2)
+    _close(st(x, 3), np.arange(3.0) * 3)  # the static argument is in the key
+    recent = st._cache.recent
+    assert recent is not None
+    assert recent[1].hot is None
+    pair = dx.jit(lambda a: (a, a + 1.0))
+    for _ in range(3):
+        _a, b = pair(x)
+        _close(b, np.arange(3.0) + 1)
+    assert pair._cache.recent is not None
+    assert pair._cache.recent[1].hot is None

@@ -42,7 +42,7 @@ from didax.core.cache import LRUCache
 from didax.core.source_info import user_frame_summary
 from didax.core.values import ValueKind, get_aval, value_kind
 from didax.ir.jaxpr import Jaxpr
-from didax.lowering.compiled import AnyCompiled
+from didax.lowering.compiled import AnyCompiled, HotCall
 
 TRACE_CACHE_SIZE: Final = 256
 
@@ -56,6 +56,7 @@ class Entry:
         "const_buffers",
         "consts",
         "donated",
+        "hot",
         "jaxpr",
         "out_tree",
         "single_output",
@@ -70,6 +71,10 @@ class Entry:
         self.compiled: AnyCompiled | None = None
         self.const_buffers: tuple[Any, ...] = ()
         self.donated: frozenset[int] = frozenset()  # positions of donated leaves
+        # The compiled program's call for jit's hit path (``Jitted.__call__``),
+        # or None where that path does not apply (several results or
+        # devices, donation).
+        self.hot: HotCall | None = None
 
 
 def leaf_signature(x: Any) -> Hashable:

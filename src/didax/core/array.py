@@ -96,6 +96,7 @@ _backend: DeviceBackend = _NoBackend()
 
 # The buffer of a deleted Array (one donated to a jitted function).
 _DELETED: Final = object()
+DELETED: Final = _DELETED  # a deleted Array's ``_buffer`` (jit's hit path reads the slot)
 
 
 def set_backend(backend: DeviceBackend) -> None:

@@ -354,6 +354,10 @@ class _Overrides(threading.local):
 
 
 _overrides: Final = _Overrides()
+# This thread's overrides, for jit's hit path: while ``THREAD_OVERRIDES.values``
+# is empty, ``GLOBAL_DISPATCH[0]`` is the dispatch mode (``dispatch_mode``), read
+# without a call.
+THREAD_OVERRIDES: Final = _overrides
 
 
 def _initial(option: Option) -> object:
@@ -394,7 +398,7 @@ class Config:
                 (new not in (None, "allow")) - (self._values[name] not in (None, "allow"))
             )
         self._values[name] = new
-        _GLOBAL_DISPATCH[0] = _dispatch_mode(self._values)
+        GLOBAL_DISPATCH[0] = _dispatch_mode(self._values)
         if name == "jax_transfer_guard":  # set-only, as JAX's: it sets each direction
             for each in TRANSFER_GUARD_OPTIONS:
                 self.update(each, new)
@@ -479,12 +483,12 @@ def add_user_context(default: Hashable) -> str:
     )
     config._values[name] = default
     USER_CONTEXTS.append(name)
-    _GLOBAL_DISPATCH[0] = _dispatch_mode(config._values)
+    GLOBAL_DISPATCH[0] = _dispatch_mode(config._values)
     return name
 
 
 # The process-wide options' dispatch mode, recomputed by ``Config.update``.
-_GLOBAL_DISPATCH: Final[list[Hashable | None]] = [_dispatch_mode(config._values)]
+GLOBAL_DISPATCH: Final[list[Hashable | None]] = [_dispatch_mode(config._values)]
 
 
 def dispatch_mode() -> Hashable | None:
@@ -496,7 +500,7 @@ def dispatch_mode() -> Hashable | None:
     """
     overrides = _overrides.values
     if not overrides:
-        return _GLOBAL_DISPATCH[0]
+        return GLOBAL_DISPATCH[0]
     return _dispatch_mode({**config._values, **overrides})
 
 

@@ -162,6 +162,9 @@ class _Context(threading.local):
 
 
 _context: Final = _Context()
+# For jit's hit path: ``getattr(THREAD_CONTEXT, "trace", None)`` is
+# ``current_trace()`` without a call, or None before this thread's first trace.
+THREAD_CONTEXT: Final = _context
 _root: list[Trace] = []
 
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, Final, final
+from typing import Any, Final, NamedTuple, final
 
 import attrs
 from jaxlib.mlir import ir
@@ -99,6 +99,20 @@ class _Inspectable:
     def optimized_hlo(self) -> str:
         """The HLO XLA compiled (for one device of an SPMD program, collectives included)."""
         return xla.optimized_hlo(self.executable)
+
+
+class HotCall(NamedTuple):
+    """A one-result, one-device program as jit's hit path runs it: on Arrays' buffers alone.
+
+    ``call`` is jaxlib's C++ dispatch on device buffers (``FastDispatch.on_device``),
+    given ``const_buffers`` then the arguments' buffers; its one result is an
+    Array of ``out_aval``. ``program`` notes an out-of-memory error.
+    """
+
+    call: xla.FastCall
+    const_buffers: tuple[xla.Buffer, ...]
+    out_aval: ShapedArray
+    program: Compiled
 
 
 @final
@@ -216,6 +230,12 @@ class Compiled(_Inspectable):
         """The constants' device buffers, made once per traced program."""
         return tuple(map(to_buffer, consts))
 
+    def hot_call(self, const_buffers: tuple[xla.Buffer, ...]) -> HotCall | None:
+        """This program's call for jit's hit path, or None if it has several results."""
+        if len(self.out_avals) != 1:
+            return None
+        return HotCall(self.fast.on_device, const_buffers, self.out_avals[0], self)
+
 
 @final
 @attrs.frozen(eq=False)
@@ -248,6 +268,10 @@ class ShardedCompiled(_Inspectable):
 
     def place_consts(self, consts: Sequence[Any]) -> tuple[xla.Buffer, ...]:
         return tuple(put(c, s) for c, s in zip(consts, self.layout.in_shardings, strict=False))
+
+    def hot_call(self, const_buffers: tuple[xla.Buffer, ...]) -> None:
+        """None: its arguments are laid out first (``run``), which jit's hit path does not do."""
+        return None
 
     def run(
         self,
