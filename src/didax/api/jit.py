@@ -175,9 +175,10 @@ class Jitted:
             hot = recent[1].hot
             # A plain key is (mode, one signature per argument): see _cache_key.
             key: Any = recent[0]
+            mode = GLOBAL_DISPATCH[0]
             if (
                 hot is not None
-                and key[0] is GLOBAL_DISPATCH[0]
+                and (key[0] is mode or (mode is not None and key[0] == mode))
                 and len(key) == len(args) + 1
                 and not THREAD_OVERRIDES.values
                 and getattr(THREAD_CONTEXT, "trace", None) is EVAL_TRACE
