@@ -376,8 +376,8 @@ arctanh = _inexact_function(
 def arctan2(x1: ArrayLike, x2: ArrayLike) -> Array:
     """The angle of the point ``(x2, x1)``: ``arctan(x1 / x2)`` in the right quadrant.
 
-    >>> arctan2(np.array([1.0, 1.0]), np.array([1.0, -1.0]))
-    Array([0.7853981, 2.3561945], dtype=float32)
+    >>> arctan2(np.array([1.0, 1.0]), np.array([1.0, -1.0])).round(6)
+    Array([0.785398, 2.356194], dtype=float32)
     """
     (a, b), _, _ = promote("arctan2", x1, x2, inexact=True, scalars=True)
     return bind(lax.atan2_p, a, b)
