@@ -40,6 +40,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "slow: a long table whose slice the default run covers; run by `nox -s slow`",
     )
+    config.addinivalue_line(
+        "markers",
+        "xla_default_emitters: exact only with XLA's default CPU emitters; the tests"
+        " session runs it apart from the rest (noxfile.py, ``OLDER_EMITTERS``)",
+    )
 
 
 @pytest.fixture(autouse=True)

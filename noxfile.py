@@ -68,24 +68,44 @@ def dev_requirement(name: str) -> str:
 PYTHON: Final = python_versions(PYPROJECT)
 
 
-# The flag the tests under ``tests/`` run XLA's CPU backend with (``tests`` session).
+# The flags the tests under ``tests/`` run XLA's CPU backend with (``tests`` session).
 UNOPTIMIZED: Final = "--xla_backend_optimization_level=0"
+OLDER_EMITTERS: Final = "--xla_cpu_use_fusion_emitters=false"
+# Whether a jaxlib knows a flag: XLA aborts the process on an unknown one.
+_FLAG_PROBE: Final = (
+    "import os, subprocess, sys; "
+    "code = 'import jax.numpy as jnp; jnp.zeros(1).block_until_ready()'; "
+    "env = dict(os.environ, XLA_FLAGS=sys.argv[1]); "
+    "print(subprocess.run([sys.executable, '-c', code], env=env).returncode == 0)"
+)
 
 
-def unoptimized_env() -> dict[str, str]:
-    """The environment of the suite under ``tests/``: XLA's CPU backend without LLVM's optimisation.
+def unoptimized_env(*flags: str) -> dict[str, str]:
+    """The environment of the suite under ``tests/``: XLA's CPU backend compiling fastest.
 
     Most of the suite's time is XLA compiling one small program per case, for
-    didax and for JAX alike; without LLVM's optimisation those compiles take
-    about a third less time. Both libraries run on the same backend with the
-    same flags, so the comparisons still compare like with like (the exact
-    ones of ``tests/interpreters/test_special_primitives.py`` allow a few ulps
-    there). The doctests,
-    whose printed digits are what a user sees, and the benchmarks keep XLA's
-    defaults, as do ``nox -s slow`` and any run given arguments.
+    didax and for JAX alike. Without LLVM's optimisation (``UNOPTIMIZED``)
+    those compiles take about a third less time; with XLA's older CPU
+    emitters too (``OLDER_EMITTERS``, where the installed jaxlib has them)
+    the suite takes two thirds of the time it takes without them
+    (docs/performance.md, "The test suite's time"). Both libraries run on
+    the same backend with the same flags, so the comparisons still compare
+    like with like (the exact ones of
+    ``tests/interpreters/test_special_primitives.py`` allow a few ulps
+    there). The tests marked ``xla_default_emitters`` are exact only with
+    XLA's own emitters (compared with NumPy, or bit for bit with JAX's
+    program built otherwise) and run apart, without ``OLDER_EMITTERS``. The
+    doctests, whose printed digits are what a user sees, and the benchmarks
+    keep XLA's defaults, as do ``nox -s slow`` and any run given arguments.
     """
-    flags = os.environ.get("XLA_FLAGS", "")
-    return {"XLA_FLAGS": f"{flags} {UNOPTIMIZED}".strip()}
+    previous = os.environ.get("XLA_FLAGS", "")
+    return {"XLA_FLAGS": " ".join([previous, *flags]).strip()}
+
+
+def knows_flag(session: nox.Session, flag: str) -> bool:
+    """Whether the session's jaxlib accepts the XLA flag ``flag``."""
+    out = session.run("python", "-c", _FLAG_PROBE, flag, silent=True)
+    return isinstance(out, str) and out.strip().endswith("True")
 
 
 def install_dev(session: nox.Session) -> None:
@@ -104,12 +124,19 @@ def tests(session: nox.Session) -> None:
     # --durations: the log names the slowest tests, where trimming starts.
     # Tests marked slow (long tables, each with a slice that runs here) are
     # `nox -s slow`'s, to keep this under 30 minutes on 2 cores.
-    args = ["-n", "2", "--dist", "loadfile", "--durations=30", "-m", "not slow"]
+    args = ["-n", "2", "--dist", "loadfile", "--durations=30"]
     if session.posargs:  # a chosen selection, at XLA's defaults
-        session.run("pytest", *args, *session.posargs)
+        session.run("pytest", *args, "-m", "not slow", *session.posargs)
         return
-    session.run("pytest", *args, "tests", env=unoptimized_env())
-    session.run("pytest", *args, "docs", "bench", "src", "README.md")
+    unoptimized = unoptimized_env(UNOPTIMIZED)
+    if knows_flag(session, OLDER_EMITTERS):
+        fastest = unoptimized_env(UNOPTIMIZED, OLDER_EMITTERS)
+        older, default = "not xla_default_emitters", "xla_default_emitters"
+        session.run("pytest", *args, "-m", f"not slow and {older}", "tests", env=fastest)
+        session.run("pytest", *args, "-m", f"not slow and {default}", "tests", env=unoptimized)
+    else:
+        session.run("pytest", *args, "-m", "not slow", "tests", env=unoptimized)
+    session.run("pytest", *args, "-m", "not slow", "docs", "bench", "src", "README.md")
 
 
 @nox.session(python=PYTHON)

@@ -187,6 +187,9 @@ def test_structural_flops_are_zero() -> None:
         assert dx.flops(CASES[name](lax))(x) == (12 if name == "stack" else 0)
 
 
+# Its last check is XLA's cost analysis, which counts differently at XLA's
+# older CPU emitters (the tests session's, noxfile.py).
+@pytest.mark.xla_default_emitters
 def test_scatter_sub_matches_jax_in_every_operand() -> None:
     x, u = X64, np.random.RandomState(2).randn(4, 4)
 

@@ -197,6 +197,9 @@ def test_scatter_dtypes(op: str, dtype: Any) -> None:
     _check(dx.jit(d)(x, idx, u), expected)
 
 
+# XLA's older CPU emitters (the tests session's, noxfile.py) scatter at int8
+# indices wrongly, JAX's program too: this one compares with NumPy.
+@pytest.mark.xla_default_emitters
 @pytest.mark.parametrize("idx_dtype", [np.int8, np.uint8, np.uint32, np.uint64, np.int64])
 def test_index_dtypes_and_huge_unsigned_indices(idx_dtype: Any) -> None:
     top = np.iinfo(idx_dtype).max
