@@ -47,7 +47,12 @@ for a mismatch, the shrunk program, which it appends to
 ``tests/fuzz/regressions.json`` (replayed by the test suite). ``--jobs K``
 searches in K processes at once (most of the time goes to XLA compiling
 each new program, so the rate grows with the cores given). XLA compiles
-as fast as it can (``FAST_COMPILE``) unless ``--optimized`` is given.
+as fast as it can unless ``--optimized`` is given: without LLVM's
+optimisation (``FAST_COMPILE``) and with its older CPU emitters
+(``OLDER_EMITTERS``), except for programs with FFTs, which a helper
+process at XLA's own emitters checks (``_FftHelper``: at the older ones
+XLA's CPU FFT rejects the layouts of many FFT programs, both libraries'
+alike, and such pairs would compare two errors).
 """
 
 from __future__ import annotations
@@ -56,10 +61,12 @@ import argparse
 import math
 import multiprocessing
 import os
+import subprocess
 import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any, Final
@@ -109,6 +116,9 @@ X64_SHARE: Final = 2 / 3  # the share of programs in 64-bit mode; the rest are f
 # except where XLA gets it wrong at -O0 (the eager float32 jvp of
 # ``truncated_normal``, left out of the steps). ``--optimized``: XLA's defaults.
 FAST_COMPILE: Final = "--xla_backend_optimization_level=0"
+# XLA's older CPU emitters compile these small programs in about half the
+# time (docs/performance.md, "The fuzzer's throughput"); not for FFTs (above).
+OLDER_EMITTERS: Final = "--xla_cpu_use_fusion_emitters=false"
 # JAX's bundled reference alone also compiles with XLA's older CPU emitters
 # (about half the time): with -O0 they get that jvp wrong in float64 too, so
 # a pair that disagrees is confirmed against the usual compile.
@@ -458,6 +468,7 @@ def _search(
     deadline = time.monotonic() + seconds
     found: Found = []
     pairs, made = 0, 0
+    helper = _FftHelper() if OLDER_EMITTERS in os.environ.get("XLA_FLAGS", "") else None
     while (made < programs) if programs is not None else (time.monotonic() < deadline):
         size = bundle if programs is None else min(bundle, programs - made)
         drawn: list[tuple[list[Step], int, bool]] = []
@@ -466,14 +477,64 @@ def _search(
             drawn.append((steps, int(rng.integers(0, 2**31)), bool(rng.random() < X64_SHARE)))
         made += size
         # A bundle per mode (enable_x64 is for a whole computation), and those
-        # with FFTs apart (compiled otherwise: ``jax_bundle_outcomes``).
+        # with FFTs apart (compiled otherwise: ``jax_bundle_outcomes``; by the
+        # helper, if any).
         for x64, fft in [(True, False), (True, True), (False, False), (False, True)]:
             group: list[Program] = [
                 (steps, s) for steps, s, mode in drawn if (mode, has_fft(steps)) == (x64, fft)
             ]
-            if group:
+            if group and fft and helper is not None:
+                pairs += helper.check(group, x64, found, verbose)
+            elif group:
                 pairs += _check_bundle(group, x64, found, verbose)
+    if helper is not None:
+        pairs += helper.close(found)
     return pairs, found
+
+
+class _FftHelper:
+    """A process at XLA's own CPU emitters checking the FFT bundles of a search at the older ones.
+
+    XLA reads its flags once per process, so the helper is spawned with
+    ``OLDER_EMITTERS`` left out of its ``XLA_FLAGS``. It checks one bundle
+    while the search goes on with the next ones; ``check`` first collects
+    the one before, so it never falls more than a bundle behind.
+    """
+
+    def __init__(self) -> None:
+        flags = os.environ["XLA_FLAGS"]
+        os.environ["XLA_FLAGS"] = flags.replace(OLDER_EMITTERS, "").strip()
+        try:
+            context = multiprocessing.get_context("spawn")
+            self.pool = ProcessPoolExecutor(1, mp_context=context)
+            self.pool.submit(os.getpid).result()  # spawned now, with these flags
+        finally:
+            os.environ["XLA_FLAGS"] = flags
+        self.pending: Future[tuple[int, Found]] | None = None
+
+    def check(self, group: Sequence[Program], x64: bool, found: Found, verbose: bool) -> int:
+        """Hands ``group`` to the helper; returns the pairs of the bundle it had before."""
+        done = self._collect(found)
+        self.pending = self.pool.submit(_check_bundle_job, group, x64, verbose)
+        return done
+
+    def close(self, found: Found) -> int:
+        done = self._collect(found)
+        self.pool.shutdown()
+        return done
+
+    def _collect(self, found: Found) -> int:
+        if self.pending is None:
+            return 0
+        pairs, theirs = self.pending.result()
+        found.extend(theirs)
+        self.pending = None
+        return pairs
+
+
+def _check_bundle_job(group: Sequence[Program], x64: bool, verbose: bool) -> tuple[int, Found]:
+    found: Found = []
+    return _check_bundle(group, x64, found, verbose), found
 
 
 def _check_bundle(group: Sequence[Program], x64: bool, found: Found, verbose: bool) -> int:
@@ -532,17 +593,27 @@ def fuzz(
     if jobs == 1:
         pairs, found = _search(seconds, seed, max_length, programs, verbose, bundle)
     else:
-        # Spawned, not forked: a fork of a process running XLA's threads can deadlock.
+        # Spawned, not forked: a fork of a process running XLA's threads can
+        # deadlock. Not multiprocessing's Pool: its daemonic workers cannot
+        # start the FFT helper (``_FftHelper``).
         context = multiprocessing.get_context("spawn")
         tasks = [(seconds, seed + k * 1_000_003, max_length, bundle) for k in range(jobs)]
-        with context.Pool(jobs) as pool:
-            results = pool.map(_search_job, tasks)
+        with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+            results = list(pool.map(_search_job, tasks))
         pairs = sum(n for n, _ in results)
         found = [f for _, fs in results for f in fs]
     if record:
         for case, _ in found:
             _record(case)
     return pairs, [report for _, report in found]
+
+
+def _knows_flag(flag: str) -> bool:
+    """Whether this jaxlib accepts the XLA flag ``flag`` (XLA aborts on an unknown one)."""
+    code = "import jax.numpy as jnp; jnp.zeros(1).block_until_ready()"
+    env = dict(os.environ, XLA_FLAGS=flag)
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True)
+    return run.returncode == 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -561,7 +632,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.optimized:
         # Set before either library starts its backend; spawned jobs inherit it.
         flags = os.environ.get("XLA_FLAGS", "")
-        os.environ["XLA_FLAGS"] = f"{flags} {FAST_COMPILE}".strip()
+        fast = [FAST_COMPILE, *([OLDER_EMITTERS] if _knows_flag(OLDER_EMITTERS) else [])]
+        os.environ["XLA_FLAGS"] = " ".join([flags, *fast]).strip()
     else:
         FAST_REFERENCE.clear()  # a spawned job clears its own (``_search_job``)
     start = time.monotonic()
