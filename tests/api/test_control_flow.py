@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from tests.slicing import slice_params
 
 import didax as dx
 import didax.numpy as dnp
@@ -238,8 +239,24 @@ def test_jvp(name: str) -> None:
     np.testing.assert_allclose(np.asarray(dx.jvp(f, (x, y), (tx, ty))[1]), fd, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", sorted(FORWARD_PROGRAMS))
-@pytest.mark.parametrize("in_axes", [(0, None), (None, 0), (0, 0), (1, 0)])
+VMAP_AXES: Final[list[tuple[int | None, int | None]]] = [(0, None), (None, 0), (0, 0), (1, 0)]
+# CI's slice: every program with x batched (batched predicates: lanes part ways), and each
+# program under one other in_axes, so each of cond, while and scan meets every in_axes.
+VMAP_OTHER_AXES: Final[dict[tuple[int | None, int | None], set[str]]] = {
+    (None, 0): {"cond", "while", "scan", "map"},
+    (0, 0): {"switch", "while_data_dependent", "scan_no_xs"},
+    (1, 0): {"cond_closure", "nested", "fori_static", "scan_reverse_unroll"},
+}
+
+
+@pytest.mark.parametrize(
+    ("in_axes", "name"),
+    slice_params(
+        [(a, n) for a in VMAP_AXES for n in sorted(FORWARD_PROGRAMS)],
+        lambda row: row[0] == (0, None) or row[1] in VMAP_OTHER_AXES[row[0]],
+        lambda row: f"in_axes{VMAP_AXES.index(row[0])}-{row[1]}",
+    ),
+)
 def test_vmap(name: str, in_axes: tuple[int | None, int | None]) -> None:
     # Batched operands make batched predicates too: lanes take different branches
     # and loops run different numbers of times.
@@ -255,7 +272,16 @@ def test_vmap(name: str, in_axes: tuple[int | None, int | None]) -> None:
     _close(dx.jit(dx.vmap(f, in_axes))(x, y), expected)
 
 
-@pytest.mark.parametrize("name", sorted(FORWARD_PROGRAMS))
+# CI's slice: jacfwd is vmap of jvp, both run on every program above; these
+# reach cond's n-way form, scan reversed and unrolled, map, and the three nested.
+@pytest.mark.parametrize(
+    "name",
+    slice_params(
+        sorted(FORWARD_PROGRAMS),
+        lambda n: n in {"switch", "scan_reverse_unroll", "map", "nested"},
+        str,
+    ),
+)
 def test_jacfwd(name: str) -> None:
     x, y = _args(name)
     expected = jax.jacfwd(FORWARD_PROGRAMS[name](JAX), argnums=(0, 1))(x, y)
@@ -265,7 +291,15 @@ def test_jacfwd(name: str) -> None:
 # --- reverse: grad, vjp, linearize ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", sorted(REVERSE_PROGRAMS))
+# CI's slices of the two reverse tables share the programs out: each program's
+# transpose is checked by one of them, and each meets a cond and a scan.
+GRAD_SLICE: Final = {"cond", "switch", "scan_reverse_unroll", "map"}
+VJP_SLICE: Final = {"cond_closure", "fori_static", "scan", "scan_no_xs"}
+
+
+@pytest.mark.parametrize(
+    "name", slice_params(sorted(REVERSE_PROGRAMS), GRAD_SLICE.__contains__, str)
+)
 def test_grad(name: str) -> None:
     x, y = _args(name)
     expected = jax.grad(_scalar(REVERSE_PROGRAMS[name](JAX), JAX), argnums=(0, 1))(x, y)
@@ -282,7 +316,9 @@ def test_grad(name: str) -> None:
         np.testing.assert_allclose(np.asarray(g(x, y)[0])[i], fd, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", sorted(REVERSE_PROGRAMS))
+@pytest.mark.parametrize(
+    "name", slice_params(sorted(REVERSE_PROGRAMS), VJP_SLICE.__contains__, str)
+)
 def test_vjp_and_per_example_grads(name: str) -> None:
     x, y = _args(name)
     ct = _args(name, seed=3)[0]
@@ -296,7 +332,16 @@ def test_vjp_and_per_example_grads(name: str) -> None:
     _close(got, expected)
 
 
-@pytest.mark.parametrize("name", sorted(FORWARD_PROGRAMS))
+# CI's slice: cond with closures, switch, the data-dependent while, the reversed and
+# xs-less scans, and nested; the rest are the same primitives in plainer forms.
+@pytest.mark.parametrize(
+    "name",
+    slice_params(
+        sorted(FORWARD_PROGRAMS),
+        lambda n: n not in {"cond", "while", "fori_static", "scan", "map"},
+        str,
+    ),
+)
 def test_linearize_of_jit(name: str) -> None:
     x, y = _args(name)
     tx, ty = _args(name, seed=1)

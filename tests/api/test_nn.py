@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import jax.scipy.special as jsp
 import numpy as np
 import pytest
+from tests.slicing import slice_params
 
 import didax as dx
 import didax.numpy as dnp
@@ -62,10 +63,27 @@ ACTIVATIONS: Final[dict[str, Callable[..., Any]]] = {
     "tanh": lambda m, x: m.tanh(x),
     "log_sigmoid": lambda m, x: m.log_sigmoid(x),
 }
+# Outside CI's slices of the activation tables: other constants of a formula, and
+# an alias (swish is silu).
+ACTIVATION_VARIANTS: Final = {"elu_alpha", "leaky_relu_slope", "swish"}
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
-@pytest.mark.parametrize("name", ACTIVATIONS)
+def _in_activation_slice(name: str) -> bool:
+    return name not in ACTIVATION_VARIANTS
+
+
+# CI's slice: every activation in float64, and gelu's two forms (their constants and
+# erf) in float32 too; the next table runs all of them on float32 scalars.
+@pytest.mark.parametrize(
+    ("name", "dtype"),
+    slice_params(
+        [(n, d) for n in ACTIVATIONS for d in (np.float32, np.float64)],
+        lambda row: (
+            _in_activation_slice(row[0]) and (row[1] is np.float64 or row[0].startswith("gelu"))
+        ),
+        lambda row: f"{row[0]}-{row[1].__name__}",
+    ),
+)
 def test_activations_match_jax(name: str, dtype: Any) -> None:
     f = ACTIVATIONS[name]
     x = GRID.astype(dtype)
@@ -73,7 +91,7 @@ def test_activations_match_jax(name: str, dtype: Any) -> None:
     _compare(dx.jit(lambda v: f(dnn, v))(x), jax.jit(lambda v: f(jnn, v))(x))
 
 
-@pytest.mark.parametrize("name", ACTIVATIONS)
+@pytest.mark.parametrize("name", slice_params(ACTIVATIONS, _in_activation_slice, str))
 def test_activations_on_scalars_and_integers(name: str) -> None:
     f = ACTIVATIONS[name]
     _compare(f(dnn, 0.75), f(jnn, 0.75))
@@ -83,7 +101,7 @@ def test_activations_on_scalars_and_integers(name: str) -> None:
         _compare(f(dnn, ints), f(jnn, ints))
 
 
-@pytest.mark.parametrize("name", ACTIVATIONS)
+@pytest.mark.parametrize("name", slice_params(ACTIVATIONS, _in_activation_slice, str))
 def test_activation_gradients_match_jax(name: str) -> None:
     # Kinks included: relu'(0) = 0, relu6'(6) = 0, leaky_relu'(0) = 1, as JAX's rules.
     f = ACTIVATIONS[name]
@@ -109,8 +127,16 @@ LOGITS: Final = np.array(
 MASK: Final = np.array([[True, False, True, True], [True, True, False, True], [False] * 4])
 
 
-@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
-@pytest.mark.parametrize("axis", [-1, 0, (0, 1)])
+# CI's slice: each function on an int axis, and each kind of axis (negative,
+# non-negative, a tuple) once.
+@pytest.mark.parametrize(
+    ("axis", "name"),
+    slice_params(
+        [(a, n) for a in (-1, 0, (0, 1)) for n in ("softmax", "log_softmax")],
+        lambda row: row in {(-1, "softmax"), (0, "log_softmax"), ((0, 1), "softmax")},
+        lambda row: f"{row[0]}-{row[1]}",
+    ),
+)
 def test_softmax_values_and_gradients(name: str, axis: Any) -> None:
     d, j = getattr(dnn, name), getattr(jnn, name)
     _compare(d(LOGITS, axis=axis), j(LOGITS, axis=axis))
@@ -153,19 +179,28 @@ def test_softmax_masking_with_minus_inf_has_finite_gradients() -> None:
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-14)
 
 
+LOGSUMEXP_KWARGS: Final[list[dict[str, Any]]] = [
+    {},
+    {"axis": 1},
+    {"axis": 0, "keepdims": True},
+    {"axis": (0, 1)},
+    {"axis": 1, "b": np.array([1.0, 2.0, 0.0, 0.5])},
+    {"axis": 1, "b": np.array([1.0, -2.0, 0.5, 0.5]), "return_sign": True},
+    {"axis": 1, "b": np.array([1.0, -2.0, 0.5, 0.5])},
+    {"axis": 1, "where": MASK},
+    {"axis": 1, "keepdims": True, "where": MASK, "b": np.array([1.0, 1.0, 3.0, 1.0])},
+]
+
+
+# CI's slice: all but an int axis, keepdims and where alone, which the last row
+# combines (the b rows have an int axis too).
 @pytest.mark.parametrize(
     "kwargs",
-    [
-        {},
-        {"axis": 1},
-        {"axis": 0, "keepdims": True},
-        {"axis": (0, 1)},
-        {"axis": 1, "b": np.array([1.0, 2.0, 0.0, 0.5])},
-        {"axis": 1, "b": np.array([1.0, -2.0, 0.5, 0.5]), "return_sign": True},
-        {"axis": 1, "b": np.array([1.0, -2.0, 0.5, 0.5])},
-        {"axis": 1, "where": MASK},
-        {"axis": 1, "keepdims": True, "where": MASK, "b": np.array([1.0, 1.0, 3.0, 1.0])},
-    ],
+    slice_params(
+        LOGSUMEXP_KWARGS,
+        lambda kw: not any(kw is LOGSUMEXP_KWARGS[i] for i in (1, 2, 7)),
+        [f"kwargs{i}" for i in range(len(LOGSUMEXP_KWARGS))],
+    ),
 )
 def test_logsumexp_matches_jax(kwargs: dict[str, Any]) -> None:
     # One function in both modules, as in JAX.
@@ -219,8 +254,15 @@ def test_softmax_and_logsumexp_vmap() -> None:
 # --- one_hot, standardize ----------------------------------------------------------------
 
 
+# CI's slice: the default (a float dtype, the last axis), and an int dtype on
+# another axis.
 @pytest.mark.parametrize(
-    "kwargs", [{}, {"axis": 0}, {"dtype": np.float32}, {"dtype": np.int32, "axis": -2}]
+    "kwargs",
+    slice_params(
+        [{}, {"axis": 0}, {"dtype": np.float32}, {"dtype": np.int32, "axis": -2}],
+        lambda kw: kw not in ({"axis": 0}, {"dtype": np.float32}),
+        [f"kwargs{i}" for i in range(4)],
+    ),
 )
 def test_one_hot(kwargs: dict[str, Any]) -> None:
     labels = np.array([[0, 3, -1], [2, 4, 1]])
@@ -235,16 +277,21 @@ def test_one_hot(kwargs: dict[str, Any]) -> None:
     )
 
 
+# CI's slice: all but axis 0, an int axis as the default's.
 @pytest.mark.parametrize(
     "kwargs",
-    [
-        {},
-        {"axis": 0},
-        {"axis": (0, 1), "epsilon": 0.1},
-        {"algorithm": "stable"},
-        {"where": MASK[:2]},
-        {"mean": 0.5, "variance": 2.0},
-    ],
+    slice_params(
+        [
+            {},
+            {"axis": 0},
+            {"axis": (0, 1), "epsilon": 0.1},
+            {"algorithm": "stable"},
+            {"where": MASK[:2]},
+            {"mean": 0.5, "variance": 2.0},
+        ],
+        lambda kw: kw != {"axis": 0},
+        [f"kwargs{i}" for i in range(6)],
+    ),
 )
 def test_standardize(kwargs: dict[str, Any]) -> None:
     x = np.array([[0.5, -1.0, 3.0, 2.0], [4.0, 0.0, 1.0, -2.0]])

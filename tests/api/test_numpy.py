@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from tests.slicing import PARTS, in_part
 
 import didax as dx
 import didax.numpy as dnp
@@ -149,25 +150,40 @@ def jax_ref(name: str) -> Fn:
     return lambda *args, **kwargs: np.asarray(jf(*args, **kwargs))
 
 
+def in_binary_slice(case: tuple[tuple[Any, Any], tuple[Any, Any]]) -> bool:
+    """Every shape pair at float64 and every dtype pair at the shape pair broadcasting both."""
+    dtype_pair, shape_pair = case
+    return dtype_pair == (F64, F64) or shape_pair == ((2, 1), (1, 4))
+
+
+# Slice: every promotion and every broadcast of each function; they are decided independently.
+@pytest.mark.parametrize("part", PARTS)
 @pytest.mark.parametrize(("name", "kinds", "_"), BINARY, ids=[b[0] for b in BINARY])
-def test_binary_matches_jax(name: str, kinds: str, _: bool) -> None:
+def test_binary_matches_jax(name: str, kinds: str, _: bool, part: bool) -> None:
     f, ref = getattr(dnp, name), jax_ref(name)
     positive = name in ("divide", "true_divide", "power")
-    for (dx_, dy), (sx, sy) in itertools.product(DTYPE_PAIRS, SHAPE_PAIRS):
+    cases = in_part(itertools.product(DTYPE_PAIRS, SHAPE_PAIRS), in_binary_slice, part)
+    for (dx_, dy), (sx, sy) in cases:
         if dx_.kind not in kinds or dy.kind not in kinds:
             continue
         x, y = rand(sx, dx_, seed=1, positive=positive), rand(sy, dy, seed=2, positive=positive)
         check(f, ref(x, y), x, y)
-    x, y = rand((4, 3), F32, 3, positive), rand((3,), F32, 4, positive)
-    check_vmap(f, x, y, in_axes=(0, None))
-    check_vmap(f, x, np.stack([y] * 4, axis=1), in_axes=(0, 1))
+    if part:
+        x, y = rand((4, 3), F32, 3, positive), rand((3,), F32, 4, positive)
+        check_vmap(f, x, y, in_axes=(0, None))
+        check_vmap(f, x, np.stack([y] * 4, axis=1), in_axes=(0, 1))
 
 
+SCALAR_CASES: Final = [(F32, 2.5), (F32, 3), (I32, 3), (I32, 2.5), (BOOL, 1), (U8, 2), (F16, 2.0)]
+
+
+# Slice: each array kind with each scalar kind; uint8 and float16 only narrow those promotions.
+@pytest.mark.parametrize("part", PARTS)
 @pytest.mark.parametrize(("name", "kinds", "_"), BINARY, ids=[b[0] for b in BINARY])
-def test_binary_with_python_scalars(name: str, kinds: str, _: bool) -> None:
+def test_binary_with_python_scalars(name: str, kinds: str, _: bool, part: bool) -> None:
     f, ref = getattr(dnp, name), jax_ref(name)
     positive = name in ("divide", "true_divide", "power")
-    for dt, scalar in [(F32, 2.5), (F32, 3), (I32, 3), (I32, 2.5), (BOOL, 1), (U8, 2), (F16, 2.0)]:
+    for dt, scalar in in_part(SCALAR_CASES, lambda c: c[0] in (F32, I32, BOOL), part):
         if dt.kind not in kinds or (dt.kind not in "f" and kinds == "f"):
             continue
         x = rand((2, 3), dt, seed=5, positive=positive)
@@ -376,23 +392,35 @@ def test_logical_functions_on_numbers() -> None:
 AXES: Final = [None, 0, 1, -1, (0, 2), ()]
 
 
+def in_reduction_slice(case: tuple[np.dtype[Any], Any, bool]) -> bool:
+    """Every axis and keepdims at float64, and every dtype at axis (0, 2) with keepdims."""
+    dt, axis, keepdims = case
+    return dt == F64 or (axis == (0, 2) and keepdims)
+
+
+# Slice: every dtype and every axis form of each reduction; they are decided independently.
+@pytest.mark.parametrize("part", PARTS)
 @pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "mean"])
-def test_reductions_match_jax(name: str) -> None:
+def test_reductions_match_jax(name: str, part: bool) -> None:
     f, ref = getattr(dnp, name), jax_ref(name)
-    for dt in (F64, F32, I32, I64, BOOL, U8):
-        if name == "mean" and dt == U8:
-            continue
+    dts: list[np.dtype[Any]] = [F64, F32, I32, I64, BOOL]
+    if name != "mean":
+        dts.append(U8)
+    cases = itertools.product(dts, AXES, (False, True))
+    for dt, axis, keepdims in in_part(cases, in_reduction_slice, part):
         x = rand((2, 3, 4), dt, seed=31)
-        for axis, keepdims in itertools.product(AXES, (False, True)):
-            check(
-                lambda a, ax=axis, k=keepdims: f(a, axis=ax, keepdims=k),
-                ref(x, axis=axis, keepdims=keepdims),
-                x,
-            )
-    check_vmap(lambda a: f(a, axis=0), rand((4, 2, 3), F32, seed=32))
-    check_jvp(
-        lambda a: f(a, axis=1), lambda a: getattr(jnp, name)(a, axis=1), (rand((3, 4), seed=33),)
-    )
+        check(
+            lambda a, ax=axis, k=keepdims: f(a, axis=ax, keepdims=k),
+            ref(x, axis=axis, keepdims=keepdims),
+            x,
+        )
+    if part:
+        check_vmap(lambda a: f(a, axis=0), rand((4, 2, 3), F32, seed=32))
+        check_jvp(
+            lambda a: f(a, axis=1),
+            lambda a: getattr(jnp, name)(a, axis=1),
+            (rand((3, 4), seed=33),),
+        )
 
 
 def test_reduction_dtypes_and_errors() -> None:

@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from tests.slicing import slice_params
 
 import didax as dx
 import didax.numpy as dnp
@@ -61,6 +62,16 @@ def _composite_inputs(name: str, dtype: Any) -> list[np.ndarray[Any, Any]]:
     return [base]
 
 
+# Slice: a float and an int (float64, int32: results of both widths); the rest only vary widths.
+UNARY_DTYPES: Final = slice_params(
+    [np.float32, np.float64, np.int32, np.int64], lambda d: d in (np.float64, np.int32), str
+)
+# Slice: a float and an int (float32, int64: results of both widths); float64 only varies width.
+BINARY_DTYPES: Final = slice_params(
+    [np.float32, np.float64, np.int64], lambda d: d in (np.float32, np.int64), str
+)
+
+
 def _close(got: Any, want: Any) -> None:
     # Eager didax computes transcendental functions with NumPy, XLA with its
     # own kernels: a few ulps apart.
@@ -71,7 +82,7 @@ def _close(got: Any, want: Any) -> None:
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=tol, atol=0)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64], ids=str)
+@pytest.mark.parametrize("dtype", UNARY_DTYPES)
 @pytest.mark.parametrize("name", COMPOSITE_UNARY)
 def test_composite_unary_matches_jax(name: str, dtype: Any) -> None:
     (x,) = _composite_inputs(name, dtype)
@@ -81,7 +92,7 @@ def test_composite_unary_matches_jax(name: str, dtype: Any) -> None:
     _close(dx.jit(getattr(dnp, name))(x), jax.jit(getattr(jnp, name))(x))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64], ids=str)
+@pytest.mark.parametrize("dtype", BINARY_DTYPES)
 @pytest.mark.parametrize("name", COMPOSITE_BINARY)
 def test_composite_binary_matches_jax(name: str, dtype: Any) -> None:
     (x,) = _composite_inputs(name, dtype)
@@ -167,7 +178,7 @@ def _special_inputs(dtype: Any) -> np.ndarray[Any, Any]:
     return SPECIAL_INTS.astype(dtype) if np.dtype(dtype).kind == "i" else EDGES_NAN.astype(dtype)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64], ids=str)
+@pytest.mark.parametrize("dtype", UNARY_DTYPES)
 @pytest.mark.parametrize("name", SPECIAL_UNARY)
 def test_special_unary_matches_jax(name: str, dtype: Any) -> None:
     x = _special_inputs(dtype)
@@ -176,7 +187,7 @@ def test_special_unary_matches_jax(name: str, dtype: Any) -> None:
     _within_ulps(dx.jit(getattr(dnp, name))(x), jax.jit(getattr(jnp, name))(x))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64], ids=str)
+@pytest.mark.parametrize("dtype", BINARY_DTYPES)
 @pytest.mark.parametrize("name", SPECIAL_BINARY)
 def test_special_binary_matches_jax(name: str, dtype: Any) -> None:
     x = _special_inputs(dtype)

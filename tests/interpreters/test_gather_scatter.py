@@ -13,7 +13,8 @@ batched into a gather/scatter.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
@@ -21,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from jax import lax as jlax
+from tests.slicing import slice_params
 
 import didax as dx
 from didax import lax
@@ -36,6 +38,30 @@ RNG = np.random.default_rng(0)
 
 def _jnp(x: Any) -> Any:
     return jnp.asarray(x) if isinstance(x, np.ndarray) else x
+
+
+def _id(v: Any) -> str:
+    if isinstance(v, type):
+        return v.__name__
+    if isinstance(v, tuple):
+        return f"in_axes({','.join(map(str, v))})"
+    return str(v)
+
+
+def _diagonal(modulus: int, *axes: Sequence[Any]) -> list[Any]:
+    """Every combination of the ``axes``' values, as parameters; the default run's slice is
+    those whose indices sum to a multiple of ``modulus``.
+
+    ``modulus`` is at most each axis's size, so every value of each axis is
+    met in ``1 / modulus`` of the combinations (every pair of values of two
+    axes where it is their size): each dimension numbers case, op, mode,
+    dtype and batching pattern is still reached; the slow session runs the rest.
+    """
+    return slice_params(
+        itertools.product(*axes),
+        lambda row: sum(a.index(v) for a, v in zip(axes, row, strict=True)) % modulus == 0,
+        ids=lambda row: "-".join(_id(v) for v in row),
+    )
 
 
 def _check(d: Any, j: Any, rtol: float = 1e-12) -> None:
@@ -157,8 +183,8 @@ def _scatter_fns(op: str, name: str, mode: str) -> tuple[Callable[..., Any], Cal
 # --- values: impl (eager) and lowering (jit) -------------------------------------------------
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", sorted(GATHERS))
+# Each case in one mode, each mode with two cases.
+@pytest.mark.parametrize(("name", "mode"), _diagonal(3, sorted(GATHERS), MODES))
 def test_gather_matches_jax(name: str, mode: str) -> None:
     shape, idx, _, _ = GATHERS[name]
     x = RNG.normal(size=shape)
@@ -170,9 +196,10 @@ def test_gather_matches_jax(name: str, mode: str) -> None:
         assert out.weak_type is False
 
 
-@pytest.mark.parametrize("mode", ["clip", "fill"])
-@pytest.mark.parametrize("op", sorted(SCATTERS))
-@pytest.mark.parametrize("name", sorted(GATHERS))
+# Each case with each op in one mode, both modes with each case and each op.
+@pytest.mark.parametrize(
+    ("name", "op", "mode"), _diagonal(2, sorted(GATHERS), sorted(SCATTERS), ["clip", "fill"])
+)
 def test_scatter_matches_jax(name: str, op: str, mode: str) -> None:
     shape, idx, _, _ = GATHERS[name]
     x = RNG.normal(size=shape)
@@ -183,8 +210,10 @@ def test_scatter_matches_jax(name: str, op: str, mode: str) -> None:
     _check(dx.jit(d)(x, idx, u), expected)
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.bool_, np.float32])
-@pytest.mark.parametrize("op", sorted(SCATTERS))
+# Each op at two dtypes (scatter_mul at one: it takes no bool), each dtype with two ops.
+@pytest.mark.parametrize(
+    ("op", "dtype"), _diagonal(2, sorted(SCATTERS), [np.int32, np.uint8, np.bool_, np.float32])
+)
 def test_scatter_dtypes(op: str, dtype: Any) -> None:
     if dtype == np.bool_ and op in ("scatter_add", "scatter_mul"):
         pytest.skip("add and mul take numbers")
@@ -369,8 +398,8 @@ def test_dimension_numbers_are_hashable_values() -> None:
 # --- differentiation -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", sorted(GATHERS))
+# Each case in one mode, each mode (and its transpose) with two cases.
+@pytest.mark.parametrize(("name", "mode"), _diagonal(3, sorted(GATHERS), MODES))
 def test_gather_jvp_and_grad(name: str, mode: str) -> None:
     shape, idx, _, _ = GATHERS[name]
     x = RNG.normal(size=shape)
@@ -414,10 +443,15 @@ def test_gather_transposes_to_scatter_add() -> None:
     _check(gtu, expected)
 
 
+# Each op (and its derivative rules) with one case, each case with one op or two.
 @pytest.mark.parametrize(
-    "op", ["scatter_add", "scatter_mul", "scatter_min", "scatter_max", "scatter"]
+    ("name", "op"),
+    _diagonal(
+        3,
+        ["take", "windows", "batching_dims"],
+        ["scatter_add", "scatter_mul", "scatter_min", "scatter_max", "scatter"],
+    ),
 )
-@pytest.mark.parametrize("name", ["take", "windows", "batching_dims"])
 def test_scatter_jvp_and_grad(name: str, op: str) -> None:
     shape, idx, _, _ = GATHERS[name]
     x = RNG.normal(size=shape)
@@ -533,8 +567,10 @@ def test_gradients_against_finite_differences() -> None:
 # --- batching -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("in_axes", [(0, None), (None, 0), (0, 0), (1, 0)])
-@pytest.mark.parametrize("name", sorted(GATHERS))
+# Each case with two batching patterns, each pattern with three cases.
+@pytest.mark.parametrize(
+    ("name", "in_axes"), _diagonal(2, sorted(GATHERS), [(0, None), (None, 0), (0, 0), (1, 0)])
+)
 def test_gather_vmap(name: str, in_axes: tuple[int | None, int | None]) -> None:
     shape, idx, _, _ = GATHERS[name]
     d, j = _gather_fns(name, "fill")
@@ -550,9 +586,16 @@ def test_gather_vmap(name: str, in_axes: tuple[int | None, int | None]) -> None:
     _check(dx.jit(dx.vmap(d, in_axes))(x, i), expected)
 
 
-@pytest.mark.parametrize("in_axes", [(0, None, None), (None, 0, None), (None, None, 0), (0, 0, 0)])
-@pytest.mark.parametrize("op", ["scatter", "scatter_add", "scatter_max"])
-@pytest.mark.parametrize("name", ["take", "windows", "batching_dims"])
+# Each batching pattern with each case (and with each op) once; each case with each op.
+@pytest.mark.parametrize(
+    ("name", "op", "in_axes"),
+    _diagonal(
+        3,
+        ["take", "windows", "batching_dims"],
+        ["scatter", "scatter_add", "scatter_max"],
+        [(0, None, None), (None, 0, None), (None, None, 0), (0, 0, 0)],
+    ),
+)
 def test_scatter_vmap(name: str, op: str, in_axes: tuple[int | None, ...]) -> None:
     shape, idx, _, _ = GATHERS[name]
     ushape = _updates_shape(name)

@@ -24,10 +24,12 @@ Complex inputs work as in JAX, eagerly, under ``jit`` and under the
 transformations (``test_complex_inputs_work_as_in_jax``).
 
 XLA compiles take most of the time, about in proportion to the number of
-operations compiled; so each test covers all dtypes of one case and reports
-every mismatch, JAX computes all of a case's dtypes in one compiled function
-(``jax_each``), and didax's ``jit`` does the same (``didax_jit_each``,
-which compiles dtype by dtype only to say which one fails).
+operations compiled; so each test covers the dtypes of one case, in two
+parts (``SLICE_DTYPES``, which the default run checks, and the rest, which
+``nox -s slow`` does), and reports every mismatch; JAX computes all of a
+part's dtypes in one compiled function (``jax_each``), and didax's ``jit``
+does the same (``didax_jit_each``, which compiles dtype by dtype only to say
+which one fails).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from jax import lax as jlax
+from tests.slicing import in_part
 
 import didax
 import didax.numpy as dnp
@@ -71,6 +74,17 @@ BOOL: Final = np.dtype(np.bool_)
 
 # NumPy calls bfloat16's kind 'V': kinds are asked of didax's dtypes module.
 _is_float: Final = dtypes.is_float
+
+# The default run's dtypes, one of each kind: bfloat16 (the float whose NumPy
+# kind is not 'f', where dtype tests go wrong), a signed integer, and the
+# widest unsigned one (64 bits: unsigned index clamps, mulhi's halves): each
+# case is checked at the kinds JAX accepts and refused at the others. The slow
+# session checks the rest.
+SLICE_DTYPES: Final = (BF16, np.dtype(np.int8), np.dtype(np.uint64))
+
+
+def _in_slice(dtype: DType) -> bool:
+    return dtype in SLICE_DTYPES
 
 
 # --- the two libraries -------------------------------------------------------------
@@ -1056,8 +1070,8 @@ def test_exemptions_name_real_checks() -> None:
 # --- eager, jit and vmap ------------------------------------------------------------------
 
 
-def _jit_of_vmap_dtypes(i: int, c: Case) -> tuple[DType, ...]:
-    """The dtypes at which the vmapped case is compiled: two, rotating over the cases.
+def _jit_of_vmap_dtypes(c: Case, accepted: Sequence[DType]) -> tuple[DType, ...]:
+    """The dtypes (of ``accepted``) at which the vmapped case is compiled: two, rotating.
 
     Compiles are the file's time, and a batched program lowers the same at
     every dtype of a kind: the first dtype JAX accepts, and one more that
@@ -1065,24 +1079,28 @@ def _jit_of_vmap_dtypes(i: int, c: Case) -> tuple[DType, ...]:
     element-wise primitive's batched program is the primitive on a bigger
     shape, which the plain jit check lowers already: none.
     """
-    accepted = ACCEPTED[c.id]
     if c.prim in ELEMENTWISE or not accepted:
         return ()
+    i = CASE_INDEX[c.id]
     return tuple(dict.fromkeys((accepted[0], accepted[i % len(accepted)])))
 
 
 ELEMENTWISE: Final = frozenset(p.name for p in core_lax.ELEMENTWISE)
-JIT_OF_VMAP: Final = {c.id: _jit_of_vmap_dtypes(i, c) for i, c in enumerate(CASES)}
+CASE_INDEX: Final = {c.id: i for i, c in enumerate(CASES)}
 
 
 def _matches(want: Any, f: Callable[..., Any], *args: Any) -> None:
     assert_like_jax(f(*args), want)
 
 
-def _ci_params(cases: Sequence[Case]) -> list[Any]:
-    """Every case; CI runs every other element-wise one (they share one lowering
-    path, and every element-wise primitive is also in tests/interpreters/
-    test_primitives.py), the slow session all of them."""
+def _ci_params(
+    cases: Sequence[Case], dtypes_of: Callable[[Case], Sequence[DType]] = lambda c: SMALL
+) -> list[Any]:
+    """Every case in two parts, its ``dtypes_of`` in ``SLICE_DTYPES`` and the
+    rest (a part with none is left out). CI runs the slice part of each case
+    but every other element-wise one (they share one lowering path, and every
+    element-wise primitive is also in tests/interpreters/test_primitives.py);
+    the slow session runs every part of every case."""
     out = []
     elementwise = 0
     for c in cases:
@@ -1090,14 +1108,20 @@ def _ci_params(cases: Sequence[Case]) -> list[Any]:
         if c.id in ELEMENTWISE:
             slow = elementwise % 2 == 1
             elementwise += 1
-        out.append(pytest.param(c, id=c.id, marks=(pytest.mark.slow,) if slow else ()))
+        for part in (True, False):
+            if not in_part(dtypes_of(c), _in_slice, part):
+                continue
+            marks = (pytest.mark.slow,) if slow or not part else ()
+            name = f"{c.id}-{'slice' if part else 'rest'}"
+            out.append(pytest.param(c, part, id=name, marks=marks))
     return out
 
 
-@pytest.mark.parametrize("c", _ci_params(CASES))
-def test_eager_jit_and_vmap_match_jax(c: Case) -> None:
-    accepted = ACCEPTED[c.id]
-    inputs = {d: make_args(c, d) for d in SMALL}
+@pytest.mark.parametrize(("c", "part"), _ci_params(CASES))
+def test_eager_jit_and_vmap_match_jax(c: Case, part: bool) -> None:
+    dtypes_here = in_part(SMALL, _in_slice, part)
+    accepted = [d for d in ACCEPTED[c.id] if d in dtypes_here]
+    inputs = {d: make_args(c, d) for d in dtypes_here}
     plain = [inputs[d] for d in accepted]
     batched = [stacked_args(c, d) for d in accepted]
     f, vf = didax_fun(c), didax.vmap(didax_fun(c))
@@ -1108,8 +1132,8 @@ def test_eager_jit_and_vmap_match_jax(c: Case) -> None:
     wanted_batched = jax_each([jax.vmap(jax_fun(c))] * n, batched)
     wanted = [[np.asarray(y)[0] for y in _leaves(w)] for w in wanted_batched]
     # didax's jit computes every dtype in one program, and the vmapped case
-    # at the dtypes of JIT_OF_VMAP.
-    vmapped_at = {d: n + j for j, d in enumerate(JIT_OF_VMAP[c.id])}
+    # at two of them.
+    vmapped_at = {d: n + j for j, d in enumerate(_jit_of_vmap_dtypes(c, accepted))}
     jitted = didax_jit_each(
         [f] * n + [vf] * len(vmapped_at),
         plain + [batched[accepted.index(d)] for d in vmapped_at],
@@ -1124,7 +1148,7 @@ def test_eager_jit_and_vmap_match_jax(c: Case) -> None:
         report.check(dtype, "vmap", _matches, want_batched, vf, *batched[k])
         if dtype in vmapped_at:
             report.check(dtype, "jit(vmap)", _matches, want_batched, jitted[vmapped_at[dtype]])
-    for dtype in SMALL:
+    for dtype in dtypes_here:
         if dtype not in accepted:
             report.check(dtype, "eager refusal", assert_raises, TypeError, f, *inputs[dtype])
             jitted_alone = didax.jit(f)
@@ -1221,9 +1245,12 @@ def _derivative_matches(want: Any, f: Callable[..., Any], *args: Any) -> None:
     assert_derivative_like_jax(f(*args), want)
 
 
-@pytest.mark.parametrize("c", _ci_params([c for c in CASES if DIFFERENTIABLE[c.id]]))
-def test_jvp_and_grad_match_jax(c: Case) -> None:
-    floats = DIFFERENTIABLE[c.id]
+@pytest.mark.parametrize(
+    ("c", "part"),
+    _ci_params([c for c in CASES if DIFFERENTIABLE[c.id]], lambda c: DIFFERENTIABLE[c.id]),
+)
+def test_jvp_and_grad_match_jax(c: Case, part: bool) -> None:
+    floats = in_part(DIFFERENTIABLE[c.id], _in_slice, part)
     ds = [derivatives(c, d) for d in floats]
 
     def jax_derivatives(dv: Derivatives) -> Callable[..., Any]:
@@ -1236,9 +1263,9 @@ def test_jvp_and_grad_match_jax(c: Case) -> None:
 
         return both
 
-    # JAX's jvp and grad at both dtypes in one compiled function; didax's
-    # grad under jit at the first (bfloat16, where NumPy's dtype kind is
-    # not 'f' and so where dtype tests go wrong).
+    # JAX's jvp and grad at the part's dtypes in one compiled function;
+    # didax's grad under jit at the first (bfloat16 in the slice, where
+    # NumPy's dtype kind is not 'f' and so where dtype tests go wrong).
     wanted = jax_each([jax_derivatives(dv) for dv in ds], [dv.primals + dv.tangents for dv in ds])
     fs = [dv.function(didax_fun(c)) for dv in ds]
     grads = [

@@ -13,7 +13,7 @@ Eager values of the functions run through XLA (``erf``, ``lgamma``,
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import jax
@@ -21,6 +21,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from jax import lax as jlax
+from tests.slicing import PARTS, in_part, slice_params
 
 import didax as dx
 from didax import lax as dlax
@@ -61,6 +62,19 @@ UNARY: Final[dict[str, np.ndarray[Any, Any]]] = {
 # Evaluated eagerly by NumPy (within an ulp of XLA); the others by XLA itself.
 NUMPY_IMPLS: Final = {"exp2", "atan2"}
 BINARY: Final = ("atan2", "nextafter", "polygamma")
+
+
+def _each_at_one_dtype(names: Sequence[str], dtypes: Sequence[np.dtype[Any]]) -> list[Any]:
+    """``(name, dtype)`` for every name and dtype; the default run takes each name at one.
+
+    The two dtypes alternate down the list of names, so that every function
+    and both dtypes are still reached; the slow session runs the rest.
+    """
+    return slice_params(
+        [(n, d) for n in names for d in dtypes],
+        lambda r: list(dtypes).index(r[1]) == list(names).index(r[0]) % 2,
+        ids=lambda r: f"{r[0]}-{r[1]}",
+    )
 
 
 def _pair(name: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
@@ -121,8 +135,7 @@ def _binary_grid(name: str, dtype: np.dtype[Any]) -> tuple[np.ndarray[Any, Any],
 # --- values ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("dtype", [F32, F64], ids=str)
-@pytest.mark.parametrize("name", [*UNARY, "is_finite"])
+@pytest.mark.parametrize(("name", "dtype"), _each_at_one_dtype([*UNARY, "is_finite"], [F32, F64]))
 def test_unary_values_eager_and_jit(name: str, dtype: np.dtype[Any]) -> None:
     x = EDGES.astype(dtype)
     d, j = _pair(name)
@@ -132,8 +145,7 @@ def test_unary_values_eager_and_jit(name: str, dtype: np.dtype[Any]) -> None:
     _check_exact(dx.jit(d)(x), jax.jit(j)(x))
 
 
-@pytest.mark.parametrize("dtype", [F32, F64], ids=str)
-@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize(("name", "dtype"), _each_at_one_dtype(BINARY, [F32, F64]))
 def test_binary_values_eager_and_jit(name: str, dtype: np.dtype[Any]) -> None:
     a, b = _binary_grid(name, dtype)
     d, j = _pair(name)
@@ -142,8 +154,10 @@ def test_binary_values_eager_and_jit(name: str, dtype: np.dtype[Any]) -> None:
     _check_exact(dx.jit(d)(a, b), jax.jit(j)(a, b))
 
 
-@pytest.mark.parametrize("dtype", [F16, BF16], ids=str)
-@pytest.mark.parametrize("name", ["erf", "erf_inv", "lgamma", "sinh", "atanh", "exp2"])
+@pytest.mark.parametrize(
+    ("name", "dtype"),
+    _each_at_one_dtype(["erf", "erf_inv", "lgamma", "sinh", "atanh", "exp2"], [F16, BF16]),
+)
 def test_16_bit_floats(name: str, dtype: np.dtype[Any]) -> None:
     x = np.array([-0.75, -0.1, 0.0, 0.3, 0.99, 2.0]).astype(dtype)
     d, j = _pair(name)
@@ -248,8 +262,7 @@ def _close(got: Any, want: Any, dtype: np.dtype[Any]) -> None:
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("dtype", [F32, F64], ids=str)
-@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize(("name", "dtype"), _each_at_one_dtype(list(UNARY), [F32, F64]))
 def test_unary_jvp_matches_jax(name: str, dtype: np.dtype[Any]) -> None:
     x = UNARY[name].astype(dtype)
     t = np.linspace(0.5, 1.5, x.size).astype(dtype)
@@ -363,10 +376,13 @@ WRAPPERS: Final = {"regularized_incomplete_beta": "betainc"}
 
 
 @pytest.mark.skipif(xla.platform() != "cpu", reason="the counts are XLA's CPU compiler's")
+@pytest.mark.parametrize("part", PARTS)
 @pytest.mark.parametrize("dtype", [F32, F64], ids=str)
-def test_flops_match_xla_cost_analysis(dtype: np.dtype[Any]) -> None:
+def test_flops_match_xla_cost_analysis(dtype: np.dtype[Any], part: bool) -> None:
     x = np.full((2, 5), 0.5, dtype)
-    for prim in core_lax.SPECIAL_PRIMITIVES:
+    # The slice: each primitive at one dtype, alternating (both dtypes' counts are read).
+    prims = list(core_lax.SPECIAL_PRIMITIVES)
+    for prim in in_part(prims, lambda p: prims.index(p) % 2 == (dtype == F64), part):
         fn = getattr(dlax, WRAPPERS.get(prim.name, prim.name))
         arity = (
             3 if prim in core_lax.SPECIAL_TERNARY else 2 if prim in core_lax.SPECIAL_BINARY else 1

@@ -22,6 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from tests.slicing import PARTS, in_part, slice_params
 
 import didax as dx
 from didax import lax
@@ -88,6 +89,17 @@ CASES: Final[list[Case]] = [
 ]
 
 KINDS: Final = ("sum", "max", "min", "generic")
+
+# The cases (indices into CASES) that reach each feature of the table: ranks
+# 0 to 4, each form of padding ('VALID', 'SAME', 'SAME_LOWER', explicit), base
+# and window dilations, both and neither, an empty result and an empty
+# operand. The values test runs every case; the jvp, finite-difference and
+# flops tests run these in the default run, and the rest in the slow session.
+FEATURED: Final = frozenset((0, 3, 4, 5, 9, 11, 18, 20, 23, 26, 31, 32))
+
+
+def featured(c: Case) -> bool:
+    return CASES.index(c) in FEATURED
 
 
 def init_and_op(kind: str, dtype: np.dtype[Any], ops: Any) -> tuple[Array, Fn]:
@@ -185,7 +197,8 @@ def check(mine: Sequence[Any], theirs: Sequence[Any], offset: int) -> None:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("offset", [0, 1], ids=["f32-f64", "f64-f32"])
+# Offset 0 alone runs every case, and both dtypes: the default run's slice.
+@pytest.mark.parametrize("offset", slice_params([0, 1], lambda o: o == 0, ["f32-f64", "f64-f32"]))
 def test_values_match_jax_eagerly_and_under_jit(kind: str, offset: int) -> None:
     # Every case in float32 and in float64 (offsets 0 and 1); eagerly, a third of them.
     xs = inputs(kind, CASES, offset)
@@ -206,16 +219,18 @@ def test_case_count_and_shape_tuple() -> None:
 # --- derivatives -------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("part", PARTS)
 @pytest.mark.parametrize("kind", KINDS)
-def test_jvp_matches_jax(kind: str) -> None:
-    xs, ts = inputs(kind, CASES, 1), inputs("sum", CASES, 1, seed=100)
+def test_jvp_matches_jax(kind: str, part: bool) -> None:
+    cases = in_part(CASES, featured, part)
+    xs, ts = inputs(kind, cases, 1), inputs("sum", cases, 1, seed=100)
 
     def build(ops: Any, c: Case, dtype: np.dtype[Any]) -> Fn:
         f = window_fn(kind, c, dtype, ops)
         jvp = dx.jvp if ops is lax else jax.jvp
         return lambda x, t: jvp(f, (x,), (t,))
 
-    check(*both(build, CASES, 1, xs, ts), 1)
+    check(*both(build, cases, 1, xs, ts), 1)
 
 
 def vjp_cases(kind: str) -> list[Case]:
@@ -287,10 +302,11 @@ def test_grad_of_grad_matches_jax(kind: str) -> None:
 FD_CASES: Final = [CASES[i] for i in (2, 5, 15, 23, 31)]
 
 
+@pytest.mark.parametrize("part", PARTS)
 @pytest.mark.parametrize("kind", KINDS)
-def test_jvp_matches_finite_differences(kind: str) -> None:
+def test_jvp_matches_finite_differences(kind: str, part: bool) -> None:
     eps = 1e-6
-    for i, c in enumerate(FD_CASES):
+    for i, c in in_part(enumerate(FD_CASES), lambda ic: featured(ic[1]), part):
         f = window_fn(kind, c, F64, lax)
         x = distinct(c[0], i) if kind in ("max", "min") else data(kind, c[0], F64, i)
         t = data("sum", c[0], F64, 400 + i)
@@ -401,10 +417,11 @@ def test_jvp_of_a_pytree_of_floats_matches_jax() -> None:
 FLOPS_CASES: Final = [CASES[i] for i in (0, 5, 12, 15, 23, 26, 31)]
 
 
+@pytest.mark.parametrize("part", PARTS)
 @pytest.mark.parametrize("kind", KINDS)
-def test_flops_match_xla(kind: str) -> None:
+def test_flops_match_xla(kind: str, part: bool) -> None:
     # Lowered, not compiled: XLA's count of the module as written.
-    for i, c in enumerate(FLOPS_CASES):
+    for i, c in in_part(enumerate(FLOPS_CASES), lambda ic: featured(ic[1]), part):
         x = data(kind, c[0], F32, i)
         f = window_fn(kind, c, F32, lax)
         w = data("sum", lax.reduce_window_shape_tuple(*window_shape(c)), F32, i)

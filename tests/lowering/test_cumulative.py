@@ -23,6 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from tests.slicing import slice_params
 
 import didax as dx
 import didax.numpy as dnp
@@ -117,26 +118,34 @@ def assert_same(actual: Any, expected: Any, tol: float = 0.0) -> None:
 
 # --- values: eager, jit, vmap ------------------------------------------------------------------
 
-VALUE_PARAMS: Final = [(n, d) for n in NAMES for d in dtypes_of(n)]
-VALUE_IDS: Final = [f"{n}-{d}" for n, d in VALUE_PARAMS]
-# CI checks float64 and int32 (float32 for cumlogsumexp); float32 and int64
-# with them are the slow session's (each row is a few seconds of compiles).
+LOWERINGS: Final = ("window", "scan")
+VALUE_PARAMS: Final = [(lo, n, d) for lo in LOWERINGS for n in NAMES for d in dtypes_of(n)]
+# CI checks float64 and int32 (each row is a few seconds of compiles); float32
+# and int64 are the slow session's.
 _EVERYDAY: Final = {F64, I32}
 
 
-def _value_params() -> list[Any]:
-    return [
-        pytest.param(
-            n,
-            d,
-            id=i,
-            marks=() if d in _EVERYDAY or (n == "cumlogsumexp" and d == F32) else pytest.mark.slow,
-        )
-        for (n, d), i in zip(VALUE_PARAMS, VALUE_IDS, strict=True)
-    ]
+def _in_value_slice(row: tuple[str, str, np.dtype[Any]]) -> bool:
+    """CI's rows: each name on both lowerings, the window's identities at both kinds of dtype.
+
+    cummax's and cummin's window pads with an identity of the dtype's kind
+    (an integer's bound, a float's greatest value): both dtypes there, and
+    on the scan float64 for cummax, int32 for cummin; cumsum's and cumprod's
+    identities and combinations are alike for every dtype: int32 on the
+    window, float64 on the scan. cumlogsumexp has no identity, so it always
+    lowers to the scan: float64 there.
+    """
+    lowering, name, dtype = row
+    if name == "cumlogsumexp":
+        return lowering == "scan" and dtype == F64
+    if dtype not in _EVERYDAY:
+        return False
+    if name in ("cummax", "cummin") and lowering == "window":
+        return True
+    return (lowering == "window") == (dtype == (F64 if name == "cummin" else I32))
 
 
-@pytest.fixture(params=["window", "scan"])
+@pytest.fixture(params=LOWERINGS)
 def lowering(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Both lowerings at every size: one reduce_window, or the associative scan."""
     limit = 10**9 if request.param == "window" else 0
@@ -146,7 +155,11 @@ def lowering(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
     dx.clear_caches()
 
 
-@pytest.mark.parametrize(("name", "dtype"), _value_params())
+@pytest.mark.parametrize(
+    ("lowering", "name", "dtype"),
+    slice_params(VALUE_PARAMS, _in_value_slice, lambda row: "-".join(map(str, row))),
+    indirect=["lowering"],
+)
 def test_values_match_jax_eagerly_and_under_jit(
     name: str, dtype: np.dtype[Any], lowering: str
 ) -> None:
@@ -183,8 +196,16 @@ def test_nans_and_infinities(name: str) -> None:
         assert_same(dx.jit(lambda x, a=axis, r=rev: f(x, a, r))(rows), e, 1e-15)
 
 
-@pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("in_axis", [0, 1, 2])
+# CI's slice: each name at one batch axis, in turn: every batch axis is still
+# checked, and the batcher the four scans share meets it before and after the scanned axis.
+@pytest.mark.parametrize(
+    ("name", "in_axis"),
+    slice_params(
+        [(n, b) for n in NAMES for b in (0, 1, 2)],
+        lambda row: row[1] == NAMES.index(row[0]) % 3,
+        lambda row: f"{row[1]}-{row[0]}",
+    ),
+)
 def test_vmap_matches_jax(name: str, in_axis: int) -> None:
     x = data(name, (3, 5, 4), F64)
     for axis, rev in itertools.product((0, 1), (False, True)):
@@ -225,8 +246,14 @@ def test_small_floats_jit_matches_eager(name: str, dtype: np.dtype[Any]) -> None
 # --- didax.numpy --------------------------------------------------------------------------------
 
 
+# CI's slice: one dtype of each kind (float, signed, unsigned, bool: each promotes its own way).
 @pytest.mark.parametrize(
-    "dtype", [F32, F64, I32, I64, np.dtype(np.uint8), np.dtype(np.bool_)], ids=str
+    "dtype",
+    slice_params(
+        [F32, F64, I32, I64, np.dtype(np.uint8), np.dtype(np.bool_)],
+        lambda d: d not in (F64, I64),
+        str,
+    ),
 )
 def test_numpy_cumsum_and_cumprod_match_jax(dtype: np.dtype[Any]) -> None:
     if dtype.kind == "f":
@@ -264,8 +291,19 @@ def tied(name: str, shape: Sequence[int]) -> Array:
     return x
 
 
-@pytest.mark.parametrize("name", DIFF_NAMES)
-@pytest.mark.parametrize(("shape", "axis"), [((9,), 0), ((1,), 0), ((4, 6), 1), ((5, 3), 0)])
+JVP_SHAPES: Final = [((9,), 0), ((1,), 0), ((4, 6), 1), ((5, 3), 0)]
+
+
+# CI's slice: every name at one element and at one longer shape, the three
+# in turn (odd and even lengths, the last axis and the first), so each is checked.
+@pytest.mark.parametrize(
+    ("name", "shape", "axis"),
+    slice_params(
+        [(n, *sa) for n in DIFF_NAMES for sa in JVP_SHAPES],
+        lambda row: JVP_SHAPES.index(row[1:]) in (1, (0, 2, 3)[DIFF_NAMES.index(row[0]) % 3]),
+        lambda row: f"shape{JVP_SHAPES.index(row[1:])}-{row[2]}-{row[0]}",
+    ),
+)
 def test_jvp_matches_jax(name: str, shape: tuple[int, ...], axis: int) -> None:
     x = tied(name, shape)
     t = np.random.default_rng(7).standard_normal(shape)

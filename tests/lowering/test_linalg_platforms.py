@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 from jax._src.interpreters import mlir as jax_mlir
 from jaxlib.mlir import ir
+from tests.slicing import slice_params
 
 import didax as dx
 import didax.numpy as dnp
@@ -136,6 +137,32 @@ def _params(cases: list[Case]) -> list[Any]:
     return [pytest.param(*case[1:], id=case[0]) for case in cases]
 
 
+def _dtype_params(cases: list[Case]) -> list[Any]:
+    """Every case at every dtype of ``DTYPES``, as ``(*CASE_ARGS, "dtype")``'s parameters.
+
+    The default run's slice checks each case at one dtype, complex64,
+    float32 and float64 in turn along the cases of one function (the id's
+    first word; complex64 and float32 for a function with one case): every
+    case's shapes and flags still lower, and every function still meets a
+    real and a complex dtype, which differ in the kernels' names and in the
+    complex paths (conjugates, real eigenvalues and singular values).
+    """
+    rows = [(*case[1:], dtype) for case in cases for dtype in DTYPES]
+    ids = [f"{case[0]}-{dtype}" for case in cases for dtype in DTYPES]
+    families = [case[0].split("-")[0] for case in cases]
+    turn = (C64, F32, F64)
+    kept = [
+        (*case[1:], dtype)
+        for i, case in enumerate(cases)
+        for dtype in (
+            (C64, F32)
+            if families.count(families[i]) == 1
+            else (turn[families[:i].count(families[i]) % 3],)
+        )
+    ]
+    return slice_params(rows, lambda row: row in kept, ids)
+
+
 def _targets(calls: list[Call]) -> list[str]:
     return [c[0].get("call_target_name", c[0]["op"]).strip('"') for c in calls]
 
@@ -203,8 +230,7 @@ PRIMITIVE_CASES: Final[list[Case]] = [
 ]
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@pytest.mark.parametrize(CASE_ARGS, _params(PRIMITIVE_CASES))
+@pytest.mark.parametrize((*CASE_ARGS, "dtype"), _dtype_params(PRIMITIVE_CASES))
 def test_primitive_kernel_calls_on_cuda_are_jaxs(
     jf: Fn, df: Fn, shapes: tuple[tuple[int, ...], ...], dtype: np.dtype[Any]
 ) -> None:
@@ -218,18 +244,30 @@ def _triangular_solve_case(**flags: bool) -> tuple[Fn, Fn]:
     )
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+TRIANGULAR_FLAGS: Final[dict[str, dict[str, bool]]] = {
+    "left-lower": {"left_side": True, "lower": True},
+    "right-upper-T": {"left_side": False, "lower": False, "transpose_a": True},
+    "left-upper-H": {"left_side": True, "lower": False, "transpose_a": True, "conjugate_a": True},
+    "left-lower-conj-unit": {
+        "left_side": True,
+        "lower": True,
+        "conjugate_a": True,
+        "unit_diagonal": True,
+    },
+}
+BATCHES: Final[dict[str, tuple[int, ...]]] = {"single": (), "batched": (2,)}
+
+
+# The slice: every flag set, unbatched at complex64 (the conjugates) and
+# batched at float32 (the real path); float64 lowers as float32 does.
 @pytest.mark.parametrize(
-    "flags",
-    [
-        {"left_side": True, "lower": True},
-        {"left_side": False, "lower": False, "transpose_a": True},
-        {"left_side": True, "lower": False, "transpose_a": True, "conjugate_a": True},
-        {"left_side": True, "lower": True, "conjugate_a": True, "unit_diagonal": True},
-    ],
-    ids=["left-lower", "right-upper-T", "left-upper-H", "left-lower-conj-unit"],
+    ("flags", "batch", "dtype"),
+    slice_params(
+        [(f, b, d) for b in BATCHES.values() for f in TRIANGULAR_FLAGS.values() for d in DTYPES],
+        lambda row: row[2] == (C64 if row[1] == () else F32),
+        [f"{b}-{f}-{d}" for b in BATCHES for f in TRIANGULAR_FLAGS for d in DTYPES],
+    ),
 )
-@pytest.mark.parametrize("batch", [(), (2,)], ids=["single", "batched"])
 def test_triangular_solve_on_cuda_is_stablehlos_op(
     flags: dict[str, bool], batch: tuple[int, ...], dtype: np.dtype[Any]
 ) -> None:
@@ -309,8 +347,7 @@ USER_CASES: Final[list[Case]] = [
 ]
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@pytest.mark.parametrize(CASE_ARGS, _params(USER_CASES))
+@pytest.mark.parametrize((*CASE_ARGS, "dtype"), _dtype_params(USER_CASES))
 def test_user_functions_on_cuda_call_jaxs_kernels(
     jf: Fn, df: Fn, shapes: tuple[tuple[int, ...], ...], dtype: np.dtype[Any]
 ) -> None:
@@ -352,8 +389,7 @@ CPU_CASES: Final[list[Case]] = [
 ]
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@pytest.mark.parametrize(CASE_ARGS, _params(CPU_CASES))
+@pytest.mark.parametrize((*CASE_ARGS, "dtype"), _dtype_params(CPU_CASES))
 def test_kernel_calls_on_cpu_are_jaxs(
     jf: Fn, df: Fn, shapes: tuple[tuple[int, ...], ...], dtype: np.dtype[Any]
 ) -> None:
