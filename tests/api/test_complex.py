@@ -9,7 +9,6 @@ against central differences along the real and imaginary axes;
 
 from __future__ import annotations
 
-import itertools
 import subprocess
 import sys
 import warnings
@@ -20,7 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from tests.slicing import slice_params
+from tests.slicing import diagonal
 
 import didax as dx
 import didax.lax as dlax
@@ -153,21 +152,8 @@ def _args(name: str, dtype: Any) -> tuple[Any, ...]:
     return (z,) if name in UNARY or name in UNARY_MORE else (z, w)
 
 
-def _at_its_width(case: tuple[Any, str]) -> bool:
-    """complex64 for every other primitive of ``ALL``, complex128 for the rest."""
-    dtype, name = case
-    return (list(ALL).index(name) % 2 == 0) == (dtype is np.complex64)
-
-
 # Slice: every primitive at one width, alternating; both widths are met, by the same rules.
-@pytest.mark.parametrize(
-    ("dtype", "name"),
-    slice_params(
-        itertools.product([np.complex64, np.complex128], ALL),
-        _at_its_width,
-        lambda case: f"{case[0].__name__}-{case[1]}",
-    ),
-)
+@pytest.mark.parametrize(("dtype", "name"), diagonal(2, [np.complex64, np.complex128], list(ALL)))
 def test_primitive_values_and_jvp_equal_jaxs(name: str, dtype: Any) -> None:
     fn = ALL[name]
     args = _args(name, dtype)

@@ -13,8 +13,7 @@ batched into a gather/scatter.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -22,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from jax import lax as jlax
-from tests.slicing import slice_params
+from tests.slicing import diagonal
 
 import didax as dx
 from didax import lax
@@ -38,30 +37,6 @@ RNG = np.random.default_rng(0)
 
 def _jnp(x: Any) -> Any:
     return jnp.asarray(x) if isinstance(x, np.ndarray) else x
-
-
-def _id(v: Any) -> str:
-    if isinstance(v, type):
-        return v.__name__
-    if isinstance(v, tuple):
-        return f"in_axes({','.join(map(str, v))})"
-    return str(v)
-
-
-def _diagonal(modulus: int, *axes: Sequence[Any]) -> list[Any]:
-    """Every combination of the ``axes``' values, as parameters; the default run's slice is
-    those whose indices sum to a multiple of ``modulus``.
-
-    ``modulus`` is at most each axis's size, so every value of each axis is
-    met in ``1 / modulus`` of the combinations (every pair of values of two
-    axes where it is their size): each dimension numbers case, op, mode,
-    dtype and batching pattern is still reached; the slow session runs the rest.
-    """
-    return slice_params(
-        itertools.product(*axes),
-        lambda row: sum(a.index(v) for a, v in zip(axes, row, strict=True)) % modulus == 0,
-        ids=lambda row: "-".join(_id(v) for v in row),
-    )
 
 
 def _check(d: Any, j: Any, rtol: float = 1e-12) -> None:
@@ -184,7 +159,7 @@ def _scatter_fns(op: str, name: str, mode: str) -> tuple[Callable[..., Any], Cal
 
 
 # Each case in one mode, each mode with two cases.
-@pytest.mark.parametrize(("name", "mode"), _diagonal(3, sorted(GATHERS), MODES))
+@pytest.mark.parametrize(("name", "mode"), diagonal(3, sorted(GATHERS), MODES))
 def test_gather_matches_jax(name: str, mode: str) -> None:
     shape, idx, _, _ = GATHERS[name]
     x = RNG.normal(size=shape)
@@ -198,7 +173,7 @@ def test_gather_matches_jax(name: str, mode: str) -> None:
 
 # Each case with each op in one mode, both modes with each case and each op.
 @pytest.mark.parametrize(
-    ("name", "op", "mode"), _diagonal(2, sorted(GATHERS), sorted(SCATTERS), ["clip", "fill"])
+    ("name", "op", "mode"), diagonal(2, sorted(GATHERS), sorted(SCATTERS), ["clip", "fill"])
 )
 def test_scatter_matches_jax(name: str, op: str, mode: str) -> None:
     shape, idx, _, _ = GATHERS[name]
@@ -212,7 +187,7 @@ def test_scatter_matches_jax(name: str, op: str, mode: str) -> None:
 
 # Each op at two dtypes (scatter_mul at one: it takes no bool), each dtype with two ops.
 @pytest.mark.parametrize(
-    ("op", "dtype"), _diagonal(2, sorted(SCATTERS), [np.int32, np.uint8, np.bool_, np.float32])
+    ("op", "dtype"), diagonal(2, sorted(SCATTERS), [np.int32, np.uint8, np.bool_, np.float32])
 )
 def test_scatter_dtypes(op: str, dtype: Any) -> None:
     if dtype == np.bool_ and op in ("scatter_add", "scatter_mul"):
@@ -399,7 +374,7 @@ def test_dimension_numbers_are_hashable_values() -> None:
 
 
 # Each case in one mode, each mode (and its transpose) with two cases.
-@pytest.mark.parametrize(("name", "mode"), _diagonal(3, sorted(GATHERS), MODES))
+@pytest.mark.parametrize(("name", "mode"), diagonal(3, sorted(GATHERS), MODES))
 def test_gather_jvp_and_grad(name: str, mode: str) -> None:
     shape, idx, _, _ = GATHERS[name]
     x = RNG.normal(size=shape)
@@ -446,7 +421,7 @@ def test_gather_transposes_to_scatter_add() -> None:
 # Each op (and its derivative rules) with one case, each case with one op or two.
 @pytest.mark.parametrize(
     ("name", "op"),
-    _diagonal(
+    diagonal(
         3,
         ["take", "windows", "batching_dims"],
         ["scatter_add", "scatter_mul", "scatter_min", "scatter_max", "scatter"],
@@ -569,7 +544,7 @@ def test_gradients_against_finite_differences() -> None:
 
 # Each case with two batching patterns, each pattern with three cases.
 @pytest.mark.parametrize(
-    ("name", "in_axes"), _diagonal(2, sorted(GATHERS), [(0, None), (None, 0), (0, 0), (1, 0)])
+    ("name", "in_axes"), diagonal(2, sorted(GATHERS), [(0, None), (None, 0), (0, 0), (1, 0)])
 )
 def test_gather_vmap(name: str, in_axes: tuple[int | None, int | None]) -> None:
     shape, idx, _, _ = GATHERS[name]
@@ -589,7 +564,7 @@ def test_gather_vmap(name: str, in_axes: tuple[int | None, int | None]) -> None:
 # Each batching pattern with each case (and with each op) once; each case with each op.
 @pytest.mark.parametrize(
     ("name", "op", "in_axes"),
-    _diagonal(
+    diagonal(
         3,
         ["take", "windows", "batching_dims"],
         ["scatter", "scatter_add", "scatter_max"],

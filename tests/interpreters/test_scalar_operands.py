@@ -20,7 +20,7 @@ import jax
 import numpy as np
 import pytest
 from jax import lax as jlax
-from tests.slicing import slice_params
+from tests.slicing import diagonal
 
 import didax as dx
 import didax.numpy as dnp
@@ -69,21 +69,9 @@ ISSUE_28: Final = (
 DIFFERENTIABLE: Final = [n for n, (_, _, d) in BINARY.items() if d]
 # Both orders: the scalar second (x * 2.0) and first (2.0 * x).
 ORDERS: Final = ["array_scalar", "scalar_array"]
-
-
-def _each_in_one_order(names: list[str]) -> list[Any]:
-    """``(name, order)`` for every name and order; the default run takes each name in one order.
-
-    The orders alternate down the list, so that both meet the shared
-    ``scalar_operands`` code (typing, lowering, jvp, batching, transpose)
-    and every primitive's own rule is reached; the slow session runs both.
-    """
-    rows = [(n, o) for n in names for o in ORDERS]
-    return slice_params(
-        rows,
-        lambda r: ORDERS.index(r[1]) == names.index(r[0]) % 2,
-        ids=lambda r: f"{r[0]}-{r[1]}",
-    )
+# The default run takes each primitive in one order, the orders alternating down
+# the list (``diagonal``): both meet the shared ``scalar_operands`` code (typing,
+# lowering, jvp, batching, transpose) and every primitive's own rule is reached.
 
 
 def _operands(order: str, x: Any = X, s: Any = S) -> tuple[Any, Any]:
@@ -95,7 +83,7 @@ def test_the_group_is_the_binary_arithmetic_comparison_logical_and_float_primiti
     assert names == {*BINARY, *INTEGER_BINARY, "and", "or", "polygamma", *ISSUE_28}
 
 
-@pytest.mark.parametrize(("name", "order"), _each_in_one_order(list(BINARY)))
+@pytest.mark.parametrize(("name", "order"), diagonal(2, list(BINARY), ORDERS))
 def test_staged_without_a_broadcast_and_equal_to_jax(name: str, order: str) -> None:
     fn, jfn, _ = BINARY[name]
     a, b = _operands(order)
@@ -164,7 +152,7 @@ def test_shapes_other_than_scalars_must_still_be_equal() -> None:
         lax.select(X > 1, X, np.float64(0))
 
 
-@pytest.mark.parametrize(("name", "order"), _each_in_one_order(DIFFERENTIABLE))
+@pytest.mark.parametrize(("name", "order"), diagonal(2, DIFFERENTIABLE, ORDERS))
 def test_jvp_and_grad_of_both_operands_agree_with_jax(name: str, order: str) -> None:
     fn, jfn, _ = BINARY[name]
     a, b = _operands(order)
@@ -224,7 +212,7 @@ def test_a_constant_scalar_stays_rank0_under_jvp_and_grad(name: str, order: str)
             assert len(ours.jaxpr.eqns) == len(theirs.jaxpr.eqns)
 
 
-@pytest.mark.parametrize(("name", "order"), _each_in_one_order(list(BINARY)))
+@pytest.mark.parametrize(("name", "order"), diagonal(2, list(BINARY), ORDERS))
 def test_vmap_over_the_array_the_scalar_or_both(name: str, order: str) -> None:
     fn, jfn, _ = BINARY[name]
     xs = RNG.uniform(0.5, 2.0, (4, *X.shape))
@@ -320,7 +308,7 @@ def test_the_lowering_emits_each_literal_and_its_broadcast_once_per_body() -> No
         )
 
 
-@pytest.mark.parametrize(("name", "order"), _each_in_one_order(list(INTEGER_BINARY)))
+@pytest.mark.parametrize(("name", "order"), diagonal(2, list(INTEGER_BINARY), ORDERS))
 def test_bit_operations_take_scalars(name: str, order: str) -> None:
     fn, jfn = INTEGER_BINARY[name]
     x = np.array([[-7, 3, 12], [40, -1, 0]], np.int32)

@@ -13,7 +13,7 @@ Eager values of the functions run through XLA (``erf``, ``lgamma``,
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Final
 
 import jax
@@ -21,7 +21,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from jax import lax as jlax
-from tests.slicing import PARTS, in_part, slice_params
+from tests.slicing import PARTS, diagonal, in_part
 
 import didax as dx
 from didax import lax as dlax
@@ -62,19 +62,9 @@ UNARY: Final[dict[str, np.ndarray[Any, Any]]] = {
 # Evaluated eagerly by NumPy (within an ulp of XLA); the others by XLA itself.
 NUMPY_IMPLS: Final = {"exp2", "atan2"}
 BINARY: Final = ("atan2", "nextafter", "polygamma")
-
-
-def _each_at_one_dtype(names: Sequence[str], dtypes: Sequence[np.dtype[Any]]) -> list[Any]:
-    """``(name, dtype)`` for every name and dtype; the default run takes each name at one.
-
-    The two dtypes alternate down the list of names, so that every function
-    and both dtypes are still reached; the slow session runs the rest.
-    """
-    return slice_params(
-        [(n, d) for n in names for d in dtypes],
-        lambda r: list(dtypes).index(r[1]) == list(names).index(r[0]) % 2,
-        ids=lambda r: f"{r[0]}-{r[1]}",
-    )
+# The tables below take each function at one of their two dtypes in the
+# default run, alternating down the names (``diagonal``): every function and
+# both dtypes are still reached; the slow session runs the rest.
 
 
 def _pair(name: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
@@ -135,7 +125,7 @@ def _binary_grid(name: str, dtype: np.dtype[Any]) -> tuple[np.ndarray[Any, Any],
 # --- values ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "dtype"), _each_at_one_dtype([*UNARY, "is_finite"], [F32, F64]))
+@pytest.mark.parametrize(("name", "dtype"), diagonal(2, [*UNARY, "is_finite"], [F32, F64]))
 def test_unary_values_eager_and_jit(name: str, dtype: np.dtype[Any]) -> None:
     x = EDGES.astype(dtype)
     d, j = _pair(name)
@@ -145,7 +135,7 @@ def test_unary_values_eager_and_jit(name: str, dtype: np.dtype[Any]) -> None:
     _check_exact(dx.jit(d)(x), jax.jit(j)(x))
 
 
-@pytest.mark.parametrize(("name", "dtype"), _each_at_one_dtype(BINARY, [F32, F64]))
+@pytest.mark.parametrize(("name", "dtype"), diagonal(2, BINARY, [F32, F64]))
 def test_binary_values_eager_and_jit(name: str, dtype: np.dtype[Any]) -> None:
     a, b = _binary_grid(name, dtype)
     d, j = _pair(name)
@@ -156,7 +146,7 @@ def test_binary_values_eager_and_jit(name: str, dtype: np.dtype[Any]) -> None:
 
 @pytest.mark.parametrize(
     ("name", "dtype"),
-    _each_at_one_dtype(["erf", "erf_inv", "lgamma", "sinh", "atanh", "exp2"], [F16, BF16]),
+    diagonal(2, ["erf", "erf_inv", "lgamma", "sinh", "atanh", "exp2"], [F16, BF16]),
 )
 def test_16_bit_floats(name: str, dtype: np.dtype[Any]) -> None:
     x = np.array([-0.75, -0.1, 0.0, 0.3, 0.99, 2.0]).astype(dtype)
@@ -262,7 +252,7 @@ def _close(got: Any, want: Any, dtype: np.dtype[Any]) -> None:
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize(("name", "dtype"), _each_at_one_dtype(list(UNARY), [F32, F64]))
+@pytest.mark.parametrize(("name", "dtype"), diagonal(2, list(UNARY), [F32, F64]))
 def test_unary_jvp_matches_jax(name: str, dtype: np.dtype[Any]) -> None:
     x = UNARY[name].astype(dtype)
     t = np.linspace(0.5, 1.5, x.size).astype(dtype)
