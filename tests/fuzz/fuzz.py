@@ -87,6 +87,7 @@ from tests.fuzz.fuzz_compare import (
     _record,
     _summary,
     error_kind,
+    no_farther,
     tolerance,
 )
 from tests.fuzz.fuzz_reference import (
@@ -106,7 +107,7 @@ from tests.fuzz.fuzz_reference import (
     split_inputs,
     trace_raises,
 )
-from tests.fuzz.fuzz_steps import N, eager_only, random_op, step_fn
+from tests.fuzz.fuzz_steps import N, eager_only, of_family, random_op, step_fn
 
 BATCH: Final = 2  # vmap's batch size
 BUNDLE: Final = 16  # programs drawn at once, compiled together (per mode) where they agree
@@ -239,7 +240,11 @@ def _forward_outcomes(
 
 
 def jax_outcomes(
-    steps: Sequence[Step], seed: int, x64: bool, names: Sequence[str] = TRANSFORMATIONS
+    steps: Sequence[Step],
+    seed: int,
+    x64: bool,
+    names: Sequence[str] = TRANSFORMATIONS,
+    at: Arrays | None = None,
 ) -> dict[str, Outcome]:
     """JAX's result (or error) for each transformation in ``names``, jitted together.
 
@@ -247,7 +252,8 @@ def jax_outcomes(
     cannot fold the program at compile time (its constant folder's
     ``tanh`` is not the compiled one). Where the one program raises, each
     transformation is traced on its own (cheap: no compile) to find those
-    that raise, and the others are compiled together again.
+    that raise, and the others are compiled together again. ``at``: other
+    inputs than ``inputs(seed, x64)`` (``_as_near_exact_as_jax``'s).
     """
 
     def fetched(which: Sequence[str], jitted: bool) -> dict[str, Any]:
@@ -262,7 +268,7 @@ def jax_outcomes(
             return e
         return None
 
-    arrays = inputs(seed, x64)
+    arrays = inputs(seed, x64) if at is None else at
     with jax.enable_x64(x64):
         outcomes, eager = _forward_outcomes(steps, names, arrays)
         for name in eager:
@@ -389,7 +395,30 @@ def compare(
         return f"JAX raised {_describe(jax_error)}; didax raised {_describe(e)}"
     if jax_error is not None:
         return f"JAX raised {_describe(jax_error)}; didax returned {_summary(got)}"
-    return _differs(got, want_value, tolerance(steps, x64))
+    differs = _differs(got, want_value, tolerance(steps, x64))
+    if differs is None or x64:
+        return differs
+    # 32-bit round-off: agreement where didax is no farther from the exact value than JAX.
+    return None if _as_near_exact_as_jax(steps, seed, transformation, got, want_value) else differs
+
+
+def _as_near_exact_as_jax(
+    steps: Sequence[Step], seed: int, transformation: str, got: Any, want: Any
+) -> bool:
+    """Whether didax's 32-bit result is, entry by entry, as near the exact value as JAX's.
+
+    In 32-bit mode an entry that is a difference of larger terms can be
+    mostly round-off, in both libraries, each its own: a second derivative
+    through a saturated ``tanh`` whose exact value is -7e-8 was -3.4e-6 in
+    JAX and 0 in didax (``tests/fuzz/regressions.json``). The exact value is
+    JAX's result in 64-bit mode at the same inputs, widened. A program that
+    draws random numbers draws others at 64 bits, so it is not judged so.
+    """
+    if any(of_family(op, "random") for op, _ in steps):
+        return False
+    wide = [np.asarray(a, np.float64) for a in inputs(seed, x64=False)]
+    exact, error = jax_outcomes(steps, seed, True, [transformation], at=wide)[transformation]
+    return error is None and no_farther(got, want, exact, tolerance(steps, x64=False))
 
 
 # didax's jitted transformations, bundled: each program's function of its

@@ -71,6 +71,33 @@ def _differs(got: Any, want: Any, rtol: float) -> str | None:
     return None
 
 
+def no_farther(got: Any, want: Any, exact: Any, rtol: float) -> bool:
+    """Whether each entry of ``got`` is as near ``exact`` as ``want``'s is, within ``rtol``.
+
+    ``got`` and ``want`` must have the same shapes and dtypes; ``exact`` is
+    the same computation done more precisely, and must be finite. An entry
+    of ``got`` may be farther from it than ``want``'s by ``rtol`` of the
+    entry plus ``_differs``' absolute slack.
+    """
+    got_leaves, want_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
+    exact_leaves = jax.tree_util.tree_leaves(exact)
+    if not len(got_leaves) == len(want_leaves) == len(exact_leaves):
+        return False
+    for g, w, e in zip(got_leaves, want_leaves, exact_leaves, strict=True):
+        g, w, e = np.asarray(g), np.asarray(w), np.asarray(e)
+        if g.shape != w.shape or g.dtype != w.dtype or e.shape != g.shape:
+            return False
+        if not np.all(np.isfinite(e)):
+            return False
+        e = e.astype(np.result_type(e, np.float64))
+        scale = float(np.max(np.abs(e), initial=1.0))
+        slack = rtol * scale * (1.0 if rtol >= 1e-2 else 1e-2)
+        far, jax_far = np.abs(g.astype(e.dtype) - e), np.abs(w.astype(e.dtype) - e)
+        if not np.all(far <= jax_far + rtol * np.abs(e) + slack):
+            return False
+    return True
+
+
 def load_regressions() -> list[dict[str, Any]]:
     if not REGRESSIONS.exists():
         return []

@@ -463,8 +463,13 @@ def eager_only(op: str) -> bool:
     return any(FAMILIES[FAMILY_OF[leaf]].eager_reference for leaf in leaf_ops(op))
 
 
+def of_family(op: str, family: str) -> bool:
+    """Whether ``op`` is, or its control-flow body holds, a step of ``family``."""
+    return any(FAMILY_OF[leaf] == family for leaf in leaf_ops(op))
+
+
 def fft_step(op: str) -> bool:
-    return any(FAMILY_OF[leaf] == "fft" for leaf in leaf_ops(op))
+    return of_family(op, "fft")
 
 
 def random_op(rng: np.random.Generator) -> str:

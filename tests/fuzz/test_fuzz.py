@@ -8,7 +8,7 @@ import jax
 import numpy as np
 import pytest
 from tests.fuzz import fuzz
-from tests.fuzz.fuzz_compare import load_regressions, steps_of
+from tests.fuzz.fuzz_compare import load_regressions, no_farther, steps_of
 
 import didax
 
@@ -45,6 +45,29 @@ def test_a_planted_bug_is_found_and_shrunk(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(small) < len(steps)
     assert ("flip", (2, 0)) in small
     assert fz.compare(small, 5, "grad") is not None
+
+
+def test_a_32_bit_result_agrees_where_as_near_the_exact_value_as_jaxs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The entries of the regression this rule came from: exact, JAX's, didax's.
+    exact = np.array([-7.06e-8, 0.04])
+    want = np.array([-3.37e-6, 0.04], np.float32)
+    assert no_farther(np.array([0.0, 0.04], np.float32), want, exact, 2e-4)
+    assert not no_farther(np.array([-9e-6, 0.04], np.float32), want, exact, 2e-4)
+    assert not no_farther(np.array([0.0, 0.04]), want, exact, 2e-4)  # another dtype
+    assert not no_farther(np.array([0.0, 0.04], np.float32), want, exact * np.nan, 2e-4)
+    # A wrong result is no nearer the exact value: the planted bug is still found.
+    apply = fz._apply
+
+    def wrong_flip(ns: Any, op: str, a: Any, b: Any) -> Any:
+        if ns is fz.DIDAX_NS and op == "flip":
+            return ns.np.flip(a, axis=1)
+        return apply(ns, op, a, b)
+
+    monkeypatch.setattr(fz, "_apply", wrong_flip)
+    steps = [("sin", (0, 1)), ("cos", (1, 1)), ("flip", (2, 0)), ("dot", (4, 1)), ("tanh", (5, 5))]
+    assert fz.compare(steps, 5, "grad", x64=False) is not None
 
 
 def _sin_raises(
