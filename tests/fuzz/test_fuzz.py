@@ -30,15 +30,24 @@ def test_regressions(case: dict[str, Any]) -> None:
     assert fz.compare(steps_of(case), case["seed"], case["transformation"], x64) is None
 
 
-def test_a_planted_bug_is_found_and_shrunk(monkeypatch: pytest.MonkeyPatch) -> None:
-    apply = fz._apply
+def _wrong_flip(apply: Any) -> Any:
+    """``fz._apply`` with a bug planted in didax's ``flip`` step."""
 
     def wrong_flip(ns: Any, op: str, a: Any, b: Any) -> Any:
         if ns is fz.DIDAX_NS and op == "flip":
             return ns.np.flip(a, axis=1)
         return apply(ns, op, a, b)
 
-    monkeypatch.setattr(fz, "_apply", wrong_flip)
+    return wrong_flip
+
+
+def plant_wrong_flip() -> None:
+    """Plants the bug in the process this runs in (the process at XLA's defaults)."""
+    fz._apply = _wrong_flip(fz._apply)
+
+
+def test_a_planted_bug_is_found_and_shrunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fz, "_apply", _wrong_flip(fz._apply))
     steps = [("sin", (0, 1)), ("cos", (1, 1)), ("flip", (2, 0)), ("dot", (4, 1)), ("tanh", (5, 5))]
     assert fz.compare(steps, 5, "grad") is not None
     small = fz.shrink(steps, 5, "grad")
@@ -58,14 +67,7 @@ def test_a_32_bit_result_agrees_where_as_near_the_exact_value_as_jaxs(
     assert not no_farther(np.array([0.0, 0.04]), want, exact, 2e-4)  # another dtype
     assert not no_farther(np.array([0.0, 0.04], np.float32), want, exact * np.nan, 2e-4)
     # A wrong result is no nearer the exact value: the planted bug is still found.
-    apply = fz._apply
-
-    def wrong_flip(ns: Any, op: str, a: Any, b: Any) -> Any:
-        if ns is fz.DIDAX_NS and op == "flip":
-            return ns.np.flip(a, axis=1)
-        return apply(ns, op, a, b)
-
-    monkeypatch.setattr(fz, "_apply", wrong_flip)
+    monkeypatch.setattr(fz, "_apply", _wrong_flip(fz._apply))
     steps = [("sin", (0, 1)), ("cos", (1, 1)), ("flip", (2, 0)), ("dot", (4, 1)), ("tanh", (5, 5))]
     assert fz.compare(steps, 5, "grad", x64=False) is not None
 
@@ -205,13 +207,13 @@ def test_a_bundle_failing_in_xla_is_compiled_again(monkeypatch: pytest.MonkeyPat
 
 
 @pytest.mark.parametrize("failing", ["jax", "didax"])
-def test_xla_failing_at_the_older_emitters_is_compared_at_its_own(
+def test_a_mismatch_at_the_fast_flags_counts_only_at_xlas_defaults(
     monkeypatch: pytest.MonkeyPatch, failing: str
 ) -> None:
-    # XLA's CPU FFT rejecting an operand's layout at the older emitters,
-    # simulated in this process only: in a program with FFTs the pair is
-    # compared again in a process at XLA's own emitters, where it agrees;
-    # in a program without, the same failure is a mismatch.
+    # XLA failing at the fast flags (its CPU FFT rejecting an operand's
+    # layout at the older emitters), simulated in this process only: the
+    # pairs are compared again in a process at XLA's defaults, where they
+    # agree, with or without FFTs. A bug that is there too still counts.
     monkeypatch.setattr(fz, "TRANSFORMATIONS", _SOME)
     monkeypatch.setattr(fz, "shrink", lambda steps, *args: steps)
     apply = fz._apply
@@ -223,18 +225,23 @@ def test_xla_failing_at_the_older_emitters_is_compared_at_its_own(
         return apply(ns, op, a, b)
 
     monkeypatch.setattr(fz, "_apply", patched)
-    own = fz._OwnEmitters()
+    defaults = fz._XlaDefaults()
     try:
         found: Any = []
-        assert fz._check_bundle([([("fft", (0, 1))], 3)], True, found, False, own) == 4
-        assert found == []
-        assert own.pool is not None  # the pairs went there
-        flags = own.pool.submit(fz.os.getenv, "XLA_FLAGS", "").result()
+        assert fz._check_bundle([([("fft", (0, 1))], 3)], True, found, False, defaults) == 4
+        assert defaults.pool is not None  # the pairs went there
+        flags = defaults.pool.submit(fz.os.getenv, "XLA_FLAGS", "").result()
         assert fz.OLDER_EMITTERS not in flags
-        assert fz._check_bundle([(_SIN, 3)], True, found, False, own) == 4
-        assert len(found) == 4
+        assert fz.FAST_COMPILE not in flags
+        assert fz._check_bundle([(_SIN, 3)], True, found, False, defaults) == 4
+        assert found == []
+        monkeypatch.setattr(fz, "_apply", _wrong_flip(apply))
+        defaults.pool.submit(plant_wrong_flip).result()
+        flipped = [("sin", (0, 1)), ("cos", (1, 1)), ("flip", (2, 0)), ("dot", (4, 1))]
+        assert fz._check_bundle([(flipped, 5)], True, found, False, defaults) == 4
+        assert {report.split(" of ")[0] for _, report in found} >= {"grad", "jit(grad)"}
     finally:
-        own.close()
+        defaults.close()
 
 
 def test_error_kinds_are_the_nearest_builtin_class() -> None:
