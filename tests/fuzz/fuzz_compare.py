@@ -53,6 +53,17 @@ def tolerance(steps: Sequence[Step], x64: bool) -> float:
     return max([rtol_of(op) for op, _ in steps] + [1e-7 if x64 else RTOL_32])
 
 
+def _slack(rtol: float, scale: float) -> float:
+    """The absolute slack of a comparison at ``rtol``, for results as large as ``scale``.
+
+    Round-off is the intermediates', and a small entry can be a difference
+    of large ones, so the slack is in proportion to the largest entry; a
+    16-bit step rounds its intermediates at ``rtol``, so there an entry's
+    error is ``rtol`` of the largest.
+    """
+    return rtol * scale * (1.0 if rtol >= 1e-2 else 1e-2)
+
+
 def _differs(got: Any, want: Any, rtol: float) -> str | None:
     got_leaves, want_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
     if len(got_leaves) != len(want_leaves):
@@ -61,11 +72,7 @@ def _differs(got: Any, want: Any, rtol: float) -> str | None:
         g, w = np.asarray(g), np.asarray(w)
         if g.shape != w.shape or g.dtype != w.dtype:
             return f"result {g.dtype}{list(g.shape)}, JAX {w.dtype}{list(w.shape)}"
-        # Absolute slack in proportion to the result's size: round-off is the
-        # intermediates', and a small entry can be a difference of large ones.
-        scale = float(np.max(np.abs(w), initial=1.0, where=np.isfinite(w)))
-        # 16-bit steps round intermediates at rtol: an entry's error is rtol of the largest.
-        slack = rtol * scale * (1.0 if rtol >= 1e-2 else 1e-2)
+        slack = _slack(rtol, float(np.max(np.abs(w), initial=1.0, where=np.isfinite(w))))
         if not np.allclose(g, w, rtol=rtol, atol=slack, equal_nan=True):
             return f"values differ:\n{g}\nJAX:\n{w}"
     return None
@@ -90,8 +97,7 @@ def no_farther(got: Any, want: Any, exact: Any, rtol: float) -> bool:
         if not np.all(np.isfinite(e)):
             return False
         e = e.astype(np.result_type(e, np.float64))
-        scale = float(np.max(np.abs(e), initial=1.0))
-        slack = rtol * scale * (1.0 if rtol >= 1e-2 else 1e-2)
+        slack = _slack(rtol, float(np.max(np.abs(e), initial=1.0)))
         far, jax_far = np.abs(g.astype(e.dtype) - e), np.abs(w.astype(e.dtype) - e)
         if not np.all(far <= jax_far + rtol * np.abs(e) + slack):
             return False
