@@ -413,6 +413,10 @@ CONTROL: Final[dict[str, tuple[int, ControlFn]]] = {
     "scan_reverse": (1, lambda ns, a, b, f: _scan(ns, a, b, f, reverse=True)),
 }
 CONTROL_FAMILY: Final = Family({"scan_rows": _scan_rows}, in_bodies=False)
+# Control flow that JAX runs differently eagerly: its trip count, computed
+# from the inputs, is concrete there (the loop a ``scan``, with a gradient)
+# and traced under ``jit`` (a while loop, without one).
+BOUNDED_BY_VALUE: Final = frozenset({"fori_traced"})
 
 FAMILIES: Final[dict[str, Family]] = {
     "elementwise": ELEMENTWISE,
@@ -461,6 +465,10 @@ def rtol_of(op: str) -> float:
 
 def eager_only(op: str) -> bool:
     return any(FAMILIES[FAMILY_OF[leaf]].eager_reference for leaf in leaf_ops(op))
+
+
+def bounded_by_value(op: str) -> bool:
+    return op.split(":")[0] in BOUNDED_BY_VALUE
 
 
 def of_family(op: str, family: str) -> bool:

@@ -354,3 +354,53 @@ def test_forward_mode_decided_by_tracing_is_jaxs_eager_run_on_random_programs() 
                 assert fz._differs(got, want, fz.tolerance(steps, x64)) is None
             else:
                 assert fz.error_kind(error) is fz.error_kind(want_error)
+
+
+def test_a_refused_transformation_runs_eagerly_only_where_that_may_differ(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The gradient of ``x.at[i].mul(y)`` at repeated indices is refused alike
+    # traced and eagerly: the traced error is the reference, nothing is run.
+    # A loop's trip count read from the inputs is concrete eagerly, where the
+    # loop has a gradient: the eager run decides (and accepts it).
+    ran, eagerly = [], fz.run_eagerly
+
+    def spied(fetch: Any, name: str, without_jit: bool) -> Any:
+        ran.append(name)
+        return eagerly(fetch, name, without_jit)
+
+    monkeypatch.setattr(fz, "run_eagerly", spied)
+    repeated: Any = [("at_mul", (0, 1))]
+    got = fz.jax_outcomes(repeated, 3, True, ["grad"])["grad"]
+    assert ran == []
+    want = _jax_eager(repeated, 3, "grad")
+    assert isinstance(got[1], NotImplementedError)
+    assert fz.error_kind(got[1]) is fz.error_kind(want[1])
+    loop: Any = [("fori_traced:sin", (0, 1))]
+    value, error = fz.jax_outcomes(loop, 6, True, ["grad"])["grad"]
+    assert ran == ["grad"]
+    assert error is None
+    assert fz._differs(value, _jax_eager(loop, 6, "grad")[0], 1e-7) is None
+
+
+@pytest.mark.slow
+def test_a_traced_refusal_taken_for_the_eager_runs_is_jaxs_eager_run() -> None:
+    # ``_eager_may_differ``'s rule against the run it stands for, on random
+    # programs (``nox -s slow``; docs/performance.md has a larger count).
+    rng, checked = np.random.default_rng(5), 0
+    while checked < 20:
+        steps = fz.random_program(rng, int(rng.integers(1, 9)))
+        seed, x64 = int(rng.integers(0, 2**31)), bool(rng.random() < fz.X64_SHARE)
+        for name in ("grad", "vmap(grad)", "grad(grad)"):
+            try:
+                with jax.enable_x64(x64):
+                    jax.jit(fz._reference(steps, [name])).trace(*fz.inputs(seed, x64))
+                continue
+            except Exception as e:
+                error = e
+            if fz._eager_may_differ(steps, error):
+                continue
+            checked += 1
+            _, eager_error = _jax_eager(steps, seed, name, x64)
+            assert eager_error is not None, (name, steps, seed, x64)
+            assert fz.error_kind(eager_error) is fz.error_kind(error)
