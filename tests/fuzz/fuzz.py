@@ -498,6 +498,12 @@ def random_program(rng: np.random.Generator, length: int) -> list[Step]:
     ]
 
 
+def draw(rng: np.random.Generator, max_length: int = 8) -> tuple[list[Step], int, bool]:
+    """A random program of 1 to ``max_length`` steps, its inputs' seed, and its mode (x64)."""
+    steps = random_program(rng, int(rng.integers(1, max_length + 1)))
+    return steps, int(rng.integers(0, 2**31)), bool(rng.random() < X64_SHARE)
+
+
 def shrink(steps: list[Step], seed: int, transformation: str, x64: bool = True) -> list[Step]:
     """Drops steps (a later step reads whatever comes to its positions) while it still fails."""
     changed = True
@@ -533,8 +539,7 @@ def _search(
         size = bundle if programs is None else min(bundle, programs - made)
         drawn: list[tuple[list[Step], int, bool]] = []
         for _ in range(size):  # each program's own draws, in the order of an unbundled search
-            steps = random_program(rng, int(rng.integers(1, max_length + 1)))
-            drawn.append((steps, int(rng.integers(0, 2**31)), bool(rng.random() < X64_SHARE)))
+            drawn.append(draw(rng, max_length))
         made += size
         # A bundle per mode (enable_x64 is for a whole computation), and those
         # with FFTs apart (JAX's reference compiles them otherwise at XLA's

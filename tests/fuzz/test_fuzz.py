@@ -341,8 +341,7 @@ def test_forward_mode_decided_by_tracing_is_jaxs_eager_run_on_random_programs() 
 
     rng, checked = np.random.default_rng(31), 0
     while checked < 40:
-        steps = fz.random_program(rng, int(rng.integers(1, 9)))
-        seed, x64 = int(rng.integers(0, 2**31)), bool(rng.random() < fz.X64_SHARE)
+        steps, seed, x64 = fz.draw(rng)
         if not any(eager_only(op) for op, _ in steps):
             continue
         checked += 1
@@ -389,8 +388,7 @@ def test_a_traced_refusal_taken_for_the_eager_runs_is_jaxs_eager_run() -> None:
     # programs (``nox -s slow``; docs/performance.md has a larger count).
     rng, checked = np.random.default_rng(5), 0
     while checked < 20:
-        steps = fz.random_program(rng, int(rng.integers(1, 9)))
-        seed, x64 = int(rng.integers(0, 2**31)), bool(rng.random() < fz.X64_SHARE)
+        steps, seed, x64 = fz.draw(rng)
         for name in ("grad", "vmap(grad)", "grad(grad)"):
             try:
                 with jax.enable_x64(x64):
