@@ -147,6 +147,33 @@ def test_grad_through_rfft_equals_jax_and_differences() -> None:
     np.testing.assert_allclose(np.asarray(got), numeric, rtol=1e-6, atol=1e-6)
 
 
+def test_an_fft_whose_result_goes_to_lapack_runs_jitted_as_in_jax() -> None:
+    """The fuzzer's case: ``jit(grad)`` of an ``ifft`` along axis 0 whose result goes to ``eigh``.
+
+    XLA's layout assignment carried ``eigh``'s column-major operand back
+    through the element-wise ops to the FFT, whose CPU kernel reads and
+    writes only row-major buffers: XLA raised a ``RET_CHECK`` where JAX's
+    jit of the same program runs. didax's lowering pins an FFT's layouts.
+    """
+
+    def loss(np_: Any, lax_: Any) -> Callable[[Any], Any]:
+        def f(x: Any) -> Any:
+            z = np_.fft.ifft(lax_.complex(x, x), axis=0)
+            t = np_.tanh(np_.real(z) + 0.5 * np_.imag(z)) * 0.15
+            s = t + t.T + np_.diag(np_.arange(3, dtype=x.dtype) * 2.0)
+            w, v = np_.linalg.eigh(s)
+            out = v * v + w[None, :] * 0.1  # v's columns are known up to sign
+            return np_.sum(out * out) + np_.sum(out) * 0.1
+
+        return f
+
+    x = RNG.standard_normal((3, 3))
+    with dx.enable_x64(True), jax.enable_x64(True):
+        got = dx.jit(dx.grad(loss(dnp, dlax)))(dnp.asarray(x))
+        _close(got, jax.jit(jax.grad(loss(jnp, jax.lax)))(x))
+        _close(got, dx.grad(loss(dnp, dlax))(x))  # eager: each FFT compiled alone
+
+
 def test_bad_input_is_refused_at_trace_time_naming_the_primitive() -> None:
     with pytest.raises(TypeError, match="fft"):
         dlax.fft(Z, "RFFT", (6,))  # RFFT of a complex operand

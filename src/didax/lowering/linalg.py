@@ -106,21 +106,6 @@ def _matrix_layout(ndim: int) -> tuple[int, ...]:
     return (ndim - 2, ndim - 1, *range(ndim - 3, -1, -1))
 
 
-def _row_major(ndim: int) -> tuple[int, ...]:
-    return tuple(range(ndim - 1, -1, -1))
-
-
-def _layouts(layouts: Sequence[Sequence[int]]) -> ir.ArrayAttr:
-    return ir.ArrayAttr.get(
-        [
-            ir.DenseIntElementsAttr.get(  # type: ignore[call-overload]
-                np.asarray(list(lay), np.int64), type=ir.IndexType.get()
-            )
-            for lay in layouts
-        ]
-    )
-
-
 def _char(c: str) -> ir.Attribute:
     """A LAPACK option letter, as the kernels read it (an unsigned byte)."""
     return ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), ord(c))
@@ -153,7 +138,7 @@ def _ffi_call(
     rank = max(a.ndim for a in in_avals)
 
     def layout(a: ShapedArray) -> tuple[int, ...]:
-        return _matrix_layout(a.ndim) if column_major and a.ndim == rank else _row_major(a.ndim)
+        return _matrix_layout(a.ndim) if column_major and a.ndim == rank else mlir.row_major(a.ndim)
 
     attributes: dict[str, ir.Attribute] = {
         "call_target_name": ir.StringAttr.get(target),
@@ -161,8 +146,8 @@ def _ffi_call(
         "backend_config": ir.StringAttr.get(""),
         "api_version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
         "called_computations": ir.ArrayAttr.get([]),
-        "operand_layouts": _layouts([layout(a) for a in in_avals]),
-        "result_layouts": _layouts([layout(a) for a in out_avals]),
+        "operand_layouts": mlir.layouts_attr([layout(a) for a in in_avals]),
+        "result_layouts": mlir.layouts_attr([layout(a) for a in out_avals]),
     }
     if alias is not None:
         operand, result = alias

@@ -279,6 +279,44 @@ def dense_i64(values: Sequence[int]) -> ir.DenseI64ArrayAttr:
     return ir.DenseI64ArrayAttr.get([int(v) for v in values])
 
 
+def row_major(ndim: int) -> tuple[int, ...]:
+    """The default layout of a rank-``ndim`` array (minor-to-major order, as XLA writes layouts)."""
+    return tuple(range(ndim - 1, -1, -1))
+
+
+def layouts_attr(layouts: Sequence[Sequence[int]]) -> ir.ArrayAttr:
+    """Layouts (minor-to-major) as a custom call's ``operand_layouts`` or ``result_layouts``."""
+    return ir.ArrayAttr.get(
+        [
+            ir.DenseIntElementsAttr.get(  # type: ignore[call-overload]
+                np.asarray(list(layout), np.int64), type=ir.IndexType.get()
+            )
+            for layout in layouts
+        ]
+    )
+
+
+def pin_row_major(x: IrValue, aval: ShapedArray) -> IrValue:
+    """``x``, laid out row-major in memory: XLA's ``LayoutConstraint`` custom call.
+
+    For an op whose kernel reads or writes only the default layout where
+    XLA's layout assignment does not insist on it. XLA's layout assignment
+    takes the call's result layout as a constraint and then removes it (a
+    copy where a neighbour wants another layout); its sharding propagation
+    passes through it.
+    """
+    op = hlo.CustomCallOp(
+        [aval_to_ir_type(aval)],
+        [x],
+        "LayoutConstraint",
+        backend_config=ir.StringAttr.get(""),
+        operand_layouts=layouts_attr([row_major(aval.ndim)]),
+        result_layouts=layouts_attr([row_major(aval.ndim)]),
+    )
+    out: IrValue = op.results[0]
+    return out
+
+
 # --- the lowering context ------------------------------------------------------------
 
 
