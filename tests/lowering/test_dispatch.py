@@ -194,3 +194,46 @@ def test_paired_benchmark_script_runs(only: str) -> None:
     assert len(rows) == sum(only in name for name, _, _ in paired.WORKLOADS), done.stdout
     assert rows
     assert all(float(r.split()[-1]) > 0 for r in rows)
+
+
+def _hit_path_script() -> Any:
+    import importlib.util
+    import pathlib
+
+    script = pathlib.Path(__file__).resolve().parent.parent.parent / "bench" / "hit_path.py"
+    spec = importlib.util.spec_from_file_location("didax_bench_hit_path", script)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_hit_path_script_times_each_layer_after_checking_it() -> None:
+    """``bench/hit_path.py``: each variant of the hit path gives JAX's values, and is timed."""
+    hit_path = _hit_path_script()
+    for variant in hit_path.VARIANTS:
+        assert hit_path.ratio(variant, rounds=1, calls=1) > 0
+
+
+@pytest.mark.slow
+def test_hit_path_script_runs() -> None:
+    import os
+    import subprocess
+    import sys
+
+    script = _hit_path_script().__file__
+    src = os.path.join(os.path.dirname(os.path.dirname(script)), "src")
+    env = dict(os.environ)
+    env.pop("JAX_ENABLE_X64", None)  # the benchmark runs in the default (32-bit) mode
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, script, "--trials", "1", "--rounds", "1"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    rows = done.stdout.splitlines()[1:]
+    assert [r.split()[0] for r in rows] == ["dispatch", "+", "+", "jit"]
