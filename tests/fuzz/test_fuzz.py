@@ -122,6 +122,22 @@ def test_where_xla_fails_on_jaxs_program_didaxs_result_is_checked_op_by_op(
     assert fz.compare(steps, 5, "jit(grad)", want=failed) is not None
 
 
+def test_an_eager_transformation_that_differs_from_jaxs_jitted_run_is_held_to_its_eager_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # JAX's reference is its jitted run; where XLA miscompiles that (in JAX's
+    # jit and didax's alike: tests/fuzz/regressions.json), a wrong reference
+    # here, an eager transformation is held to JAX's eager run instead; a
+    # jitted one is not, and a wrong didax result is still found.
+    steps = [("sin", (0, 1)), ("cos", (1, 1)), ("flip", (2, 0)), ("dot", (4, 1)), ("tanh", (5, 5))]
+    right, _ = fz.jax_outcomes(steps, 5, True, ["grad"])["grad"]
+    miscompiled = (jax.tree_util.tree_map(lambda v: v + 1.0, right), None)
+    assert fz.compare(steps, 5, "grad", want=miscompiled) is None
+    assert fz.compare(steps, 5, "jit(grad)", want=miscompiled) is not None
+    monkeypatch.setattr(fz, "_apply", _wrong_flip(fz._apply))
+    assert fz.compare(steps, 5, "grad", want=miscompiled) is not None
+
+
 _OK: Any = [("cos", (0, 1)), ("tanh", (2, 0))]
 _SIN: Any = [("sin", (0, 1))]
 _SOME: Any = ["eval", "jit", "jit(grad)", "grad"]  # fewer transformations, for time
