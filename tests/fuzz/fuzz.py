@@ -426,7 +426,10 @@ def compare(
     JAX raises, didax agrees only by raising an error of the same kind
     (``error_kind``: the nearest builtin exception class, so that a caller's
     ``except TypeError`` catches both or neither); the message and the
-    library's own class may differ, as they do between JAX versions.
+    library's own class may differ, as they do between JAX versions. Where
+    JAX's compiled program is no answer, JAX's run as a user runs it is
+    (``jax_eagerly``): where XLA failed on it and didax's ran, and where an
+    eager transformation's values differ from it.
     """
     want_value, jax_error = want or jax_outcomes(steps, seed, x64, [transformation])[transformation]
     thunks = _transformations(DIDAX_NS, program(DIDAX_NS, steps), *split_inputs(inputs(seed, x64)))
@@ -450,9 +453,10 @@ def compare(
     differs = _differs(got, want_value, tolerance(steps, x64))
     if differs is not None and not transformation.startswith("jit"):
         # JAX's reference is its jitted run, which is its eager run's values
-        # to round-off unless XLA miscompiles it (the gradient of a
-        # ``reduce_window`` min, in JAX's jit and didax's alike): an eager
-        # transformation that differs is compared with JAX's eager run.
+        # to round-off unless XLA miscompiles it (as it does a gradient
+        # through a ``reduce_window`` min, in JAX's jit and didax's alike:
+        # regressions.json): an eager transformation that differs is
+        # compared with JAX's eager run.
         eager, error = jax_eagerly(steps, seed, x64, transformation)
         if error is None and _differs(got, eager, tolerance(steps, x64)) is None:
             return None
