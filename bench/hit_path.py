@@ -29,7 +29,6 @@ from __future__ import annotations
 import statistics
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -91,17 +90,12 @@ def variant_call(name: str) -> Callable[[], Any]:
 def ratio(name: str, rounds: int, calls: int = 20) -> float:
     """Median seconds per call of ``name`` over JAX's, in ``rounds`` alternating rounds."""
     from bench import bench_stats as bs
+    from bench.paired import median_seconds
 
     ours, theirs = variant_call(name), bs.workload("jax")
     np.testing.assert_allclose(np.asarray(ours()), np.asarray(theirs()), rtol=1e-6, atol=1e-6)
-    times: tuple[list[float], list[float]] = ([], [])
-    for _ in range(rounds):
-        for fn, out in ((ours, times[0]), (theirs, times[1])):
-            t0 = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            out.append((time.perf_counter() - t0) / calls)
-    return statistics.median(times[0]) / statistics.median(times[1])
+    didax_s, jax_s = median_seconds(ours, theirs, rounds, calls)
+    return didax_s / jax_s
 
 
 def _option(name: str, default: int) -> int:

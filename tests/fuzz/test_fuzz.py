@@ -30,6 +30,16 @@ def test_regressions(case: dict[str, Any]) -> None:
     assert fz.compare(steps_of(case), case["seed"], case["transformation"], x64) is None
 
 
+# A program with a ``flip`` step, where ``_wrong_flip`` plants its bug.
+_WITH_FLIP: Any = [
+    ("sin", (0, 1)),
+    ("cos", (1, 1)),
+    ("flip", (2, 0)),
+    ("dot", (4, 1)),
+    ("tanh", (5, 5)),
+]
+
+
 def _wrong_flip(apply: Any) -> Any:
     """``fz._apply`` with a bug planted in didax's ``flip`` step."""
 
@@ -48,7 +58,7 @@ def plant_wrong_flip() -> None:
 
 def test_a_planted_bug_is_found_and_shrunk(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fz, "_apply", _wrong_flip(fz._apply))
-    steps = [("sin", (0, 1)), ("cos", (1, 1)), ("flip", (2, 0)), ("dot", (4, 1)), ("tanh", (5, 5))]
+    steps = _WITH_FLIP
     assert fz.compare(steps, 5, "grad") is not None
     small = fz.shrink(steps, 5, "grad")
     assert len(small) < len(steps)
@@ -68,7 +78,7 @@ def test_a_32_bit_result_agrees_where_as_near_the_exact_value_as_jaxs(
     assert not no_farther(np.array([0.0, 0.04], np.float32), want, exact * np.nan, 2e-4)
     # A wrong result is no nearer the exact value: the planted bug is still found.
     monkeypatch.setattr(fz, "_apply", _wrong_flip(fz._apply))
-    steps = [("sin", (0, 1)), ("cos", (1, 1)), ("flip", (2, 0)), ("dot", (4, 1)), ("tanh", (5, 5))]
+    steps = _WITH_FLIP
     assert fz.compare(steps, 5, "grad", x64=False) is not None
 
 
@@ -114,7 +124,7 @@ def test_where_xla_fails_on_jaxs_program_didaxs_result_is_checked_op_by_op(
     # XLA's failure on JAX's compiled program (its CPU FFT's layout check,
     # which didax's lowering avoids) is no answer to compare didax's with:
     # JAX's run with jit disabled is, and a wrong didax result is still found.
-    steps = [("sin", (0, 1)), ("cos", (1, 1)), ("flip", (2, 0)), ("dot", (4, 1)), ("tanh", (5, 5))]
+    steps = _WITH_FLIP
     failed = (None, jax.errors.JaxRuntimeError("INTERNAL: RET_CHECK failure (fft_thunk.cc)"))
     for name in ["jit", "jit(grad)"]:
         assert fz.compare(steps, 5, name, want=failed) is None
@@ -129,7 +139,7 @@ def test_an_eager_transformation_that_differs_from_jaxs_jitted_run_is_held_to_it
     # jit and didax's alike: tests/fuzz/regressions.json), a wrong reference
     # here, an eager transformation is held to JAX's eager run instead; a
     # jitted one is not, and a wrong didax result is still found.
-    steps = [("sin", (0, 1)), ("cos", (1, 1)), ("flip", (2, 0)), ("dot", (4, 1)), ("tanh", (5, 5))]
+    steps = _WITH_FLIP
     right, _ = fz.jax_outcomes(steps, 5, True, ["grad"])["grad"]
     miscompiled = (jax.tree_util.tree_map(lambda v: v + 1.0, right), None)
     assert fz.compare(steps, 5, "grad", want=miscompiled) is None

@@ -166,42 +166,25 @@ def test_apply_primitive_compiles_a_one_equation_program_once() -> None:
 )
 def test_paired_benchmark_script_runs(only: str) -> None:
     """``bench/paired.py`` checks each workload against JAX, then prints a ratio per workload."""
-    import importlib.util
-    import os
-    import pathlib
-    import subprocess
-    import sys
-
-    root = pathlib.Path(__file__).resolve().parent.parent.parent
-    script = root / "bench" / "paired.py"
-    env = dict(os.environ)
-    env.pop("JAX_ENABLE_X64", None)  # the benchmarks run in the default (32-bit) mode
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root / "src"), env.get("PYTHONPATH")]))
-    done = subprocess.run(
-        [sys.executable, str(script), "--rounds", "1", "--calls", "1", "--only", only],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-4000:]
-    rows = done.stdout.splitlines()[1:]
-    spec = importlib.util.spec_from_file_location("didax_bench_paired", script)
-    assert spec is not None
-    assert spec.loader is not None
-    paired = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(paired)
-    assert len(rows) == sum(only in name for name, _, _ in paired.WORKLOADS), done.stdout
+    out = _run_bench_script("paired", "--rounds", "1", "--calls", "1", "--only", only)
+    rows = out.splitlines()[1:]
+    paired = _bench_module("paired")
+    assert len(rows) == sum(only in name for name, _, _ in paired.WORKLOADS), out
     assert rows
     assert all(float(r.split()[-1]) > 0 for r in rows)
 
 
-def _hit_path_script() -> Any:
-    import importlib.util
+def _bench_script(name: str) -> Any:
     import pathlib
 
-    script = pathlib.Path(__file__).resolve().parent.parent.parent / "bench" / "hit_path.py"
-    spec = importlib.util.spec_from_file_location("didax_bench_hit_path", script)
+    return pathlib.Path(__file__).resolve().parent.parent.parent / "bench" / f"{name}.py"
+
+
+def _bench_module(name: str) -> Any:
+    """``bench/<name>.py``, imported."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"didax_bench_{name}", _bench_script(name))
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -209,31 +192,32 @@ def _hit_path_script() -> Any:
     return module
 
 
+def _run_bench_script(name: str, *args: str) -> str:
+    """``python bench/<name>.py args`` in the default (32-bit) mode, from src; its stdout."""
+    import os
+    import subprocess
+    import sys
+
+    script = _bench_script(name)
+    env = dict(os.environ)
+    env.pop("JAX_ENABLE_X64", None)  # the benchmarks run in the default (32-bit) mode
+    src = str(script.parent.parent / "src")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, str(script), *args], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    return done.stdout
+
+
 def test_hit_path_script_times_each_layer_after_checking_it() -> None:
     """``bench/hit_path.py``: each variant of the hit path gives JAX's values, and is timed."""
-    hit_path = _hit_path_script()
+    hit_path = _bench_module("hit_path")
     for variant in hit_path.VARIANTS:
         assert hit_path.ratio(variant, rounds=1, calls=1) > 0
 
 
 @pytest.mark.slow
 def test_hit_path_script_runs() -> None:
-    import os
-    import subprocess
-    import sys
-
-    script = _hit_path_script().__file__
-    src = os.path.join(os.path.dirname(os.path.dirname(script)), "src")
-    env = dict(os.environ)
-    env.pop("JAX_ENABLE_X64", None)  # the benchmark runs in the default (32-bit) mode
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
-    done = subprocess.run(
-        [sys.executable, script, "--trials", "1", "--rounds", "1"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-4000:]
-    rows = done.stdout.splitlines()[1:]
+    rows = _run_bench_script("hit_path", "--trials", "1", "--rounds", "1").splitlines()[1:]
     assert [r.split()[0] for r in rows] == ["dispatch", "+", "+", "jit"]
