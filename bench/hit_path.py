@@ -15,13 +15,16 @@ gives, per variant, the median over the trials of didax/JAX:
   does) and waited for through ``Array.block_until_ready``;
 - ``+ frame``: the same inside a ``__call__`` that only compares the
   argument's key, the least a Python hit path can do;
-- ``jit``: didax's ``Jitted.__call__`` (the trace and option checks, any
-  number of arguments and constants, the hit count).
+- ``jit (Python)``: jit's hit path in Python (``api.hit_path.PyHitPath``,
+  the trace and option checks, any number of arguments and constants, the
+  hit count) and ``Array.block_until_ready``'s Python method;
+- ``jit``: the call as a user makes it: the same two in C where the
+  extension ``didax.core._native`` is built (else the same as the above).
 
 After a program over megabytes each Python call on the path costs
 microseconds (docs/performance.md, "Dispatch internals"); JAX's call makes
-none. Timings are reported, never asserted; each variant's result is first
-checked against JAX's.
+none, nor does the C path. Timings are reported, never asserted; each
+variant's result is first checked against JAX's.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench.bench_stats, as a script
 
-VARIANTS = ("dispatch", "+ Array", "+ frame", "jit")
+VARIANTS = ("dispatch", "+ Array", "+ frame", "jit (Python)", "jit")
 
 
 def variant_call(name: str) -> Callable[[], Any]:
@@ -47,13 +50,22 @@ def variant_call(name: str) -> Callable[[], Any]:
     import didax
     import didax.numpy as dnp
     import didax.scipy.stats
-    from didax.core.array import Array
+    from didax.api.hit_path import PyHitPath
+    from didax.core.array import PY_BLOCK_UNTIL_READY, Array
 
     fn = didax.jit(lambda x: didax.scipy.stats.norm.logpdf(x, 0.5, 2.0))
     x = dnp.asarray(bs.data())
     fn(x).block_until_ready()
     if name == "jit":
         return lambda: fn(x).block_until_ready()
+    if name == "jit (Python)":
+
+        class Reference(PyHitPath):
+            _cache = fn._cache
+            _miss = staticmethod(fn._miss)
+
+        reference = Reference()
+        return lambda: PY_BLOCK_UNTIL_READY(reference(x))
     recent = fn._cache.recent
     assert recent is not None
     key: Any = recent[0]  # (mode, the argument's signature)
@@ -113,10 +125,10 @@ def main() -> None:
             run = [sys.executable, __file__, "--variant", v, "--rounds", str(rounds)]
             out = subprocess.run(run, check=True, capture_output=True, text=True).stdout
             found[v].append(float(out.split()[-1]))
-    print(f"{'variant':10s} {'median didax/JAX':>17s}   trials")
+    print(f"{'variant':14s} {'median didax/JAX':>17s}   trials")
     for v, ratios in found.items():
         trials = " ".join(f"{r:.3f}" for r in sorted(ratios))
-        print(f"{v:10s} {statistics.median(ratios):17.3f}   {trials}")
+        print(f"{v:14s} {statistics.median(ratios):17.3f}   {trials}")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from didax.api.aot import CompiledFunction as CompiledFunction
 from didax.api.aot import Lowered as Lowered
 from didax.api.arrays import ShapeDtypeStruct, leaf_aval
 from didax.api.cache_misses import explain_cache_miss
+from didax.api.hit_path import HitPath
 from didax.api.stages import Traced
 from didax.api.trace_cache import (
     ARRAY_KINDS,
@@ -47,11 +48,9 @@ from didax.api.trace_cache import (
     ndarray_aval,
     options_for,
 )
-from didax.core.array import DELETED, Array
+from didax.core.array import Array
 from didax.core.cache import CacheInfo
 from didax.core.config import (
-    GLOBAL_DISPATCH,
-    THREAD_OVERRIDES,
     disable_jit,
     dispatch_mode,
     flag,
@@ -60,7 +59,7 @@ from didax.core.config import (
 from didax.core.lax.jit import jit_p
 from didax.core.sharding import NamedSharding, SingleDeviceSharding
 from didax.core.source_info import user_frame_summary
-from didax.core.trace import THREAD_CONTEXT, current_trace
+from didax.core.trace import current_trace
 from didax.core.values import kind_or_none
 from didax.interpreters.evaluation import EVAL_TRACE, check_nans
 from didax.interpreters.jaxpr_transforms import close_over_nothing
@@ -120,7 +119,7 @@ def clear_caches() -> None:
     dispatch.clear_caches()
 
 
-class Jitted:
+class Jitted(HitPath):
     """A jitted function: call it, ``lower`` it, inspect and clear its trace cache."""
 
     def __init__(
@@ -159,56 +158,13 @@ class Jitted:
 
     # --- calling ---------------------------------------------------------------
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # The hot path: a repeat of the trace cache's most recent signature,
-        # on Arrays alone, runs with no Python call but jaxlib's dispatch.
-        # After a program over megabytes the interpreter's own data has left
-        # the CPU's caches, and each Python call, even each object read, then
-        # costs more (docs/performance.md, "Dispatch internals"); so the key
-        # is compared in place (the cache's ``recent`` item), not built and
-        # looked up. It applies where ``_cache_key`` would give that same key:
-        # a jit without static arguments (only its entries have ``hot``),
-        # positional Arrays, no option overridden in this thread (then the
-        # mode is GLOBAL_DISPATCH's), eager evaluation.
-        recent = self._cache.recent
-        if recent is not None and not kwargs:
-            hot = recent[1].hot
-            # A plain key is (mode, one signature per argument): see _cache_key.
-            key: Any = recent[0]
-            mode = GLOBAL_DISPATCH[0]
-            if (
-                hot is not None
-                and (key[0] is mode or (mode is not None and key[0] == mode))
-                and len(key) == len(args) + 1
-                and not THREAD_OVERRIDES.values
-                and getattr(THREAD_CONTEXT, "trace", None) is EVAL_TRACE
-            ):
-                values = list(hot.const_buffers)
-                i = 1
-                for x in args:
-                    if type(x) is not Array:
-                        break
-                    k = x._key
-                    if k is not key[i] and k != key[i]:
-                        break
-                    buffer = x._buffer
-                    if buffer is None or buffer is DELETED:
-                        break  # on the host, or deleted: the usual path says which
-                    values.append(buffer)
-                    i += 1
-                else:
-                    self._cache.hits += 1
-                    try:
-                        (result,) = hot.call(*values)
-                    except RuntimeError as e:
-                        hot.program.note_out_of_memory(e)
-                        raise
-                    # ``Array.from_buffer`` written out.
-                    out = object.__new__(Array)
-                    out._aval = out._key = hot.out_aval
-                    out._host = None
-                    out._buffer = result
-                    return out
+    def _miss(self, *args: Any, **kwargs: Any) -> Any:
+        """A call the hit path did not answer.
+
+        A call first takes ``HitPath.__call__`` (``api.hit_path``, in C where
+        built), which answers a repeat of the most recent signature on
+        Arrays alone; every other call comes here.
+        """
         # The cache-hit path: one key (``_cache_key``), one lookup, the XLA
         # call. The dispatch mode is the trace mode, or None when the call
         # cannot take this path (``jax_disable_jit``, ``jax_debug_nans``).

@@ -71,7 +71,7 @@ class Entry:
         self.compiled: AnyCompiled | None = None
         self.const_buffers: tuple[Any, ...] = ()
         self.donated: frozenset[int] = frozenset()  # positions of donated leaves
-        # The compiled program's call for jit's hit path (``Jitted.__call__``),
+        # The compiled program's call for jit's hit path (``api.hit_path``),
         # or None where that path does not apply (several results or
         # devices, donation).
         self.hot: HotCall | None = None

@@ -28,11 +28,16 @@ Design rules:
   one slot, as before sharding existed.
 - NumPy's operators and array methods are installed by ``didax.numpy``
   (they are NumPy semantics, which belong to that layer), as on tracers.
+- ``block_until_ready`` is jit's hit path's other half (a call's result is
+  waited for through it): where the optional C extension ``_native`` was
+  built, its C translation replaces the method below (``NATIVE``).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
+from types import ModuleType
 from typing import Any, Final, Protocol, final
 
 import numpy as np
@@ -410,6 +415,26 @@ class Array(Value):
 
     def __delitem__(self, index: object) -> None:
         raise TypeError(_AT_MESSAGE)
+
+
+def _load_native() -> ModuleType | None:
+    """didax's C extension, or None where it was not built or ``DIDAX_NO_NATIVE`` is set."""
+    if os.environ.get("DIDAX_NO_NATIVE", "") not in ("", "0"):
+        return None
+    try:
+        from didax.core import _native
+    except ImportError:  # built without a C compiler: the Python reference runs
+        return None
+    return _native
+
+
+# The C extension, if in use: it waits for Arrays here and runs jit's hit
+# path (``didax.api.hit_path``), reading the objects handed to it now.
+NATIVE: Final = _load_native()
+# The Python reference of the C method (tests hold the two to the same results).
+PY_BLOCK_UNTIL_READY: Final = Array.block_until_ready
+if NATIVE is not None:
+    Array.block_until_ready = NATIVE.array_methods(Array, DELETED, globals())  # type: ignore[method-assign]
 
 
 @final

@@ -50,7 +50,7 @@ class LRUCache(Generic[V]):
         # The most recently used item, which a hit on it need not move: the
         # jit hit path's repeated key costs one comparison, not a hash, a
         # lookup and a move (~0.35 us). Written in one assignment; public so
-        # that jit's hit path reads it without a call (``Jitted.__call__``).
+        # that jit's hit path reads it without a call (``api.hit_path``).
         self.recent: tuple[Hashable, V] | None = None
 
     def get(self, key: Hashable) -> V | None:

@@ -106,7 +106,8 @@ class HotCall(NamedTuple):
 
     ``call`` is jaxlib's C++ dispatch on device buffers (``FastDispatch.on_device``),
     given ``const_buffers`` then the arguments' buffers; its one result is an
-    Array of ``out_aval``. ``program`` notes an out-of-memory error.
+    Array of ``out_aval``. ``program`` notes an out-of-memory error. (The C
+    hit path, ``didax/core/_native.c``, reads the fields by position.)
     """
 
     call: xla.FastCall
