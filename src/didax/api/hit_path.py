@@ -41,11 +41,11 @@ class PyHitPath:
 
     _cache: LRUCache[Entry]
 
-    def _miss(self, *args: Any, **kwargs: Any) -> Any:
+    def _miss(self, *args: object, **kwargs: object) -> object:
         """Every call the hit path does not answer (``Jitted`` defines it)."""
         raise NotImplementedError
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         # Each step below is one statement of _native.c's ``hit``.
         recent = self._cache.recent
         if recent is not None and not kwargs:
