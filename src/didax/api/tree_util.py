@@ -1,19 +1,91 @@
-"""Pytrees: JAX's, re-exported, so that nodes users registered with JAX work in didax."""
+"""Pytrees: JAX's ``jax.tree_util``, re-exported whole.
+
+didax's transformations flatten arguments with JAX's pytree registry, so a
+node registered through either library (``register_pytree_node``,
+``register_dataclass``, ``register_static``, ``Partial``...) works in both,
+and key paths (``tree_flatten_with_path``, ``keystr``) name the same
+leaves. Re-exported rather than rewritten: the registry is jaxlib's C++,
+and one registry is what lets the two libraries share user types.
+
+>>> import didax
+>>> didax.tree_util.tree_map_with_path(lambda p, x: (didax.tree_util.keystr(p), x), {"a": 1})
+{'a': ("['a']", 1)}
+"""
 
 from jax.tree_util import (
+    DictKey,
+    FlattenedIndexKey,
+    GetAttrKey,
+    KeyEntry,
+    KeyPath,
+    Partial,
+    PyTreeDef,
+    SequenceKey,
+    all_leaves,
+    default_registry,
+    flatten_one_level,
+    flatten_one_level_with_keys,
+    is_tree_node,
+    keystr,
+    register_dataclass,
     register_pytree_node,
+    register_pytree_node_class,
+    register_pytree_with_keys,
+    register_pytree_with_keys_class,
+    register_static,
+    tree_all,
+    tree_broadcast,
     tree_flatten,
+    tree_flatten_with_path,
     tree_leaves,
+    tree_leaves_with_path,
     tree_map,
+    tree_map_with_path,
+    tree_reduce,
+    tree_reduce_associative,
     tree_structure,
+    tree_transpose,
     tree_unflatten,
+    treedef_children,
+    treedef_is_leaf,
+    treedef_tuple,
 )
 
 __all__ = [
+    "DictKey",
+    "FlattenedIndexKey",
+    "GetAttrKey",
+    "KeyEntry",
+    "KeyPath",
+    "Partial",
+    "PyTreeDef",
+    "SequenceKey",
+    "all_leaves",
+    "default_registry",
+    "flatten_one_level",
+    "flatten_one_level_with_keys",
+    "is_tree_node",
+    "keystr",
+    "register_dataclass",
     "register_pytree_node",
+    "register_pytree_node_class",
+    "register_pytree_with_keys",
+    "register_pytree_with_keys_class",
+    "register_static",
+    "tree_all",
+    "tree_broadcast",
     "tree_flatten",
+    "tree_flatten_with_path",
     "tree_leaves",
+    "tree_leaves_with_path",
     "tree_map",
+    "tree_map_with_path",
+    "tree_reduce",
+    "tree_reduce_associative",
     "tree_structure",
+    "tree_transpose",
     "tree_unflatten",
+    "treedef_children",
+    "treedef_is_leaf",
+    "treedef_tuple",
 ]

@@ -20,12 +20,17 @@ Design rules:
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
+import sys
 import threading
 from collections.abc import Callable, Hashable, Iterator
+from types import ModuleType
 from typing import Any, Final, final
 
 import attrs
+
+from didax.core.config_inert import INERT_OPTIONS
 
 
 def _as_bool(name: str, value: object) -> bool:
@@ -160,6 +165,28 @@ def _flag_option(
     name: str, default: object, validate: Callable[[str, object], object], doc: str
 ) -> Option:
     return Option(name, default, name.upper(), validate, doc)
+
+
+def _as_inert(default: object) -> Callable[[str, object], object]:
+    """An inert option's validator: any value, an environment string read as the default's type."""
+
+    def validate(name: str, value: object) -> object:
+        if not isinstance(value, str) or isinstance(default, str) or default is None:
+            return value
+        if isinstance(default, bool):
+            return _as_bool(name, value)
+        convert: Callable[[str], object] = type(default)
+        try:
+            return convert(value)
+        except ValueError:
+            return value  # stored as given: the option has no effect
+
+    return validate
+
+
+def _inert_option(name: str, default: object) -> Option:
+    """JAX's option ``name``, accepted and stored with no effect (``config_inert``)."""
+    return Option(name, default, name.upper(), _as_inert(default), "JAX's; no effect in didax")
 
 
 # The options JAX exposes as top-level context managers (``jax.debug_infs``...),
@@ -332,6 +359,7 @@ OPTIONS: Final[dict[str, Option]] = {
             "a directory where compiled programs persist between processes",
         ),
         *FLAG_OPTIONS,
+        *(_inert_option(name, default) for name, default in INERT_OPTIONS.items()),
     )
 }
 
@@ -377,6 +405,8 @@ class Config:
 
     def __init__(self) -> None:
         self._values: dict[str, object] = {name: _initial(o) for name, o in OPTIONS.items()}
+        self._absl_parsed = False  # parse_flags_with_absl runs once, as JAX's
+        self.use_absl = False  # whether config_with_absl registered the flags
         every = self._values["jax_transfer_guard"]
         for n in TRANSFER_GUARD_OPTIONS:  # JAX_TRANSFER_GUARD, where a direction's is unset
             if every is not None and self._values[n] is None:
@@ -414,9 +444,62 @@ class Config:
         return self.read(name)
 
     @property
+    def x64_enabled(self) -> bool:
+        """Whether ``jax_enable_x64`` is on in this thread (JAX's ``config.x64_enabled``)."""
+        return bool(self.read("jax_enable_x64"))
+
+    @property
     def values(self) -> dict[str, Any]:
         """Every option's value in this thread."""
         return {name: self.read(name) for name in OPTIONS}
+
+    def config_with_absl(self) -> None:
+        """Registers an absl flag per option, read when ``absl.app`` starts (as JAX's).
+
+        For a program run with ``app.run(main)``: ``--jax_enable_x64`` and
+        the like on its command line then set the options. Needs absl-py.
+        """
+        from absl import app, flags
+
+        define: dict[type, Callable[..., object]] = {
+            bool: flags.DEFINE_bool,
+            int: flags.DEFINE_integer,
+            float: flags.DEFINE_float,
+        }
+        for name, option in OPTIONS.items():
+            if name in flags.FLAGS:
+                continue  # defined already (by an earlier call, or by JAX's)
+            default = self._values[name]
+            kind: Callable[..., object] = define.get(type(default), flags.DEFINE_string)
+            text = default if type(default) in define or default is None else str(default)
+            kind(name, text, option.doc)
+        self.use_absl = True
+        app.call_after_init(lambda: self.complete_absl_config(flags))
+
+    def complete_absl_config(self, flags: ModuleType) -> None:
+        """Sets each option whose absl flag was given (``config_with_absl``'s second half)."""
+        for name in OPTIONS:
+            try:
+                flag = flags.FLAGS[name]
+            except KeyError:  # an option added after config_with_absl ran
+                continue
+            if flag.present:
+                self.update(name, flag.value)
+
+    def parse_flags_with_absl(self) -> None:
+        """Sets options from the ``--jax...`` arguments of ``sys.argv`` (before ``--``), once.
+
+        As JAX's: for programs that do not start through ``absl.app``.
+        """
+        if self._absl_parsed:
+            return
+        from absl import flags
+
+        argv = itertools.takewhile(lambda a: a != "--", sys.argv)
+        self.config_with_absl()
+        flags.FLAGS(["", *(a for a in argv if a.startswith("--jax"))], known_only=True)
+        self.complete_absl_config(flags)
+        self._absl_parsed = True
 
     @contextlib.contextmanager
     def override(self, name: str, value: object) -> Iterator[None]:
