@@ -111,3 +111,17 @@ def test_config_with_absl_reads_the_flags_when_the_app_starts() -> None:
 def test_a_misspelt_option_is_still_refused() -> None:
     with pytest.raises(AttributeError, match="Unrecognized config option: jax_enable_x46"):
         dx.config.update("jax_enable_x46", True)
+
+
+def test_the_backend_s_options_are_forwarded_to_jax_as_jax_takes_them() -> None:
+    script = """
+        import didax as dx, didax.numpy as dnp
+        dx.config.update("jax_num_cpu_devices", 3)
+        print(len(dx.devices()), dx.jit(lambda x: x + 1)(dnp.ones(2)).sum(), end=" ")
+        try:
+            dx.config.update("jax_num_cpu_devices", 2)  # the backend has started: JAX refuses
+        except RuntimeError as e:
+            print("refused" if "before backends are initialized" in str(e) else e, end=" ")
+        print(dx.config.jax_num_cpu_devices)
+    """
+    assert _run(script) == "3 4.0 refused 3"

@@ -364,6 +364,12 @@ OPTIONS: Final[dict[str, Option]] = {
 }
 
 
+# Called with each process-wide update's option name and value, before it is
+# stored: the lowering layer forwards the options that configure the device
+# backend, which is JAX's, to JAX's own configuration (``xla.BACKEND_OPTIONS``).
+UPDATE_HOOKS: Final[list[Callable[[str, object], None]]] = []
+
+
 # How many transfer guard settings are in force anywhere: the process-wide
 # ones not ``'allow'``, and the threads' open blocks. While none is, a
 # transfer point skips its guard on reading this one slot (``transfer_guard``).
@@ -423,6 +429,8 @@ class Config:
         """Sets option ``name`` for the whole process (``jax.config.update``)."""
         option = self._option(name)
         new = option.validate(name, value)
+        for hook in UPDATE_HOOKS:  # before storing: a hook's error leaves the value as it was
+            hook(name, new)
         if name in TRANSFER_GUARD_OPTIONS:
             _count_guards(
                 (new not in (None, "allow")) - (self._values[name] not in (None, "allow"))

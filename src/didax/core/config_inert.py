@@ -13,6 +13,10 @@ Design rules:
   noticed, not silently refused.
 - Options that change what didax computes are not here: they live in
   ``config.OPTIONS`` with their validators and effects.
+- The exception: the few that configure the device backend, which is
+  JAX's (``jax_num_cpu_devices``, ``jax_platforms``...), are forwarded to
+  ``jax.config`` on ``update`` by the lowering layer (``xla.BACKEND_OPTIONS``),
+  and so take effect, or fail, as in a JAX program.
 """
 
 from __future__ import annotations

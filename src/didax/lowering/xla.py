@@ -49,6 +49,7 @@ from jaxlib import xla_client
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo, stablehlo
 
+from didax.core.config import UPDATE_HOOKS
 from didax.lowering.host_memory import note_compile
 from didax.lowering.versions import check_version
 
@@ -645,3 +646,27 @@ def is_buffer(x: object) -> bool:
 # method, so that waiting for a jitted call's result adds no Python frame
 # (each costs microseconds after a large program: docs/performance.md).
 block_until_ready: Final[Callable[[Buffer], None]] = operator.methodcaller("block_until_ready")
+
+
+# JAX's options that configure the backend JAX creates: didax's devices are
+# that backend's, so ``didax.config.update`` forwards these to ``jax.config``,
+# where they take effect (or fail) as in a JAX program: ``jax_num_cpu_devices``
+# before the backend starts, say. Their environment variables JAX reads itself.
+BACKEND_OPTIONS: Final = frozenset(
+    {
+        "jax_num_cpu_devices",
+        "jax_platforms",
+        "jax_platform_name",
+        "jax_cuda_visible_devices",
+        "jax_rocm_visible_devices",
+        "jax_cpu_enable_async_dispatch",
+    }
+)
+
+
+def _forward_backend_option(name: str, value: object) -> None:
+    if name in BACKEND_OPTIONS:
+        jax.config.update(name, value)  # type: ignore[no-untyped-call]
+
+
+UPDATE_HOOKS.append(_forward_backend_option)
