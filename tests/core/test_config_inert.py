@@ -20,6 +20,7 @@ import pytest
 import didax as dx
 from didax.core.config import OPTIONS
 from didax.core.config_inert import INERT_OPTIONS
+from didax.lowering.xla import BACKEND_OPTIONS
 
 
 def _jax_default(name: str) -> object:
@@ -30,13 +31,20 @@ def _jax_default(name: str) -> object:
 def test_every_option_of_the_installed_jax_is_accepted() -> None:
     assert set(jax.config.values) <= set(OPTIONS)
     assert set(INERT_OPTIONS) <= set(jax.config.values)  # none JAX no longer has
+    assert set(INERT_OPTIONS) >= BACKEND_OPTIONS
 
 
 @pytest.mark.parametrize("name", sorted(INERT_OPTIONS))
-def test_an_inert_option_has_jax_s_default_and_is_stored(name: str) -> None:
+def test_an_inert_option_has_jax_s_default(name: str) -> None:
     if name.upper() not in os.environ:
         assert INERT_OPTIONS[name] == _jax_default(name)
         assert dx.config.read(name) == getattr(dx.config, name) == INERT_OPTIONS[name]
+
+
+# The backend's options go to jax.config, which checks them (and refuses
+# jax_num_cpu_devices once the backend started): the subprocess test below.
+@pytest.mark.parametrize("name", sorted(set(INERT_OPTIONS) - BACKEND_OPTIONS))
+def test_an_inert_option_is_stored_and_scoped(name: str) -> None:
     old = dx.config.read(name)
     marker = object()
     try:
