@@ -34,20 +34,12 @@ from didax.core.values import ArrayLike, get_aval
 
 __all__ = ["ravel_pytree"]
 
-# JAX's ``dtypes.dtype`` of a Python scalar: its type's 64-bit dtype, before
-# the mode makes it canonical.
-_PYTHON_SCALAR_DTYPES: dict[type, np.dtype[Any]] = {
-    bool: np.dtype(np.bool_),
-    int: np.dtype(np.int64),
-    float: np.dtype(np.float64),
-    complex: np.dtype(np.complex128),
-}
-
 
 def _leaf_dtype(x: object) -> np.dtype[Any]:
-    scalar = _PYTHON_SCALAR_DTYPES.get(type(x))
-    if scalar is not None:
-        return scalar
+    if type(x) in (bool, int, float, complex):
+        # JAX's ``dtypes.dtype`` of a Python scalar: its type's 64-bit dtype,
+        # before the mode makes it canonical (``as_dtype`` reads them so).
+        return dtypes.as_dtype(type(x))
     dtype: np.dtype[Any] = get_aval(x).dtype
     return dtype
 
